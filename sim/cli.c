@@ -1,0 +1,202 @@
+/*
+ * cli — commands and options. See cli.h.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "cli.h"
+
+#include <gsl/gsl_errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "output.h"
+#include "scenario.h"
+#include "sim.h"
+
+#define DEFAULT_SCENARIO "storm"
+#define MAX_SETS 256
+
+static const char usage[] =
+    "usage: retrystorm [run] [SCENARIO] [-o DIR] [--set SECTION.KEY=VALUE]... [--seed N]\n"
+    "       retrystorm check SCENARIO\n"
+    "       retrystorm list\n"
+    "       retrystorm --help | --version\n"
+    "\n"
+    "SCENARIO is a scenario file or the name of a built-in scenario (see 'list');\n"
+    "without one, the built-in '" DEFAULT_SCENARIO "' runs. Outputs go to out/<name>/ unless -o.\n"
+    "--set overrides any key: --set layer.app.attempts=1 --set phase.spike.rate=x3\n";
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void print_diag(const struct scenario_diag *d)
+{
+    for (size_t i = 0; i < d->n; i++)
+        fprintf(stderr, "retrystorm: %s\n", d->msg[i]);
+}
+
+static void progress(void *user, rs_time now, rs_time duration, uint64_t events)
+{
+    (void)user;
+    fprintf(stderr, "\r  %5.1f%% simulated (%.0f of %.0f s), %llu events", 100.0 * (double)now / (double)duration,
+            units_seconds(now), units_seconds(duration), (unsigned long long)events);
+    fflush(stderr);
+}
+
+static int cmd_list(void)
+{
+    for (const struct scenario_builtin *b = scenario_builtins; b->name; b++) {
+        /* The first comment line of a built-in says what it shows. */
+        const char *t = b->text;
+        while (*t == ';' || *t == '#' || *t == ' ')
+            t++;
+        const char *nl = strchr(t, '\n');
+        printf("%-12s %.*s\n", b->name, nl ? (int)(nl - t) : (int)strlen(t), t);
+    }
+    return 0;
+}
+
+struct opts {
+    const char *scenario, *outdir;
+    const char *sets[MAX_SETS + 1];
+    size_t nsets;
+    char seed_set[64];
+};
+
+/* Parses run options from argv[i..]; returns 0, or 2 after a message. */
+static int parse_run_opts(int argc, char **argv, int i, struct opts *o)
+{
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-o") == 0 || strcmp(a, "--set") == 0 || strcmp(a, "--seed") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "retrystorm: %s needs a value\n%s", a, usage);
+                return 2;
+            }
+            const char *v = argv[++i];
+            if (strcmp(a, "-o") == 0) {
+                o->outdir = v;
+            } else if (o->nsets == MAX_SETS) {
+                fprintf(stderr, "retrystorm: too many --set options (limit is %d)\n", MAX_SETS);
+                return 2;
+            } else if (strcmp(a, "--set") == 0) {
+                o->sets[o->nsets++] = v;
+            } else {
+                snprintf(o->seed_set, sizeof o->seed_set, "run.seed=%.50s", v);
+                o->sets[o->nsets++] = o->seed_set;
+            }
+        } else if (a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "retrystorm: unknown option '%s'\n%s", a, usage);
+            return 2;
+        } else if (o->scenario == NULL) {
+            o->scenario = a;
+        } else {
+            fprintf(stderr, "retrystorm: more than one scenario given ('%s' and '%s')\n",
+                    o->scenario, a);
+            return 2;
+        }
+    }
+    return 0;
+}
+
+static int cmd_check(int argc, char **argv)
+{
+    struct opts o = {0};
+    int rc = parse_run_opts(argc, argv, 2, &o);
+    if (rc)
+        return rc;
+    if (o.scenario == NULL) {
+        fprintf(stderr, "retrystorm: check needs a scenario\n%s", usage);
+        return 2;
+    }
+    struct scenario sc;
+    struct scenario_diag d = {0};
+    int n = scenario_load(&sc, o.scenario, o.sets, o.nsets, &d);
+    print_diag(&d);
+    scenario_diag_fini(&d);
+    if (n) {
+        fprintf(stderr, "retrystorm: %s: %d problem%s\n", o.scenario, n, n == 1 ? "" : "s");
+        return 2;
+    }
+    printf("%s: ok (%s, %u layer%s, %u phase%s)\n", o.scenario, sc.name, sc.nlayers,
+           sc.nlayers == 1 ? "" : "s", sc.nphases, sc.nphases == 1 ? "" : "s");
+    return 0;
+}
+
+static int cmd_run(int argc, char **argv, int first)
+{
+    struct opts o = {0};
+    int rc = parse_run_opts(argc, argv, first, &o);
+    if (rc)
+        return rc;
+    if (o.scenario == NULL)
+        o.scenario = DEFAULT_SCENARIO;
+    struct scenario sc;
+    struct scenario_diag d = {0};
+    int n = scenario_load(&sc, o.scenario, o.sets, o.nsets, &d);
+    print_diag(&d);
+    scenario_diag_fini(&d);
+    if (n)
+        return 2;
+    char dir[4096], err[1024];
+    if (o.outdir)
+        snprintf(dir, sizeof dir, "%s", o.outdir);
+    else
+        snprintf(dir, sizeof dir, "out/%s", sc.name);
+
+    double t0 = wall_now();
+    struct sim *s = sim_create(&sc, 0, err, sizeof err);
+    if (s == NULL) {
+        fprintf(stderr, "retrystorm: %s\n", err);
+        return 1;
+    }
+    bool tty = isatty(STDERR_FILENO);
+    rc = sim_run(s, tty ? progress : NULL, NULL, err, sizeof err);
+    if (tty)
+        fprintf(stderr, "\r%60s\r", "");
+    if (rc != 0) {
+        fprintf(stderr, "retrystorm: %s\n", err);
+        sim_destroy(s);
+        return 1;
+    }
+    struct summary sum;
+    output_summarise(s, wall_now() - t0, &sum);
+    if (output_write_dir(dir, s, &sum, err, sizeof err) != 0) {
+        fprintf(stderr, "retrystorm: %s\n", err);
+        sim_destroy(s);
+        return 1;
+    }
+    output_print_summary(stdout, s, &sum, dir);
+    sim_destroy(s);
+    return 0;
+}
+
+int cli_main(int argc, char **argv)
+{
+    gsl_set_error_handler_off();
+    if (argc >= 2) {
+        const char *c = argv[1];
+        if (strcmp(c, "--help") == 0 || strcmp(c, "-h") == 0 || strcmp(c, "help") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        }
+        if (strcmp(c, "--version") == 0) {
+            printf("retrystorm %s\n", RS_VERSION);
+            return 0;
+        }
+        if (strcmp(c, "list") == 0)
+            return cmd_list();
+        if (strcmp(c, "check") == 0)
+            return cmd_check(argc, argv);
+        if (strcmp(c, "run") == 0)
+            return cmd_run(argc, argv, 2);
+    }
+    return cmd_run(argc, argv, 1);
+}

@@ -1,0 +1,122 @@
+/*
+ * load — where logical requests come from, and phases.
+ *
+ * Open loop: arrivals at an aggregate rate (Poisson, or evenly spaced), each
+ * owned by a client drawn uniformly from `clients`. Closed loop: each client
+ * thinks (a distribution, divided by the phase's rate factor), issues one
+ * request, waits for its outcome and thinks again. Phase boundaries
+ * recompute the rate and the server's capacity from every active phase:
+ * factors multiply; an absolute rate replaces the base rate (the last active
+ * one in file order wins). A Poisson arrival pending at a boundary is drawn
+ * again from the new rate, which is exact by memorylessness. Each function
+ * is O(log pending events) apart from load_on_phase, O(phases).
+ */
+#include <gsl/gsl_randist.h>
+#include <math.h>
+
+#include "simctx.h"
+
+static rs_time interarrival(struct sim *s)
+{
+    if (s->sc.arrival == ARRIVAL_UNIFORM)
+        return units_from_ns(1e9 / s->rate);
+    return units_from_ns(gsl_ran_exponential(s->rng.s[RNG_ARRIVALS], 1e9 / s->rate));
+}
+
+static void schedule_arrival(struct sim *s)
+{
+    s->next_arrival = s->rate > 0.0
+                          ? evq_push(&s->q, units_add(s->now, interarrival(s)), EV_ARRIVAL, 0, 0)
+                          : EVQ_NONE;
+}
+
+static void schedule_think(struct sim *s, uint32_t client)
+{
+    rs_time t = dist_sample(&s->sc.think, s->rng.s[RNG_ARRIVALS]);
+    if (s->think_factor != 1.0)
+        t = units_from_ns((double)t / s->think_factor);
+    evq_push(&s->q, units_add(s->now, t), EV_CLIENT, client, 0);
+}
+
+static void start_request(struct sim *s, uint32_t client)
+{
+    uint32_t ri = pool_alloc(&s->requests);
+    struct request *r = pool_at(&s->requests, ri);
+    *r = (struct request){0};
+    r->t_start = s->now;
+    r->client = client;
+    r->counted = s->now >= s->sc.warmup;
+    s->in_flight++;
+    if (r->counted)
+        s->m.requests++;
+    metrics_cur(&s->m)->offered++;
+    layer_call_start(s, 0, ri, NO_PARENT, 0, 0);
+}
+
+void load_start(struct sim *s)
+{
+    s->rate = s->sc.rate;
+    s->think_factor = 1.0;
+    if (s->sc.model == LOAD_OPEN) {
+        schedule_arrival(s);
+    } else {
+        for (uint32_t c = 0; c < s->sc.clients; c++)
+            schedule_think(s, c);
+    }
+}
+
+void load_on_arrival(struct sim *s)
+{
+    uint32_t client = (uint32_t)gsl_rng_uniform_int(s->rng.s[RNG_ROUTING], s->sc.clients);
+    schedule_arrival(s);
+    start_request(s, client);
+}
+
+void load_on_client(struct sim *s, uint32_t client) { start_request(s, client); }
+
+void load_on_phase(struct sim *s)
+{
+    double rate = s->sc.rate, factor = 1.0, cap = 1.0;
+    for (unsigned i = 0; i < s->sc.nphases; i++) {
+        const struct phase_cfg *p = &s->sc.phases[i];
+        if (!(p->start <= s->now && s->now < p->end))
+            continue;
+        if (p->has_rate && p->rate_is_factor)
+            factor *= p->rate;
+        else if (p->has_rate)
+            rate = p->rate;
+        if (p->has_capacity)
+            cap *= p->capacity;
+    }
+    server_set_capacity(s, (uint32_t)lround((double)s->sc.workers * cap));
+    if (s->sc.model == LOAD_OPEN) {
+        double nrate = rate * factor;
+        if (nrate != s->rate) {
+            s->rate = nrate;
+            evq_cancel(&s->q, s->next_arrival);
+            schedule_arrival(s);
+        }
+    } else {
+        s->think_factor = factor;
+    }
+}
+
+void load_request_done(struct sim *s, uint32_t ri, enum outcome o)
+{
+    struct request *r = pool_at(&s->requests, ri);
+    r->done = true;
+    s->in_flight--;
+    metrics_outcome(&s->m, o, s->now - r->t_start, r->counted);
+    if (s->sc.model == LOAD_CLOSED)
+        schedule_think(s, r->client);
+}
+
+void load_request_unref(struct sim *s, uint32_t ri)
+{
+    struct request *r = pool_at(&s->requests, ri);
+    if (--r->refs > 0)
+        return;
+    if (r->counted)
+        metrics_request_attempts(&s->m, r->n);
+    pool_free(&s->requests, ri);
+}

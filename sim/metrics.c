@@ -1,0 +1,239 @@
+/*
+ * metrics — buckets, latency histograms, attempts and outcomes. See metrics.h.
+ */
+#include "metrics.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const metrics_outcome_names[OUT_NOUTCOMES] = {"ok", "exhausted", "failed"};
+
+#define LAT_RATIO 1.005
+#define LAT_TOP ((double)RS_TIME_LIMIT * 1.01)
+
+/* The bin edges, shared by every latency histogram: [0,1) then 1·r^i. */
+static size_t lat_nbins(void)
+{
+    return 1 + (size_t)ceil(log(LAT_TOP) / log(LAT_RATIO));
+}
+
+int metrics_lat_init(struct lat_hist *h)
+{
+    size_t n = lat_nbins();
+    memset(h, 0, sizeof *h);
+    h->h = gsl_histogram_alloc(n);
+    if (h->h == NULL)
+        return -1;
+    double *range = h->h->range;
+    range[0] = 0.0;
+    range[1] = 1.0;
+    for (size_t i = 2; i <= n; i++)
+        range[i] = range[i - 1] * LAT_RATIO;
+    metrics_lat_reset(h);
+    return 0;
+}
+
+void metrics_lat_reset(struct lat_hist *h)
+{
+    if (h->n > 0)
+        memset(h->h->bin + h->lo_bin, 0, (h->hi_bin - h->lo_bin + 1) * sizeof(double));
+    h->n = 0;
+    h->sum = 0.0;
+    h->min = RS_TIME_NEVER;
+    h->max = 0;
+    h->lo_bin = SIZE_MAX;
+    h->hi_bin = 0;
+}
+
+void metrics_lat_fini(struct lat_hist *h)
+{
+    if (h->h != NULL)
+        gsl_histogram_free(h->h);
+    h->h = NULL;
+}
+
+void metrics_lat_add(struct lat_hist *h, rs_time v)
+{
+    size_t i;
+    if (gsl_histogram_find(h->h, (double)v, &i) != 0)
+        i = h->h->n - 1; /* beyond the top: cannot happen for v <= RS_TIME_LIMIT */
+    h->h->bin[i] += 1.0;
+    if (i < h->lo_bin)
+        h->lo_bin = i;
+    if (i > h->hi_bin)
+        h->hi_bin = i;
+    h->n++;
+    h->sum += (double)v;
+    if (v < h->min)
+        h->min = v;
+    if (v > h->max)
+        h->max = v;
+}
+
+double metrics_quantile(const struct lat_hist *h, double q)
+{
+    if (h->n == 0)
+        return -1.0;
+    double target = q * (double)h->n, cum = 0.0, x = (double)h->max;
+    for (size_t i = h->lo_bin; i <= h->hi_bin; i++) {
+        double c = h->h->bin[i];
+        if (c > 0.0 && cum + c >= target) {
+            double lo = h->h->range[i], hi = h->h->range[i + 1];
+            x = lo + (hi - lo) * ((target - cum) / c);
+            break;
+        }
+        cum += c;
+    }
+    /* The exact extremes are known: never report beyond them. */
+    if (x < (double)h->min)
+        x = (double)h->min;
+    if (x > (double)h->max)
+        x = (double)h->max;
+    return x / 1e9;
+}
+
+int metrics_init(struct metrics *m, rs_time duration, rs_time bucket, size_t nlayers,
+                 const unsigned *attempts_per_layer, char *err, size_t errsz)
+{
+    memset(m, 0, sizeof *m);
+    m->bucket_ns = bucket;
+    m->duration = duration;
+    m->nbuckets = (size_t)((duration + bucket - 1) / bucket);
+    m->nlayers = nlayers;
+    m->b = calloc(m->nbuckets, sizeof *m->b);
+    m->attempts = calloc(m->nbuckets * nlayers, sizeof *m->attempts);
+    if (m->b == NULL || m->attempts == NULL)
+        goto oom;
+    for (size_t i = 0; i < m->nbuckets; i++)
+        m->b[i].lat_p50 = m->b[i].lat_p99 = -1.0;
+    if (metrics_lat_init(&m->bucket_lat) || metrics_lat_init(&m->lat_all))
+        goto oom;
+    for (int o = 0; o < OUT_NOUTCOMES; o++)
+        if (metrics_lat_init(&m->lat_by[o]))
+            goto oom;
+    double prod = 1.0;
+    for (size_t l = 0; l <= nlayers; l++) {
+        if (l < nlayers)
+            prod *= attempts_per_layer[l];
+        size_t bins = prod < METRICS_ATT_BINS ? (size_t)prod + 1 : METRICS_ATT_BINS + 1;
+        m->att[l] = gsl_histogram_alloc(bins);
+        if (m->att[l] == NULL)
+            goto oom;
+        gsl_histogram_set_ranges_uniform(m->att[l], 0.0, (double)bins);
+    }
+    return 0;
+oom:
+    snprintf(err, errsz, "out of memory allocating metrics for %zu buckets of %zu layers",
+             m->nbuckets, nlayers);
+    metrics_fini(m);
+    return -1;
+}
+
+void metrics_fini(struct metrics *m)
+{
+    free(m->b);
+    free(m->attempts);
+    metrics_lat_fini(&m->bucket_lat);
+    metrics_lat_fini(&m->lat_all);
+    for (int o = 0; o < OUT_NOUTCOMES; o++)
+        metrics_lat_fini(&m->lat_by[o]);
+    for (size_t l = 0; l < METRICS_MAX_LEVELS; l++)
+        if (m->att[l] != NULL)
+            gsl_histogram_free(m->att[l]);
+    memset(m, 0, sizeof *m);
+}
+
+static void close_bucket(struct metrics *m)
+{
+    struct bucket *b = &m->b[m->cur];
+    b->lat_p50 = metrics_quantile(&m->bucket_lat, 0.50);
+    b->lat_p99 = metrics_quantile(&m->bucket_lat, 0.99);
+    metrics_lat_reset(&m->bucket_lat);
+}
+
+void metrics_advance(struct metrics *m, rs_time now, uint32_t queue, uint32_t busy,
+                     uint64_t inflight)
+{
+    if (now > m->duration)
+        now = m->duration;
+    while (now > m->last_t) {
+        rs_time end = (rs_time)(m->cur + 1) * m->bucket_ns;
+        rs_time upto = now < end ? now : end;
+        double dt = (double)(upto - m->last_t);
+        struct bucket *b = &m->b[m->cur];
+        b->area_queue += dt * queue;
+        b->area_busy += dt * busy;
+        b->area_inflight += dt * (double)inflight;
+        m->last_t = upto;
+        if (upto == end && m->cur + 1 < m->nbuckets) {
+            close_bucket(m);
+            m->cur++;
+        } else if (upto == end) {
+            break;
+        }
+    }
+}
+
+void metrics_finish(struct metrics *m, uint32_t queue, uint32_t busy, uint64_t inflight)
+{
+    metrics_advance(m, m->duration, queue, busy, inflight);
+    close_bucket(m);
+}
+
+void metrics_outcome(struct metrics *m, enum outcome o, rs_time lat, bool counted)
+{
+    m->b[m->cur].outcomes[o]++;
+    metrics_lat_add(&m->bucket_lat, lat);
+    if (counted) {
+        m->outcomes[o]++;
+        metrics_lat_add(&m->lat_all, lat);
+        metrics_lat_add(&m->lat_by[o], lat);
+    }
+}
+
+void metrics_request_attempts(struct metrics *m, const uint64_t *n)
+{
+    for (size_t l = 0; l <= m->nlayers; l++) {
+        gsl_histogram *h = m->att[l];
+        double v = (double)n[l];
+        if (v > (double)(h->n - 1))
+            v = (double)(h->n - 1);
+        gsl_histogram_increment(h, v);
+        m->att_sum[l] += (double)n[l];
+        if (n[l] > m->att_max[l])
+            m->att_max[l] = n[l];
+    }
+    m->att_n++;
+}
+
+double metrics_bucket_len(const struct metrics *m, size_t i)
+{
+    rs_time start = (rs_time)i * m->bucket_ns;
+    rs_time end = start + m->bucket_ns;
+    if (end > m->duration)
+        end = m->duration;
+    return units_seconds(end - start);
+}
+
+bool metrics_recovery(const struct metrics *m, rs_time after, rs_time window, double share,
+                      rs_time *start)
+{
+    size_t first = (size_t)((after + m->bucket_ns - 1) / m->bucket_ns);
+    size_t w = (size_t)((window + m->bucket_ns - 1) / m->bucket_ns);
+    if (w == 0)
+        w = 1;
+    for (size_t i = first; i + w <= m->nbuckets; i++) {
+        uint64_t ok = 0, offered = 0;
+        for (size_t j = i; j < i + w; j++) {
+            ok += m->b[j].outcomes[OUT_OK];
+            offered += m->b[j].offered;
+        }
+        if ((double)ok >= share * (double)offered && offered > 0) {
+            *start = (rs_time)i * m->bucket_ns;
+            return true;
+        }
+    }
+    return false;
+}

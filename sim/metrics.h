@@ -1,0 +1,124 @@
+/*
+ * metrics — what a run measured: per-bucket flows and levels, latency
+ * histograms, attempts per request and outcome counts.
+ *
+ * Time is cut into buckets of the scenario's `bucket` length. Flows (offered
+ * requests, attempts, server arrivals, …) are counted in the bucket where
+ * they happen; levels (queue length, busy workers, requests in flight) are
+ * time-weighted averages over the bucket, integrated exactly because the
+ * simulation calls metrics_advance before every event, and levels change
+ * only inside events. Latencies go into log-spaced histograms (bin ratio
+ * 1.005 from 1 ns, plus a bin for 0), so quantiles are within 0.5 %
+ * relative of the exact value, in memory independent of the number of
+ * requests; exact count, sum, min and max are kept beside them.
+ *
+ * Costs: metrics_advance O(1) plus O(bins touched) per closed bucket;
+ * recording a latency O(log bins); everything else O(1). Memory: about
+ * (100 + 8·layers) bytes per bucket and 125 KB per latency histogram.
+ */
+#ifndef RS_METRICS_H
+#define RS_METRICS_H
+
+#include <gsl/gsl_histogram.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "units.h"
+
+#define METRICS_MAX_LEVELS 9 /* 8 layers and the server */
+#define METRICS_ATT_BINS 10000 /* attempts histograms clamp above this */
+
+enum outcome { OUT_OK, OUT_EXHAUSTED, OUT_FAILED, OUT_NOUTCOMES };
+extern const char *const metrics_outcome_names[OUT_NOUTCOMES];
+
+/* A latency histogram (nanoseconds). */
+struct lat_hist {
+    gsl_histogram *h;
+    uint64_t n;
+    double sum;
+    rs_time min, max;
+    size_t lo_bin, hi_bin; /* bins touched since the last reset */
+};
+
+struct bucket {
+    uint64_t offered, server_arrivals, server_completions, rejected, wasted;
+    uint64_t outcomes[OUT_NOUTCOMES];
+    double area_queue, area_busy, area_inflight; /* level · ns */
+    double lat_p50, lat_p99;                     /* seconds; < 0: none finished */
+};
+
+struct metrics {
+    rs_time bucket_ns, duration;
+    size_t nbuckets, nlayers;
+    struct bucket *b;
+    uint64_t *attempts; /* nbuckets · nlayers: attempts made by each layer */
+
+    /* level integration */
+    rs_time last_t;
+    size_t cur; /* the bucket holding last_t */
+    struct lat_hist bucket_lat;
+
+    /* totals over requests that arrived at or after warmup */
+    uint64_t requests, outcomes[OUT_NOUTCOMES];
+    struct lat_hist lat_all, lat_by[OUT_NOUTCOMES];
+    gsl_histogram *att[METRICS_MAX_LEVELS]; /* attempts per request: each layer, then the server */
+    uint64_t att_max[METRICS_MAX_LEVELS];
+    double att_sum[METRICS_MAX_LEVELS];
+    uint64_t att_n;
+
+    /* totals over the whole run */
+    uint64_t events, server_arrivals, server_completions, rejected, wasted;
+};
+
+/* Allocates for a run of the given length. Returns 0, or -1 with a message
+ * in err when memory is short. */
+int metrics_init(struct metrics *m, rs_time duration, rs_time bucket, size_t nlayers,
+                 const unsigned *attempts_per_layer, char *err, size_t errsz);
+void metrics_fini(struct metrics *m);
+
+/* Integrates the levels from the last call up to now (monotone), closing
+ * the buckets passed on the way. */
+void metrics_advance(struct metrics *m, rs_time now, uint32_t queue, uint32_t busy,
+                     uint64_t inflight);
+
+/* The bucket holding the current time (after metrics_advance). */
+static inline struct bucket *metrics_cur(struct metrics *m) { return &m->b[m->cur]; }
+static inline void metrics_attempt(struct metrics *m, size_t layer)
+{
+    m->attempts[m->cur * m->nlayers + layer]++;
+}
+
+/* A logical request ended with latency lat; counted says whether it arrived
+ * after warmup (and so belongs in the totals). */
+void metrics_outcome(struct metrics *m, enum outcome o, rs_time lat, bool counted);
+
+/* Attempts one counted request made at each layer (n[0..nlayers-1]) and at
+ * the server (n[nlayers]). */
+void metrics_request_attempts(struct metrics *m, const uint64_t *n);
+
+/* Closes the last bucket at the end of the run. */
+void metrics_finish(struct metrics *m, uint32_t queue, uint32_t busy, uint64_t inflight);
+
+/* Latency quantile q in [0, 1] in seconds; NaN-free: returns -1 when empty. */
+double metrics_quantile(const struct lat_hist *h, double q);
+static inline double metrics_mean_s(const struct lat_hist *h)
+{
+    return h->n ? h->sum / (double)h->n / 1e9 : -1.0;
+}
+
+/* Length of bucket i in seconds (the last one may be short). */
+double metrics_bucket_len(const struct metrics *m, size_t i);
+
+/* The recovery rule: the first window of `window` length starting at a
+ * bucket boundary at or after `after` in which ok outcomes reach `share` of
+ * offered requests. Returns true and the window's start, or false. */
+bool metrics_recovery(const struct metrics *m, rs_time after, rs_time window, double share,
+                      rs_time *start);
+
+/* Histogram helpers, exposed for tests. */
+int metrics_lat_init(struct lat_hist *h);
+void metrics_lat_add(struct lat_hist *h, rs_time v);
+void metrics_lat_reset(struct lat_hist *h);
+void metrics_lat_fini(struct lat_hist *h);
+
+#endif

@@ -1,0 +1,330 @@
+/*
+ * output — CSV writers (atomic), the effective scenario, the human summary.
+ * See output.h.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "output.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void output_summarise(const struct sim *s, double wall_s, struct summary *o)
+{
+    const struct metrics *m = sim_metrics(s);
+    const struct scenario *sc = sim_scenario(s);
+    memset(o, 0, sizeof *o);
+    o->requests = m->requests;
+    for (int i = 0; i < OUT_NOUTCOMES; i++)
+        o->outcomes[i] = m->outcomes[i];
+    o->in_flight = sim_in_flight(s);
+    o->attempts_mean = m->att_n ? m->att_sum[0] / (double)m->att_n : 0.0;
+    o->attempts_max = m->att_max[0];
+    o->amplification = m->att_n ? m->att_sum[m->nlayers] / (double)m->att_n : 0.0;
+    o->server_arrivals = m->server_arrivals;
+    o->server_completions = m->server_completions;
+    o->rejected = m->rejected;
+    o->wasted = m->wasted;
+    o->lat_mean = metrics_mean_s(&m->lat_all);
+    o->lat_p50 = metrics_quantile(&m->lat_all, 0.50);
+    o->lat_p90 = metrics_quantile(&m->lat_all, 0.90);
+    o->lat_p99 = metrics_quantile(&m->lat_all, 0.99);
+    o->lat_p999 = metrics_quantile(&m->lat_all, 0.999);
+    o->lat_max = m->lat_all.n ? units_seconds(m->lat_all.max) : -1.0;
+    o->ok_lat_mean = metrics_mean_s(&m->lat_by[OUT_OK]);
+    o->ok_lat_p99 = metrics_quantile(&m->lat_by[OUT_OK], 0.99);
+    o->goodput = (double)m->outcomes[OUT_OK] / units_seconds(sc->duration - sc->warmup);
+    for (size_t i = 0; i < m->nbuckets; i++) {
+        double r = (double)m->b[i].server_arrivals / metrics_bucket_len(m, i);
+        if (r > o->peak_server_rate)
+            o->peak_server_rate = r;
+    }
+    rs_time end = sim_last_phase_end(s), start;
+    o->recovered = -1;
+    o->recovery_s = -1.0;
+    if (end >= 0) {
+        o->recovered = metrics_recovery(m, end, OUTPUT_RECOVERY_WINDOW, OUTPUT_RECOVERY_SHARE,
+                                        &start);
+        if (o->recovered)
+            o->recovery_s = units_seconds(start - end);
+    }
+    o->events = m->events;
+    o->wall_s = wall_s;
+}
+
+/* ---- atomic files ---- */
+
+struct outfile {
+    FILE *f;
+    char tmp[4096], final[4096];
+};
+
+static int out_open(struct outfile *of, const char *dir, const char *name, char *err, size_t errsz)
+{
+    snprintf(of->final, sizeof of->final, "%s/%s", dir, name);
+    snprintf(of->tmp, sizeof of->tmp, "%s/.%s.tmp.%ld", dir, name, (long)getpid());
+    of->f = fopen(of->tmp, "w");
+    if (of->f == NULL) {
+        snprintf(err, errsz, "cannot write %s: %s", of->tmp, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* Flushes and closes; the file stays under its temporary name. */
+static int out_close(struct outfile *of, char *err, size_t errsz)
+{
+    int bad = ferror(of->f) | fflush(of->f) | fsync(fileno(of->f));
+    if (fclose(of->f) != 0)
+        bad = 1;
+    of->f = NULL;
+    if (bad) {
+        snprintf(err, errsz, "error writing %s: %s", of->tmp, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static void out_discard(struct outfile *of)
+{
+    if (of->f != NULL)
+        fclose(of->f);
+    of->f = NULL;
+    if (of->tmp[0])
+        unlink(of->tmp);
+}
+
+static int mkdir_p(const char *dir, char *err, size_t errsz)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", dir);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+            snprintf(err, errsz, "cannot create directory %s: %s", buf, strerror(errno));
+            return -1;
+        }
+        *p = '/';
+    }
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+        snprintf(err, errsz, "cannot create directory %s: %s", buf, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(err, errsz, "%s exists and is not a directory", buf);
+        return -1;
+    }
+    return 0;
+}
+
+/* A value, or an empty cell when v < 0 means "none". */
+static void cell(FILE *f, double v)
+{
+    if (v >= 0.0)
+        fprintf(f, ",%.9g", v);
+    else
+        fputc(',', f);
+}
+
+/* ---- the files ---- */
+
+static void write_timeseries(FILE *f, const struct sim *s)
+{
+    const struct metrics *m = sim_metrics(s);
+    const struct scenario *sc = sim_scenario(s);
+    fprintf(f, "t,offered,attempts");
+    for (size_t l = 0; l < m->nlayers; l++)
+        fprintf(f, ",attempts_%s", sc->layers[l].name);
+    fprintf(f, ",server_arrivals,server_completions,rejected,ok,exhausted,failed,wasted,"
+               "queue_len,busy,in_flight,lat_p50,lat_p99\n");
+    for (size_t i = 0; i < m->nbuckets; i++) {
+        const struct bucket *b = &m->b[i];
+        double len = metrics_bucket_len(m, i), ns = len * 1e9;
+        const uint64_t *att = &m->attempts[i * m->nlayers];
+        fprintf(f, "%.9g,%.9g,%.9g", units_seconds((rs_time)i * m->bucket_ns),
+                (double)b->offered / len, (double)att[0] / len);
+        for (size_t l = 0; l < m->nlayers; l++)
+            fprintf(f, ",%.9g", (double)att[l] / len);
+        fprintf(f, ",%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g",
+                (double)b->server_arrivals / len, (double)b->server_completions / len,
+                (double)b->rejected / len, (double)b->outcomes[OUT_OK] / len,
+                (double)b->outcomes[OUT_EXHAUSTED] / len, (double)b->outcomes[OUT_FAILED] / len,
+                (double)b->wasted / len, b->area_queue / ns, b->area_busy / ns,
+                b->area_inflight / ns);
+        cell(f, b->lat_p50);
+        cell(f, b->lat_p99);
+        fputc('\n', f);
+    }
+}
+
+static void write_summary(FILE *f, const struct sim *s, const struct summary *o)
+{
+    const struct scenario *sc = sim_scenario(s);
+    double n = o->requests ? (double)o->requests : 1.0;
+    fprintf(f, "scenario,seed,requests,ok,exhausted,failed,in_flight,ok_share,exhausted_share,"
+               "failed_share,in_flight_share,attempts_mean,attempts_max,amplification,"
+               "server_arrivals,server_completions,rejected,wasted,lat_mean,lat_p50,lat_p90,"
+               "lat_p99,lat_p999,lat_max,ok_lat_mean,ok_lat_p99,goodput,peak_server_rate,"
+               "recovered,recovery_s,events,wall_s\n");
+    fprintf(f, "%s,%llu,%llu,%llu,%llu,%llu,%llu,%.9g,%.9g,%.9g,%.9g,%.9g,%llu,%.9g,%llu,%llu,%llu,%llu",
+            sc->name, (unsigned long long)sc->seed, (unsigned long long)o->requests,
+            (unsigned long long)o->outcomes[OUT_OK], (unsigned long long)o->outcomes[OUT_EXHAUSTED],
+            (unsigned long long)o->outcomes[OUT_FAILED], (unsigned long long)o->in_flight,
+            (double)o->outcomes[OUT_OK] / n, (double)o->outcomes[OUT_EXHAUSTED] / n,
+            (double)o->outcomes[OUT_FAILED] / n, (double)o->in_flight / n, o->attempts_mean,
+            (unsigned long long)o->attempts_max, o->amplification,
+            (unsigned long long)o->server_arrivals, (unsigned long long)o->server_completions,
+            (unsigned long long)o->rejected, (unsigned long long)o->wasted);
+    cell(f, o->lat_mean);
+    cell(f, o->lat_p50);
+    cell(f, o->lat_p90);
+    cell(f, o->lat_p99);
+    cell(f, o->lat_p999);
+    cell(f, o->lat_max);
+    cell(f, o->ok_lat_mean);
+    cell(f, o->ok_lat_p99);
+    fprintf(f, ",%.9g,%.9g,", o->goodput, o->peak_server_rate);
+    if (o->recovered >= 0)
+        fprintf(f, "%d", o->recovered);
+    cell(f, o->recovery_s);
+    fprintf(f, ",%llu,%.3f\n", (unsigned long long)o->events, o->wall_s);
+}
+
+static void write_latency(FILE *f, const struct sim *s)
+{
+    const struct metrics *m = sim_metrics(s);
+    fprintf(f, "outcome,quantile,latency_s\n");
+    for (int o = -1; o < OUT_NOUTCOMES; o++) {
+        const struct lat_hist *h = o < 0 ? &m->lat_all : &m->lat_by[o];
+        const char *name = o < 0 ? "all" : metrics_outcome_names[o];
+        if (h->n == 0)
+            continue;
+        for (int i = 0; i <= 100; i++)
+            fprintf(f, "%s,%.2f,%.9g\n", name, i / 100.0, metrics_quantile(h, i / 100.0));
+        fprintf(f, "%s,0.999,%.9g\n%s,0.9999,%.9g\n", name, metrics_quantile(h, 0.999), name,
+                metrics_quantile(h, 0.9999));
+    }
+}
+
+static void write_attempts(FILE *f, const struct sim *s)
+{
+    const struct metrics *m = sim_metrics(s);
+    const struct scenario *sc = sim_scenario(s);
+    fprintf(f, "level,attempts,requests,share\n");
+    for (size_t l = 0; l <= m->nlayers; l++) {
+        const gsl_histogram *h = m->att[l];
+        const char *name = l < m->nlayers ? sc->layers[l].name : "server";
+        for (size_t i = 0; i < h->n; i++) {
+            if (h->bin[i] == 0.0)
+                continue;
+            fprintf(f, "%s,%s%zu,%.0f,%.9g\n", name, i + 1 == h->n && i >= METRICS_ATT_BINS ? ">=" : "",
+                    i, h->bin[i], m->att_n ? h->bin[i] / (double)m->att_n : 0.0);
+        }
+    }
+}
+
+enum { F_TIMESERIES, F_SUMMARY, F_LATENCY, F_ATTEMPTS, F_SCENARIO, F_N };
+static const char *const file_names[F_N] = {"timeseries.csv", "summary.csv", "latency.csv",
+                                            "attempts.csv", "scenario.ini"};
+
+int output_write_dir(const char *dir, const struct sim *s, const struct summary *sum, char *err,
+                     size_t errsz)
+{
+    struct outfile of[F_N];
+    memset(of, 0, sizeof of);
+    if (mkdir_p(dir, err, errsz) != 0)
+        return -1;
+    int i;
+    for (i = 0; i < F_N; i++) {
+        if (out_open(&of[i], dir, file_names[i], err, errsz) != 0)
+            goto fail;
+        switch (i) {
+        case F_TIMESERIES:
+            write_timeseries(of[i].f, s);
+            break;
+        case F_SUMMARY:
+            write_summary(of[i].f, s, sum);
+            break;
+        case F_LATENCY:
+            write_latency(of[i].f, s);
+            break;
+        case F_ATTEMPTS:
+            write_attempts(of[i].f, s);
+            break;
+        case F_SCENARIO:
+            scenario_write_ini(sim_scenario(s), of[i].f);
+            fprintf(of[i].f, "; replication %u of seed %llu\n", 0u,
+                    (unsigned long long)sim_scenario(s)->seed);
+            break;
+        }
+        if (out_close(&of[i], err, errsz) != 0)
+            goto fail;
+    }
+    for (i = 0; i < F_N; i++) {
+        if (rename(of[i].tmp, of[i].final) != 0) {
+            snprintf(err, errsz, "cannot rename %s to %s: %s", of[i].tmp, of[i].final,
+                     strerror(errno));
+            goto fail;
+        }
+        of[i].tmp[0] = '\0';
+    }
+    return 0;
+fail:
+    for (i = 0; i < F_N; i++)
+        out_discard(&of[i]);
+    return -1;
+}
+
+static void pct(FILE *f, const char *label, uint64_t n, uint64_t total)
+{
+    fprintf(f, "  %-10s %10llu  %6.2f%%\n", label, (unsigned long long)n,
+            total ? 100.0 * (double)n / (double)total : 0.0);
+}
+
+static void ms(FILE *f, const char *label, double s)
+{
+    if (s < 0)
+        fprintf(f, " %s -", label);
+    else
+        fprintf(f, " %s %.1f ms", label, s * 1e3);
+}
+
+void output_print_summary(FILE *f, const struct sim *s, const struct summary *o, const char *dir)
+{
+    const struct scenario *sc = sim_scenario(s);
+    char d[32], w[32];
+    fprintf(f, "retrystorm %s: %s (seed %llu), %s simulated", RS_VERSION, sc->name,
+            (unsigned long long)sc->seed, units_format_duration(sc->duration, d, sizeof d));
+    if (sc->warmup > 0)
+        fprintf(f, ", statistics after %s warm-up", units_format_duration(sc->warmup, w, sizeof w));
+    fprintf(f, "\n  requests   %10llu\n", (unsigned long long)o->requests);
+    pct(f, "ok", o->outcomes[OUT_OK], o->requests);
+    pct(f, "exhausted", o->outcomes[OUT_EXHAUSTED], o->requests);
+    pct(f, "failed", o->outcomes[OUT_FAILED], o->requests);
+    pct(f, "in flight", o->in_flight, o->requests);
+    fprintf(f, "  attempts per request: mean %.3f, max %llu; server arrivals per request %.3f\n",
+            o->attempts_mean, (unsigned long long)o->attempts_max, o->amplification);
+    fprintf(f, "  latency:");
+    ms(f, "p50", o->lat_p50);
+    ms(f, "p90", o->lat_p90);
+    ms(f, "p99", o->lat_p99);
+    ms(f, "p99.9", o->lat_p999);
+    ms(f, "max", o->lat_max);
+    fprintf(f, "\n  goodput %.1f/s; peak server load %.1f/s; wasted work %llu of %llu served\n",
+            o->goodput, o->peak_server_rate, (unsigned long long)o->wasted,
+            (unsigned long long)o->server_completions);
+    if (o->recovered == 1)
+        fprintf(f, "  recovered %.0f s after the last phase ended\n", o->recovery_s);
+    else if (o->recovered == 0)
+        fprintf(f, "  did NOT recover after the last phase ended (no 10 s window with ok >= 90%% of offered)\n");
+    fprintf(f, "  %llu events in %.2f s (%.2f M events/s)\n", (unsigned long long)o->events,
+            o->wall_s, o->wall_s > 0 ? (double)o->events / o->wall_s / 1e6 : 0.0);
+    if (dir != NULL)
+        fprintf(f, "  outputs in %s/\n", dir);
+}

@@ -1,0 +1,54 @@
+/*
+ * output — what a run leaves behind: CSV files, the effective scenario, and
+ * the human summary.
+ *
+ * output_summarise derives the summary row from a finished run.
+ * output_write_dir writes every file to a temporary name in the directory
+ * (created if missing), and renames them into place only when all are
+ * written, so an interrupted or failed run never leaves a half-written file
+ * that looks whole. Empty cells stand for "no value" (a latency of a bucket
+ * in which nothing finished); no NaN is ever written. Costs: O(buckets +
+ * histogram bins).
+ */
+#ifndef RS_OUTPUT_H
+#define RS_OUTPUT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sim.h"
+
+struct summary {
+    uint64_t requests, outcomes[OUT_NOUTCOMES], in_flight;
+    double attempts_mean;
+    uint64_t attempts_max;
+    double amplification;
+    uint64_t server_arrivals, server_completions, rejected, wasted;
+    double lat_mean, lat_p50, lat_p90, lat_p99, lat_p999, lat_max; /* -1: none */
+    double ok_lat_mean, ok_lat_p99;
+    double goodput, peak_server_rate;
+    int recovered;       /* 1, 0, or -1 where the scenario has no phase */
+    double recovery_s;   /* -1: none */
+    uint64_t events;
+    double wall_s;
+};
+
+/* The recovery rule (README): after the last phase ends, the first window of
+ * this length, starting on a bucket boundary, in which ok outcomes reach
+ * this share of offered requests. */
+#define OUTPUT_RECOVERY_WINDOW (10 * RS_S)
+#define OUTPUT_RECOVERY_SHARE 0.9
+
+void output_summarise(const struct sim *s, double wall_s, struct summary *out);
+
+/* Writes timeseries.csv, summary.csv, latency.csv, attempts.csv and
+ * scenario.ini into dir. Returns 0, or -1 with a message in err (and no
+ * file of this run in place). */
+int output_write_dir(const char *dir, const struct sim *s, const struct summary *sum, char *err,
+                     size_t errsz);
+
+/* The short human summary. */
+void output_print_summary(FILE *f, const struct sim *s, const struct summary *sum,
+                          const char *dir);
+
+#endif

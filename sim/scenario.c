@@ -1,0 +1,888 @@
+/*
+ * scenario — INI scenario files into struct scenario. See scenario.h.
+ *
+ * Loading runs in three passes: libinih reads the file into a list of
+ * (section, key, value, line) entries; overrides replace or extend that list;
+ * then every entry is applied through one table of keys (section kind, name,
+ * type, field offset, limits), and the cross-field rules run last.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "scenario.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- diagnostics ---- */
+
+static void diag_add(struct scenario_diag *d, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void diag_add(struct scenario_diag *d, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (d->n == d->cap) {
+        size_t ncap = d->cap ? d->cap * 2 : 8;
+        char **nm = realloc(d->msg, ncap * sizeof *nm);
+        if (nm == NULL) {
+            fprintf(stderr, "retrystorm: out of memory (%zu bytes for messages)\n", ncap * sizeof *nm);
+            abort();
+        }
+        d->msg = nm;
+        d->cap = ncap;
+    }
+    d->msg[d->n] = strdup(buf);
+    if (d->msg[d->n] == NULL) {
+        fprintf(stderr, "retrystorm: out of memory (%zu bytes for a message)\n", strlen(buf) + 1);
+        abort();
+    }
+    d->n++;
+}
+
+void scenario_diag_fini(struct scenario_diag *d)
+{
+    for (size_t i = 0; i < d->n; i++)
+        free(d->msg[i]);
+    free(d->msg);
+    *d = (struct scenario_diag){0};
+}
+
+size_t scenario_edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return 64;
+    size_t row[64];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (row[j] + 1 < best)
+                best = row[j] + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+/* ---- the entry list ---- */
+
+struct entry {
+    char section[96];
+    char key[64];
+    char value[256];
+    const char *source; /* file name, or NULL for an override */
+    int line;
+    char override_text[320];
+};
+
+struct entries {
+    struct entry *e;
+    size_t n, cap;
+};
+
+static struct entry *entries_add(struct entries *es)
+{
+    if (es->n == es->cap) {
+        size_t ncap = es->cap ? es->cap * 2 : 32;
+        struct entry *ne = realloc(es->e, ncap * sizeof *ne);
+        if (ne == NULL) {
+            fprintf(stderr, "retrystorm: out of memory (%zu bytes for scenario entries)\n",
+                    ncap * sizeof *ne);
+            abort();
+        }
+        es->e = ne;
+        es->cap = ncap;
+    }
+    struct entry *e = &es->e[es->n++];
+    memset(e, 0, sizeof *e);
+    return e;
+}
+
+/* "FILE:LINE" or "--set TEXT", for messages. */
+static const char *where(const struct entry *e, char *buf, size_t size)
+{
+    if (e->source == NULL)
+        snprintf(buf, size, "--set %s", e->override_text);
+    else
+        snprintf(buf, size, "%s:%d", e->source, e->line);
+    return buf;
+}
+
+struct reader {
+    FILE *f;
+    const char *s;
+    int line;
+};
+
+/* Reads one whole line (truncating what does not fit) so that line numbers
+ * stay right however long a line is. */
+static char *read_line(char *buf, int size, void *stream)
+{
+    struct reader *r = stream;
+    int n = 0, c;
+    if (r->f != NULL) {
+        while ((c = fgetc(r->f)) != EOF) {
+            if (n < size - 2)
+                buf[n++] = (char)c;
+            if (c == '\n')
+                break;
+        }
+        if (n == 0 && c == EOF)
+            return NULL;
+    } else {
+        if (*r->s == '\0')
+            return NULL;
+        while ((c = (unsigned char)*r->s) != '\0') {
+            r->s++;
+            if (n < size - 2)
+                buf[n++] = (char)c;
+            if (c == '\n')
+                break;
+        }
+    }
+    buf[n] = '\0';
+    r->line++;
+    return buf;
+}
+
+struct parse_ctx {
+    struct entries *es;
+    struct reader *rd;
+    const char *source;
+    struct scenario_diag *diag;
+    int errors;
+};
+
+static int on_entry(void *user, const char *section, const char *name, const char *value)
+{
+    struct parse_ctx *pc = user;
+    if (name == NULL)
+        return 1; /* a bare section header */
+    struct entry *e = entries_add(pc->es);
+    snprintf(e->section, sizeof e->section, "%s", section);
+    snprintf(e->key, sizeof e->key, "%s", name);
+    snprintf(e->value, sizeof e->value, "%s", value ? value : "");
+    e->source = pc->source;
+    e->line = pc->rd->line;
+    return 1;
+}
+
+/* ---- the key table ---- */
+
+enum sect_kind { S_RUN, S_LOAD, S_SERVER, S_PHASE, S_LAYER, S_NKINDS };
+static const char *const sect_names[S_NKINDS] = {"run", "load", "server", "phase", "layer"};
+
+enum key_type {
+    T_NAME, T_DURATION, T_TIMEOUT, T_SEED, T_RATE, T_UINT, T_DIST, T_MODEL, T_ARRIVAL, T_QUEUE,
+    T_BACKOFF, T_MULT, T_CAP, T_PHASE_RATE, T_FACTOR
+};
+
+struct key_desc {
+    enum sect_kind sect;
+    const char *key;
+    enum key_type type;
+    size_t offset; /* in struct scenario, phase_cfg or layer_cfg */
+    long long lo, hi;
+    const char *allowed;
+};
+
+#define RUN(f) offsetof(struct scenario, f)
+#define PH(f) offsetof(struct phase_cfg, f)
+#define LY(f) offsetof(struct layer_cfg, f)
+
+static const struct key_desc keys[] = {
+    {S_RUN, "name", T_NAME, RUN(name), 0, 0, "letters, digits, '-', '_' (at most 47)"},
+    {S_RUN, "duration", T_DURATION, RUN(duration), 1, 0, "a duration > 0 such as 300s"},
+    {S_RUN, "warmup", T_DURATION, RUN(warmup), 0, 0, "a duration such as 10s, less than duration"},
+    {S_RUN, "seed", T_SEED, RUN(seed), 0, 0, "an integer from 0 to 18446744073709551615"},
+    {S_RUN, "bucket", T_DURATION, RUN(bucket), 1, 0, "a duration > 0 such as 1s or 10ms"},
+    {S_LOAD, "model", T_MODEL, RUN(model), 0, 0, "open, closed"},
+    {S_LOAD, "arrival", T_ARRIVAL, RUN(arrival), 0, 0, "poisson, uniform"},
+    {S_LOAD, "rate", T_RATE, RUN(rate), 0, 0, "a rate > 0 such as 800/s (units /ns /us /ms /s /m /h)"},
+    {S_LOAD, "think", T_DIST, RUN(think), 0, 0, "a distribution such as exp(1s)"},
+    {S_LOAD, "clients", T_UINT, RUN(clients), 1, SCENARIO_MAX_CLIENTS, "an integer from 1 to 10000000"},
+    {S_SERVER, "workers", T_UINT, RUN(workers), 1, 1000000, "an integer from 1 to 1000000"},
+    {S_SERVER, "queue", T_QUEUE, RUN(queue), 0, 1000000000, "an integer from 0 to 1000000000, or unbounded"},
+    {S_SERVER, "service", T_DIST, RUN(service), 0, 0, "a distribution such as exp(10ms)"},
+    {S_PHASE, "start", T_DURATION, PH(start), 0, 0, "a duration such as 60s"},
+    {S_PHASE, "end", T_DURATION, PH(end), 0, 0, "a duration after start, such as 70s"},
+    {S_PHASE, "rate", T_PHASE_RATE, PH(rate), 0, 0, "a factor such as x2, or a rate such as 1600/s"},
+    {S_PHASE, "capacity", T_FACTOR, PH(capacity), 0, 0, "a factor from 0 to 1000 such as 0.5 or x0.5"},
+    {S_LAYER, "attempts", T_UINT, LY(attempts), 1, 100, "an integer from 1 to 100 (including the first attempt)"},
+    {S_LAYER, "timeout", T_TIMEOUT, LY(timeout), 0, 0, "a duration > 0 such as 200ms, or none"},
+    {S_LAYER, "backoff", T_BACKOFF, LY(backoff), 0, 0, "none, constant, linear, exponential, full, equal, decorrelated"},
+    {S_LAYER, "base", T_DURATION, LY(bp.base), 0, 0, "a duration such as 10ms"},
+    {S_LAYER, "multiplier", T_MULT, LY(bp.multiplier), 0, 0, "a number from 1 to 1000"},
+    {S_LAYER, "cap", T_CAP, LY(bp.cap), 0, 0, "a duration such as 20s, or none"},
+};
+#define NKEYS (sizeof keys / sizeof keys[0])
+
+static const char *enum_names_model[] = {"open", "closed"};
+static const char *enum_names_arrival[] = {"poisson", "uniform"};
+
+/* ---- defaults ---- */
+
+static void scenario_defaults(struct scenario *sc)
+{
+    memset(sc, 0, sizeof *sc);
+    snprintf(sc->name, sizeof sc->name, "scenario");
+    sc->duration = 60 * RS_S;
+    sc->warmup = 0;
+    sc->bucket = RS_S;
+    sc->seed = 1;
+    sc->model = LOAD_OPEN;
+    sc->arrival = ARRIVAL_POISSON;
+    sc->rate = -1.0; /* required for open loop */
+    sc->clients = 1000;
+    sc->workers = 1;
+    sc->queue = -1;
+}
+
+/* Copies a name known to fit (valid_name checked it) into a name field. */
+static void copy_name(char *dst, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= SCENARIO_NAME_MAX)
+        n = SCENARIO_NAME_MAX - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+static void layer_defaults(struct layer_cfg *l, const char *name)
+{
+    memset(l, 0, sizeof *l);
+    copy_name(l->name, name);
+    l->attempts = 1;
+    l->timeout = RS_TIME_NEVER;
+    l->backoff = backoff_find("none");
+    l->bp.base = 0;
+    l->bp.multiplier = 2.0;
+    l->bp.cap = RS_TIME_NEVER;
+}
+
+/* ---- applying one entry ---- */
+
+static bool valid_name(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n >= SCENARIO_NAME_MAX)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '-' || c == '_'))
+            return false;
+    }
+    return true;
+}
+
+/* Splits "layer app" into kind and name; false with a message if unknown. */
+static bool split_section(const char *section, enum sect_kind *kind, char *name, size_t name_size)
+{
+    char head[96];
+    snprintf(head, sizeof head, "%s", section);
+    char *sp = strchr(head, ' ');
+    const char *rest = "";
+    if (sp != NULL) {
+        *sp = '\0';
+        rest = sp + 1;
+        while (*rest == ' ')
+            rest++;
+    }
+    for (int k = 0; k < S_NKINDS; k++) {
+        if (strcmp(head, sect_names[k]) == 0) {
+            *kind = (enum sect_kind)k;
+            snprintf(name, name_size, "%s", rest);
+            return true;
+        }
+    }
+    return false;
+}
+
+static const struct key_desc *find_key(enum sect_kind k, const char *key)
+{
+    for (size_t i = 0; i < NKEYS; i++)
+        if (keys[i].sect == k && strcmp(keys[i].key, key) == 0)
+            return &keys[i];
+    return NULL;
+}
+
+static const char *suggest_key(enum sect_kind k, const char *key)
+{
+    const char *best = NULL;
+    size_t bestd = 3;
+    for (size_t i = 0; i < NKEYS; i++) {
+        if (keys[i].sect != k)
+            continue;
+        size_t d = scenario_edit_distance(key, keys[i].key);
+        if (d < bestd) {
+            bestd = d;
+            best = keys[i].key;
+        }
+    }
+    return best;
+}
+
+static void list_keys(enum sect_kind k, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < NKEYS && used < size; i++) {
+        if (keys[i].sect != k)
+            continue;
+        int w = snprintf(buf + used, size - used, "%s%s", used ? ", " : "", keys[i].key);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+}
+
+static bool parse_enum(const char *v, const char *const *names, size_t n, int *out)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(v, names[i]) == 0) {
+            *out = (int)i;
+            return true;
+        }
+    return false;
+}
+
+/* Parses "x2" or "2" as a factor in [0, 1000]. */
+static bool parse_factor(const char *v, double *out)
+{
+    double f;
+    if (v[0] == 'x')
+        v++;
+    if (!units_parse_real(v, &f) || f < 0.0 || f > 1000.0)
+        return false;
+    *out = f;
+    return true;
+}
+
+struct apply_ctx {
+    struct scenario *sc;
+    struct scenario_diag *diag;
+    bool seen_rate, seen_think;
+    /* per phase and layer: which keys were given */
+    bool phase_has_start[SCENARIO_MAX_PHASES], phase_has_end[SCENARIO_MAX_PHASES];
+    const struct entry *phase_entry[SCENARIO_MAX_PHASES];
+    const struct entry *layer_entry[SCENARIO_MAX_LAYERS];
+    const struct entry *last[NKEYS]; /* the entry that set each unnamed-section key */
+};
+
+/* Where the key was set, or the file itself if it kept its default. */
+static const char *at(const struct apply_ctx *ac, const char *key, char *buf, size_t size)
+{
+    for (size_t i = 0; i < NKEYS; i++)
+        if (strcmp(keys[i].key, key) == 0 && keys[i].sect <= S_SERVER && ac->last[i] != NULL)
+            return where(ac->last[i], buf, size);
+    snprintf(buf, size, "%s", ac->sc->source);
+    return buf;
+}
+
+static void bad(struct apply_ctx *ac, const struct entry *e, const char *allowed)
+{
+    char w[400];
+    diag_add(ac->diag, "%s: [%s] %s = '%s': expected %s", where(e, w, sizeof w), e->section,
+             e->key, e->value, allowed);
+}
+
+static void apply_value(struct apply_ctx *ac, const struct entry *e, const struct key_desc *kd,
+                        void *base)
+{
+    char *field = (char *)base + kd->offset;
+    const char *v = e->value;
+    switch (kd->type) {
+    case T_NAME:
+        if (!valid_name(v))
+            bad(ac, e, kd->allowed);
+        else
+            copy_name(field, v);
+        return;
+    case T_DURATION: {
+        rs_time t;
+        if (!units_parse_duration(v, &t) || t < kd->lo)
+            bad(ac, e, kd->allowed);
+        else
+            *(rs_time *)(void *)field = t;
+        return;
+    }
+    case T_TIMEOUT:
+    case T_CAP: {
+        rs_time t;
+        if (strcmp(v, "none") == 0)
+            *(rs_time *)(void *)field = RS_TIME_NEVER;
+        else if (!units_parse_duration(v, &t) || (kd->type == T_TIMEOUT && t == 0))
+            bad(ac, e, kd->allowed);
+        else
+            *(rs_time *)(void *)field = t;
+        return;
+    }
+    case T_SEED: {
+        char *end;
+        errno = 0;
+        if (v[0] == '-' || v[0] == '\0' || v[0] == ' ') {
+            bad(ac, e, kd->allowed);
+            return;
+        }
+        unsigned long long s = strtoull(v, &end, 10);
+        if (*end != '\0' || errno == ERANGE)
+            bad(ac, e, kd->allowed);
+        else
+            *(uint64_t *)(void *)field = (uint64_t)s;
+        return;
+    }
+    case T_RATE: {
+        double r;
+        if (!units_parse_rate(v, &r) || !(r > 0.0) || r > 1e9)
+            bad(ac, e, kd->allowed);
+        else {
+            *(double *)(void *)field = r;
+            ac->seen_rate = true;
+        }
+        return;
+    }
+    case T_UINT: {
+        long long n;
+        if (!units_parse_int(v, kd->lo, kd->hi, &n))
+            bad(ac, e, kd->allowed);
+        else
+            *(unsigned *)(void *)field = (unsigned)n;
+        return;
+    }
+    case T_DIST: {
+        char why[300], allowed[400];
+        struct dist d;
+        if (!dist_parse(v, &d, why, sizeof why)) {
+            snprintf(allowed, sizeof allowed, "%s (%s)", kd->allowed, why);
+            bad(ac, e, allowed);
+            return;
+        }
+        *(struct dist *)(void *)field = d;
+        if (kd->offset == RUN(think))
+            ac->sc->has_think = true;
+        else
+            ac->sc->has_service = true;
+        return;
+    }
+    case T_MODEL:
+    case T_ARRIVAL: {
+        int x;
+        const char *const *names = kd->type == T_MODEL ? enum_names_model : enum_names_arrival;
+        if (!parse_enum(v, names, 2, &x))
+            bad(ac, e, kd->allowed);
+        else if (kd->type == T_MODEL)
+            ac->sc->model = (enum load_model)x;
+        else
+            ac->sc->arrival = (enum arrival_kind)x;
+        return;
+    }
+    case T_QUEUE: {
+        long long n;
+        if (strcmp(v, "unbounded") == 0)
+            ac->sc->queue = -1;
+        else if (!units_parse_int(v, kd->lo, kd->hi, &n))
+            bad(ac, e, kd->allowed);
+        else
+            ac->sc->queue = n;
+        return;
+    }
+    case T_BACKOFF: {
+        const struct backoff_kind *b = backoff_find(v);
+        if (b == NULL)
+            bad(ac, e, kd->allowed);
+        else
+            *(const struct backoff_kind **)(void *)field = b;
+        return;
+    }
+    case T_MULT: {
+        double m;
+        if (!units_parse_real(v, &m) || m < 1.0 || m > 1000.0)
+            bad(ac, e, kd->allowed);
+        else {
+            *(double *)(void *)field = m;
+            ((struct layer_cfg *)base)->multiplier_set = true;
+        }
+        return;
+    }
+    case T_PHASE_RATE: {
+        struct phase_cfg *p = base;
+        double x;
+        if (v[0] == 'x' && parse_factor(v, &x)) {
+            p->rate_is_factor = true;
+            p->rate = x;
+            p->has_rate = true;
+        } else if (units_parse_rate(v, &x) && x <= 1e9) {
+            p->rate_is_factor = false;
+            p->rate = x;
+            p->has_rate = true;
+        } else {
+            bad(ac, e, kd->allowed);
+        }
+        return;
+    }
+    case T_FACTOR: {
+        struct phase_cfg *p = base;
+        double x;
+        if (!parse_factor(v, &x))
+            bad(ac, e, kd->allowed);
+        else {
+            p->capacity = x;
+            p->has_capacity = true;
+        }
+        return;
+    }
+    }
+}
+
+static void apply_entry(struct apply_ctx *ac, const struct entry *e)
+{
+    struct scenario *sc = ac->sc;
+    char w[400], name[96];
+    enum sect_kind kind;
+    if (!split_section(e->section, &kind, name, sizeof name)) {
+        const char *best = NULL;
+        size_t bestd = 3;
+        char head[96];
+        snprintf(head, sizeof head, "%s", e->section);
+        char *sp = strchr(head, ' ');
+        if (sp)
+            *sp = '\0';
+        for (int k = 0; k < S_NKINDS; k++) {
+            size_t d = scenario_edit_distance(head, sect_names[k]);
+            if (d < bestd) {
+                bestd = d;
+                best = sect_names[k];
+            }
+        }
+        if (best)
+            diag_add(ac->diag, "%s: unknown section [%s] (did you mean [%s%s]?); allowed: [run] [load] [server] [phase NAME] [layer NAME]",
+                     where(e, w, sizeof w), e->section, best, sp ? " ..." : "");
+        else
+            diag_add(ac->diag, "%s: unknown section [%s]; allowed: [run] [load] [server] [phase NAME] [layer NAME]",
+                     where(e, w, sizeof w), e->section);
+        return;
+    }
+    bool named = (kind == S_PHASE || kind == S_LAYER);
+    if (named && !valid_name(name)) {
+        diag_add(ac->diag, "%s: section [%s] needs a name: [%s NAME], NAME of letters, digits, '-', '_' (at most 47)",
+                 where(e, w, sizeof w), e->section, sect_names[kind]);
+        return;
+    }
+    if (!named && name[0] != '\0') {
+        diag_add(ac->diag, "%s: section [%s] takes no name; write [%s]", where(e, w, sizeof w),
+                 e->section, sect_names[kind]);
+        return;
+    }
+    const struct key_desc *kd = find_key(kind, e->key);
+    if (kd == NULL) {
+        const char *s = suggest_key(kind, e->key);
+        char list[300];
+        list_keys(kind, list, sizeof list);
+        if (s)
+            diag_add(ac->diag, "%s: [%s] unknown key '%s' (did you mean '%s'?); allowed: %s",
+                     where(e, w, sizeof w), e->section, e->key, s, list);
+        else
+            diag_add(ac->diag, "%s: [%s] unknown key '%s'; allowed: %s", where(e, w, sizeof w),
+                     e->section, e->key, list);
+        return;
+    }
+    void *base = sc;
+    if (kind == S_PHASE) {
+        unsigned i;
+        for (i = 0; i < sc->nphases; i++)
+            if (strcmp(sc->phases[i].name, name) == 0)
+                break;
+        if (i == sc->nphases) {
+            if (sc->nphases == SCENARIO_MAX_PHASES) {
+                diag_add(ac->diag, "%s: too many phases (limit is %d)", where(e, w, sizeof w),
+                         SCENARIO_MAX_PHASES);
+                return;
+            }
+            memset(&sc->phases[i], 0, sizeof sc->phases[i]);
+            copy_name(sc->phases[i].name, name);
+            ac->phase_entry[i] = e;
+            sc->nphases++;
+        }
+        if (strcmp(e->key, "start") == 0)
+            ac->phase_has_start[i] = true;
+        if (strcmp(e->key, "end") == 0)
+            ac->phase_has_end[i] = true;
+        base = &sc->phases[i];
+    } else if (kind == S_LAYER) {
+        unsigned i;
+        for (i = 0; i < sc->nlayers; i++)
+            if (strcmp(sc->layers[i].name, name) == 0)
+                break;
+        if (i == sc->nlayers) {
+            if (sc->nlayers == SCENARIO_MAX_LAYERS) {
+                diag_add(ac->diag, "%s: too many layers (limit is %d)", where(e, w, sizeof w),
+                         SCENARIO_MAX_LAYERS);
+                return;
+            }
+            layer_defaults(&sc->layers[i], name);
+            ac->layer_entry[i] = e;
+            sc->nlayers++;
+        }
+        base = &sc->layers[i];
+    } else {
+        ac->last[kd - keys] = e;
+    }
+    apply_value(ac, e, kd, base);
+}
+
+/* ---- cross-field rules ---- */
+
+static void check_all(struct apply_ctx *ac)
+{
+    struct scenario *sc = ac->sc;
+    struct scenario_diag *d = ac->diag;
+    char a[32], b[32], w[400];
+
+    if (sc->warmup >= sc->duration)
+        diag_add(d, "%s: [run] warmup = %s: must be less than duration (%s)", at(ac, "warmup", w, sizeof w),
+                 units_format_duration(sc->warmup, a, sizeof a),
+                 units_format_duration(sc->duration, b, sizeof b));
+    if (sc->bucket > sc->duration)
+        diag_add(d, "%s: [run] bucket = %s: must not exceed duration (%s)", at(ac, "bucket", w, sizeof w),
+                 units_format_duration(sc->bucket, a, sizeof a),
+                 units_format_duration(sc->duration, b, sizeof b));
+    else if (sc->bucket > 0 && sc->duration / sc->bucket > SCENARIO_MAX_BUCKETS)
+        diag_add(d, "%s: [run] bucket = %s: duration / bucket = %lld buckets, the limit is %lld (about %lld MB of time series)",
+                 at(ac, "bucket", w, sizeof w), units_format_duration(sc->bucket, a, sizeof a),
+                 (long long)(sc->duration / sc->bucket), SCENARIO_MAX_BUCKETS,
+                 (long long)(sc->duration / sc->bucket) * 200 / 1000000);
+    if (sc->model == LOAD_OPEN && !ac->seen_rate)
+        diag_add(d, "%s: [load] rate is required when model = open (e.g. rate = 800/s)", at(ac, "model", w, sizeof w));
+    if (sc->model == LOAD_CLOSED && !sc->has_think)
+        diag_add(d, "%s: [load] think is required when model = closed (e.g. think = exp(1s))", at(ac, "model", w, sizeof w));
+    if (!sc->has_service)
+        diag_add(d, "%s: [server] service is required (e.g. service = exp(10ms))", sc->source);
+
+    for (unsigned i = 0; i < sc->nphases; i++) {
+        struct phase_cfg *p = &sc->phases[i];
+        const char *pw = where(ac->phase_entry[i], w, sizeof w);
+        if (!ac->phase_has_start[i] || !ac->phase_has_end[i]) {
+            diag_add(d, "%s: [phase %s] needs both start and end", pw, p->name);
+            continue;
+        }
+        if (p->end <= p->start)
+            diag_add(d, "%s: [phase %s] end = %s: must be after start (%s)", pw, p->name,
+                     units_format_duration(p->end, a, sizeof a),
+                     units_format_duration(p->start, b, sizeof b));
+        if (p->start >= sc->duration)
+            diag_add(d, "%s: [phase %s] start = %s: must be before the end of the run (%s)", pw,
+                     p->name, units_format_duration(p->start, a, sizeof a),
+                     units_format_duration(sc->duration, b, sizeof b));
+        if (!p->has_rate && !p->has_capacity)
+            diag_add(d, "%s: [phase %s] changes nothing: give rate and/or capacity", pw, p->name);
+        if (p->has_rate && !p->rate_is_factor && sc->model == LOAD_CLOSED)
+            diag_add(d, "%s: [phase %s] rate = %g/s: a closed loop takes a factor (x2 halves think times), not an absolute rate",
+                     pw, p->name, p->rate);
+        if (p->has_rate && p->rate_is_factor && sc->model == LOAD_CLOSED && p->rate == 0.0)
+            diag_add(d, "%s: [phase %s] rate = x0: a closed loop needs a factor > 0", pw, p->name);
+    }
+    for (unsigned i = 0; i < sc->nlayers; i++) {
+        struct layer_cfg *l = &sc->layers[i];
+        const char *lw = where(ac->layer_entry[i], w, sizeof w);
+        if (!l->multiplier_set)
+            l->bp.multiplier = l->backoff->default_multiplier;
+        if (l->bp.cap != RS_TIME_NEVER && l->bp.cap < l->bp.base)
+            diag_add(d, "%s: [layer %s] cap = %s: must be at least base (%s)", lw, l->name,
+                     units_format_duration(l->bp.cap, a, sizeof a),
+                     units_format_duration(l->bp.base, b, sizeof b));
+        if (strcmp(l->backoff->name, "none") != 0 && l->bp.base == 0 && l->attempts > 1)
+            diag_add(d, "%s: [layer %s] backoff = %s needs base > 0 (e.g. base = 10ms)", lw,
+                     l->name, l->backoff->name);
+    }
+}
+
+/* ---- entry points ---- */
+
+const char *scenario_builtin_text(const char *name)
+{
+    for (const struct scenario_builtin *b = scenario_builtins; b->name != NULL; b++)
+        if (strcmp(b->name, name) == 0)
+            return b->text;
+    return NULL;
+}
+
+/* Turns "layer.app.timeout=300ms" into an entry; false with a message if malformed. */
+static bool parse_override(const char *text, struct entry *e, struct scenario_diag *diag)
+{
+    snprintf(e->override_text, sizeof e->override_text, "%s", text);
+    const char *eq = strchr(text, '=');
+    const char *dot = strchr(text, '.');
+    if (eq == NULL || dot == NULL || dot > eq) {
+        diag_add(diag, "--set %s: expected SECTION.KEY=VALUE, e.g. --set layer.app.timeout=300ms", text);
+        return false;
+    }
+    const char *lastdot = dot;
+    for (const char *p = dot; p < eq; p++)
+        if (*p == '.')
+            lastdot = p;
+    size_t slen = (size_t)(lastdot - text), klen = (size_t)(eq - lastdot - 1);
+    if (slen >= sizeof e->section || klen >= sizeof e->key || klen == 0 ||
+        strlen(eq + 1) >= sizeof e->value) {
+        diag_add(diag, "--set %s: section, key or value too long", text);
+        return false;
+    }
+    memcpy(e->section, text, slen);
+    e->section[slen] = '\0';
+    char *sd = strchr(e->section, '.');
+    if (sd)
+        *sd = ' '; /* "layer.app" names the section [layer app] */
+    memcpy(e->key, lastdot + 1, klen);
+    e->key[klen] = '\0';
+    snprintf(e->value, sizeof e->value, "%s", eq + 1);
+    e->source = NULL;
+    return true;
+}
+
+static int load_common(struct scenario *sc, struct reader *rd, const char *source,
+                       const char *const *sets, size_t nsets, struct scenario_diag *diag)
+{
+    size_t before = diag->n;
+    struct entries es = {0};
+    struct parse_ctx pc = {&es, rd, source, diag, 0};
+    scenario_defaults(sc);
+    snprintf(sc->source, sizeof sc->source, "%s", source);
+    int rc = ini_parse_stream(read_line, rd, on_entry, &pc);
+    if (rc > 0)
+        diag_add(diag, "%s:%d: not an INI line: expected [section] or key = value", source, rc);
+    else if (rc < 0)
+        diag_add(diag, "%s: could not be parsed (out of memory)", source);
+
+    /* Duplicate keys in the file are mistakes; overrides replace. */
+    for (size_t i = 0; i < es.n; i++)
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(es.e[i].section, es.e[j].section) == 0 &&
+                strcmp(es.e[i].key, es.e[j].key) == 0) {
+                diag_add(diag, "%s:%d: [%s] %s given twice (first at line %d)", source,
+                         es.e[i].line, es.e[i].section, es.e[i].key, es.e[j].line);
+                break;
+            }
+    for (size_t i = 0; i < nsets; i++) {
+        struct entry tmp;
+        memset(&tmp, 0, sizeof tmp);
+        if (!parse_override(sets[i], &tmp, diag))
+            continue;
+        size_t j;
+        for (j = 0; j < es.n; j++)
+            if (strcmp(es.e[j].section, tmp.section) == 0 && strcmp(es.e[j].key, tmp.key) == 0)
+                break;
+        if (j < es.n)
+            es.e[j] = tmp; /* same place, so the layer order stays the file's */
+        else
+            *entries_add(&es) = tmp;
+    }
+    struct apply_ctx ac;
+    memset(&ac, 0, sizeof ac);
+    ac.sc = sc;
+    ac.diag = diag;
+    for (size_t i = 0; i < es.n; i++)
+        apply_entry(&ac, &es.e[i]);
+    if (sc->nlayers == 0) {
+        /* No layer: the application calls the server once, with no timeout. */
+        layer_defaults(&sc->layers[0], "client");
+        sc->nlayers = 1;
+    }
+    check_all(&ac);
+    free(es.e);
+    return (int)(diag->n - before);
+}
+
+int scenario_load_text(struct scenario *sc, const char *text, const char *source,
+                       const char *const *sets, size_t nsets, struct scenario_diag *diag)
+{
+    struct reader rd = {NULL, text, 0};
+    return load_common(sc, &rd, source, sets, nsets, diag);
+}
+
+int scenario_load(struct scenario *sc, const char *path, const char *const *sets, size_t nsets,
+                  struct scenario_diag *diag)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        const char *text = scenario_builtin_text(path);
+        if (text != NULL)
+            return scenario_load_text(sc, text, path, sets, nsets, diag);
+        diag_add(diag, "%s: cannot open: %s (a scenario file, or a built-in: see 'retrystorm list')",
+                 path, strerror(errno));
+        scenario_defaults(sc);
+        return 1;
+    }
+    struct reader rd = {f, NULL, 0};
+    int n = load_common(sc, &rd, path, sets, nsets, diag);
+    fclose(f);
+    return n;
+}
+
+/* ---- writing the effective scenario ---- */
+
+static const char *time_or_none(rs_time t, char *buf, size_t size)
+{
+    if (t == RS_TIME_NEVER) {
+        snprintf(buf, size, "none");
+        return buf;
+    }
+    return units_format_duration(t, buf, size);
+}
+
+int scenario_write_ini(const struct scenario *sc, FILE *f)
+{
+    char a[64], b[64];
+    fprintf(f, "; effective scenario, written by retrystorm %s from %s\n", RS_VERSION, sc->source);
+    fprintf(f, "[run]\nname = %s\nduration = %s\nwarmup = %s\nseed = %llu\nbucket = %s\n\n", sc->name,
+            units_format_duration(sc->duration, a, sizeof a),
+            units_format_duration(sc->warmup, b, sizeof b), (unsigned long long)sc->seed,
+            units_format_duration(sc->bucket, a, sizeof a));
+    fprintf(f, "[load]\nmodel = %s\n", enum_names_model[sc->model]);
+    if (sc->model == LOAD_OPEN)
+        fprintf(f, "arrival = %s\nrate = %.17g/s\n", enum_names_arrival[sc->arrival], sc->rate);
+    else
+        fprintf(f, "think = %s\n", dist_format(&sc->think, a, sizeof a));
+    fprintf(f, "clients = %u\n\n", sc->clients);
+    fprintf(f, "[server]\nworkers = %u\n", sc->workers);
+    if (sc->queue < 0)
+        fprintf(f, "queue = unbounded\n");
+    else
+        fprintf(f, "queue = %lld\n", sc->queue);
+    fprintf(f, "service = %s\n", dist_format(&sc->service, a, sizeof a));
+    for (unsigned i = 0; i < sc->nphases; i++) {
+        const struct phase_cfg *p = &sc->phases[i];
+        fprintf(f, "\n[phase %s]\nstart = %s\nend = %s\n", p->name,
+                units_format_duration(p->start, a, sizeof a),
+                units_format_duration(p->end, b, sizeof b));
+        if (p->has_rate && p->rate_is_factor)
+            fprintf(f, "rate = x%.17g\n", p->rate);
+        else if (p->has_rate)
+            fprintf(f, "rate = %.17g/s\n", p->rate);
+        if (p->has_capacity)
+            fprintf(f, "capacity = %.17g\n", p->capacity);
+    }
+    for (unsigned i = 0; i < sc->nlayers; i++) {
+        const struct layer_cfg *l = &sc->layers[i];
+        fprintf(f, "\n[layer %s]\nattempts = %u\ntimeout = %s\nbackoff = %s\nbase = %s\n", l->name,
+                l->attempts, time_or_none(l->timeout, a, sizeof a), l->backoff->name,
+                units_format_duration(l->bp.base, b, sizeof b));
+        fprintf(f, "multiplier = %.17g\ncap = %s\n", l->bp.multiplier,
+                time_or_none(l->bp.cap, a, sizeof a));
+    }
+    return ferror(f) ? -1 : 0;
+}

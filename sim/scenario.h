@@ -1,0 +1,110 @@
+/*
+ * scenario — a scenario file (INI, read by libinih) into a plain config struct.
+ *
+ * Sections: [run] [load] [server] [phase NAME]... [layer NAME]... (layers in
+ * the order they first appear, outermost first). Overrides given as
+ * "section.key=value" (layer.app.timeout=300ms) are applied after the file,
+ * replacing a key or adding it. Every value is checked for type, unit and
+ * range, then cross-field rules are checked; every problem is reported at
+ * once in a diagnostic list, each message naming the source and line, the
+ * section, key and value, and what is allowed. Loading is O(size of the
+ * file + number of overrides · number of keys); nothing is allocated in the
+ * result, which is a flat struct that may be copied.
+ */
+#ifndef RS_SCENARIO_H
+#define RS_SCENARIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "backoff.h"
+#include "dist.h"
+#include "units.h"
+
+#define SCENARIO_MAX_LAYERS 8
+#define SCENARIO_MAX_PHASES 64
+#define SCENARIO_NAME_MAX 48
+#define SCENARIO_MAX_CLIENTS 10000000LL
+#define SCENARIO_MAX_BUCKETS 1000000LL
+
+enum load_model { LOAD_OPEN, LOAD_CLOSED };
+enum arrival_kind { ARRIVAL_POISSON, ARRIVAL_UNIFORM };
+
+struct phase_cfg {
+    char name[SCENARIO_NAME_MAX];
+    rs_time start, end;
+    bool has_rate, rate_is_factor;
+    double rate; /* a factor, or an absolute rate per second */
+    bool has_capacity;
+    double capacity; /* a factor on the server's workers */
+};
+
+struct layer_cfg {
+    char name[SCENARIO_NAME_MAX];
+    unsigned attempts;      /* including the first */
+    rs_time timeout;        /* per attempt; RS_TIME_NEVER: none */
+    const struct backoff_kind *backoff;
+    struct backoff_params bp;
+    bool multiplier_set;
+};
+
+struct scenario {
+    char name[SCENARIO_NAME_MAX];
+    char source[256]; /* the file (or built-in) it came from */
+    rs_time duration, warmup, bucket;
+    uint64_t seed;
+
+    enum load_model model;
+    enum arrival_kind arrival;
+    double rate; /* open loop, per second */
+    bool has_think;
+    struct dist think; /* closed loop */
+    unsigned clients;
+
+    unsigned workers;
+    long long queue; /* -1: unbounded */
+    bool has_service;
+    struct dist service;
+
+    unsigned nphases;
+    struct phase_cfg phases[SCENARIO_MAX_PHASES];
+    unsigned nlayers;
+    struct layer_cfg layers[SCENARIO_MAX_LAYERS];
+};
+
+/* A list of messages; each is one line without a trailing newline. */
+struct scenario_diag {
+    char **msg;
+    size_t n, cap;
+};
+
+void scenario_diag_fini(struct scenario_diag *d);
+
+struct scenario_builtin {
+    const char *name;
+    const char *text;
+};
+/* The built-in scenarios, ended by a {NULL, NULL} entry (generated from scenarios/). */
+extern const struct scenario_builtin scenario_builtins[];
+const char *scenario_builtin_text(const char *name);
+
+/* Loads the scenario at path (a file, or the name of a built-in when no such
+ * file exists), applies the overrides and validates. Returns 0 on success, or
+ * the number of problems, each appended to diag. */
+int scenario_load(struct scenario *sc, const char *path, const char *const *sets, size_t nsets,
+                  struct scenario_diag *diag);
+
+/* The same from text already in memory; source names it in messages. */
+int scenario_load_text(struct scenario *sc, const char *text, const char *source,
+                       const char *const *sets, size_t nsets, struct scenario_diag *diag);
+
+/* Writes the effective scenario as INI (every key, defaults included), so that
+ * loading the output gives the same scenario. Returns 0 or -1 on a write error. */
+int scenario_write_ini(const struct scenario *sc, FILE *f);
+
+/* The Levenshtein distance between a and b (for "did you mean"); O(|a|·|b|). */
+size_t scenario_edit_distance(const char *a, const char *b);
+
+#endif

@@ -1,0 +1,201 @@
+/*
+ * sim — building a run and the dispatch loop. See sim.h and simctx.h.
+ */
+#include "sim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "simctx.h"
+
+static int cmp_time(const void *a, const void *b)
+{
+    rs_time x = *(const rs_time *)a, y = *(const rs_time *)b;
+    return (x > y) - (x < y);
+}
+
+struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *err, size_t errsz)
+{
+    struct sim *s = calloc(1, sizeof *s);
+    if (s == NULL) {
+        snprintf(err, errsz, "out of memory (%zu bytes for the simulation)", sizeof *s);
+        return NULL;
+    }
+    s->sc = *sc;
+    s->replication = replication;
+    evq_init(&s->q);
+    pool_init(&s->requests, sizeof(struct request));
+    pool_init(&s->calls, sizeof(struct call));
+    pool_init(&s->jobs, sizeof(struct job));
+    unsigned att[SCENARIO_MAX_LAYERS];
+    for (unsigned l = 0; l < sc->nlayers; l++)
+        att[l] = sc->layers[l].attempts;
+    if (rng_set_init(&s->rng, sc->seed, replication) != 0) {
+        snprintf(err, errsz, "could not allocate the random number generators");
+        goto fail;
+    }
+    if (metrics_init(&s->m, sc->duration, sc->bucket, sc->nlayers, att, err, errsz) != 0)
+        goto fail;
+    if (server_init(s) != 0) {
+        snprintf(err, errsz, "out of memory for the server queue");
+        goto fail;
+    }
+    /* Phase boundaries: every start and end inside the run, sorted, distinct. */
+    s->phase_times = malloc((2 * sc->nphases + 1) * sizeof *s->phase_times);
+    if (s->phase_times == NULL) {
+        snprintf(err, errsz, "out of memory for phases");
+        goto fail;
+    }
+    uint32_t n = 0;
+    for (unsigned i = 0; i < sc->nphases; i++) {
+        s->phase_times[n++] = sc->phases[i].start;
+        if (sc->phases[i].end < sc->duration)
+            s->phase_times[n++] = sc->phases[i].end;
+    }
+    qsort(s->phase_times, n, sizeof *s->phase_times, cmp_time);
+    s->nphase_times = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (s->nphase_times == 0 || s->phase_times[s->nphase_times - 1] != s->phase_times[i])
+            s->phase_times[s->nphase_times++] = s->phase_times[i];
+    return s;
+fail:
+    sim_destroy(s);
+    return NULL;
+}
+
+void sim_destroy(struct sim *s)
+{
+    if (s == NULL)
+        return;
+    free(s->phase_times);
+    server_fini(s);
+    metrics_fini(&s->m);
+    rng_set_fini(&s->rng);
+    pool_fini(&s->requests);
+    pool_fini(&s->calls);
+    pool_fini(&s->jobs);
+    evq_fini(&s->q);
+    free(s);
+}
+
+static void dispatch(struct sim *s, const struct evq_event *ev)
+{
+    switch ((enum ev_type)ev->type) {
+    case EV_ARRIVAL:
+        load_on_arrival(s);
+        break;
+    case EV_CLIENT:
+        load_on_client(s, ev->obj);
+        break;
+    case EV_PHASE:
+        load_on_phase(s);
+        break;
+    case EV_TIMEOUT:
+        layer_on_timeout(s, ev->obj, ev->aux);
+        break;
+    case EV_RETRY:
+        layer_on_retry(s, ev->obj);
+        break;
+    case EV_SERVICE_DONE:
+        server_on_done(s, ev->obj);
+        break;
+    }
+}
+
+/* Walks the requests still alive at the end of the run: counts those
+ * without an outcome (to check the running counters against) and records
+ * the attempts of counted ones, so that the attempts histogram covers every
+ * counted request. O(requests ever live at once). */
+static int end_of_run_walk(struct sim *s, uint64_t *open_all, uint64_t *open_counted)
+{
+    *open_all = *open_counted = 0;
+    uint8_t *freed = calloc(s->requests.used ? s->requests.used : 1, 1);
+    if (freed == NULL)
+        return -1;
+    for (uint32_t i = 0; i < s->requests.nfree; i++)
+        freed[s->requests.free_idx[i]] = 1;
+    for (uint32_t i = 0; i < s->requests.used; i++) {
+        const struct request *r = pool_at(&s->requests, i);
+        if (freed[i])
+            continue;
+        if (r->counted)
+            metrics_request_attempts(&s->m, r->n);
+        if (!r->done) {
+            (*open_all)++;
+            if (r->counted)
+                (*open_counted)++;
+        }
+    }
+    free(freed);
+    return 0;
+}
+
+int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size_t errsz)
+{
+    struct evq_event ev;
+    for (uint32_t i = 0; i < s->nphase_times; i++)
+        evq_push(&s->q, s->phase_times[i], EV_PHASE, i, 0);
+    load_start(s);
+    uint64_t next_report = 1u << 20;
+    while (s->q.n > 0 && s->q.heap[0].t < s->sc.duration) {
+        evq_pop(&s->q, &ev);
+        metrics_advance(&s->m, ev.t, s->q_len, s->busy, s->in_flight);
+        s->now = ev.t;
+        dispatch(s, &ev);
+        s->m.events++;
+        if (progress != NULL && s->m.events >= next_report) {
+            next_report += 1u << 20;
+            progress(user, s->now, s->sc.duration, s->m.events);
+        }
+#ifdef RS_SELFCHECK
+        if ((s->m.events & 1023) == 0 && !evq_check(&s->q)) {
+            snprintf(err, errsz, "internal error: event queue order broken at t=%lld ns",
+                     (long long)s->now);
+            return -1;
+        }
+#endif
+    }
+    s->now = s->sc.duration;
+    metrics_finish(&s->m, s->q_len, s->busy, s->in_flight);
+    /* Conservation: every request that started has one outcome or is in
+     * flight, checked against an independent count of live requests. */
+    uint64_t open_all, open_counted, done = 0;
+    if (end_of_run_walk(s, &open_all, &open_counted) != 0) {
+        snprintf(err, errsz, "out of memory checking the outcomes");
+        return -1;
+    }
+    for (int o = 0; o < OUT_NOUTCOMES; o++)
+        done += s->m.outcomes[o];
+    if (open_all != s->in_flight || done + open_counted != s->m.requests ||
+        s->m.att_n != s->m.requests) {
+        snprintf(err, errsz,
+                 "internal error: outcomes do not add up: %llu requests, %llu ended, %llu in flight "
+                 "(running count %llu of %llu), %llu attempt records",
+                 (unsigned long long)s->m.requests, (unsigned long long)done,
+                 (unsigned long long)open_counted, (unsigned long long)s->in_flight,
+                 (unsigned long long)open_all, (unsigned long long)s->m.att_n);
+        return -1;
+    }
+    return 0;
+}
+
+const struct metrics *sim_metrics(const struct sim *s) { return &s->m; }
+const struct scenario *sim_scenario(const struct sim *s) { return &s->sc; }
+
+uint64_t sim_in_flight(const struct sim *s)
+{
+    uint64_t done = 0;
+    for (int o = 0; o < OUT_NOUTCOMES; o++)
+        done += s->m.outcomes[o];
+    return s->m.requests - done;
+}
+
+rs_time sim_last_phase_end(const struct sim *s)
+{
+    rs_time end = -1;
+    for (unsigned i = 0; i < s->sc.nphases; i++)
+        if (s->sc.phases[i].end > end)
+            end = s->sc.phases[i].end;
+    return end;
+}
