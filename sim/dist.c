@@ -206,7 +206,7 @@ rs_time dist_sample(const struct dist *d, gsl_rng *r)
 struct dist dist_scaled(const struct dist *d, double f)
 {
     struct dist s = *d;
-    char why[8];
+    char why[256];
     s.a = d->a * f;
     if (d->kind == DIST_UNIFORM)
         s.b = d->b * f;

@@ -23,7 +23,7 @@ int metrics_lat_init(struct lat_hist *h)
 {
     size_t n = lat_nbins();
     memset(h, 0, sizeof *h);
-    h->h = gsl_histogram_alloc(n);
+    h->h = gsl_histogram_calloc(n);
     if (h->h == NULL)
         return -1;
     double *range = h->h->range;
@@ -118,7 +118,7 @@ int metrics_init(struct metrics *m, rs_time duration, rs_time bucket, size_t nla
         if (l < nlayers)
             prod *= attempts_per_layer[l];
         size_t bins = prod < METRICS_ATT_BINS ? (size_t)prod + 1 : METRICS_ATT_BINS + 1;
-        m->att[l] = gsl_histogram_alloc(bins);
+        m->att[l] = gsl_histogram_calloc(bins);
         if (m->att[l] == NULL)
             goto oom;
         gsl_histogram_set_ranges_uniform(m->att[l], 0.0, (double)bins);

@@ -213,7 +213,7 @@ static const struct key_desc keys[] = {
     {S_RUN, "bucket", T_DURATION, RUN(bucket), 1, 0, "a duration > 0 such as 1s or 10ms"},
     {S_LOAD, "model", T_MODEL, RUN(model), 0, 0, "open, closed"},
     {S_LOAD, "arrival", T_ARRIVAL, RUN(arrival), 0, 0, "poisson, uniform"},
-    {S_LOAD, "rate", T_RATE, RUN(rate), 0, 0, "a rate > 0 such as 800/s (units /ns /us /ms /s /m /h)"},
+    {S_LOAD, "rate", T_RATE, RUN(rate), 0, 0, "a rate > 0 and at most 1e9/s, such as 800/s (units /ns /us /ms /s /m /h)"},
     {S_LOAD, "think", T_DIST, RUN(think), 0, 0, "a distribution such as exp(1s)"},
     {S_LOAD, "clients", T_UINT, RUN(clients), 1, SCENARIO_MAX_CLIENTS, "an integer from 1 to 10000000"},
     {S_SERVER, "workers", T_UINT, RUN(workers), 1, 1000000, "an integer from 1 to 1000000"},
@@ -377,13 +377,21 @@ static bool parse_factor(const char *v, double *out)
 struct apply_ctx {
     struct scenario *sc;
     struct scenario_diag *diag;
-    bool seen_rate, seen_think;
     /* per phase and layer: which keys were given */
     bool phase_has_start[SCENARIO_MAX_PHASES], phase_has_end[SCENARIO_MAX_PHASES];
     const struct entry *phase_entry[SCENARIO_MAX_PHASES];
     const struct entry *layer_entry[SCENARIO_MAX_LAYERS];
     const struct entry *last[NKEYS]; /* the entry that set each unnamed-section key */
 };
+
+/* Whether an unnamed-section key was given at all (valid or not). */
+static bool given(const struct apply_ctx *ac, enum sect_kind k, const char *key)
+{
+    for (size_t i = 0; i < NKEYS; i++)
+        if (keys[i].sect == k && strcmp(keys[i].key, key) == 0)
+            return ac->last[i] != NULL;
+    return false;
+}
 
 /* Where the key was set, or the file itself if it kept its default. */
 static const char *at(const struct apply_ctx *ac, const char *key, char *buf, size_t size)
@@ -451,10 +459,8 @@ static void apply_value(struct apply_ctx *ac, const struct entry *e, const struc
         double r;
         if (!units_parse_rate(v, &r) || !(r > 0.0) || r > 1e9)
             bad(ac, e, kd->allowed);
-        else {
+        else
             *(double *)(void *)field = r;
-            ac->seen_rate = true;
-        }
         return;
     }
     case T_UINT: {
@@ -474,10 +480,6 @@ static void apply_value(struct apply_ctx *ac, const struct entry *e, const struc
             return;
         }
         *(struct dist *)(void *)field = d;
-        if (kd->offset == RUN(think))
-            ac->sc->has_think = true;
-        else
-            ac->sc->has_service = true;
         return;
     }
     case T_MODEL:
@@ -667,11 +669,11 @@ static void check_all(struct apply_ctx *ac)
                  at(ac, "bucket", w, sizeof w), units_format_duration(sc->bucket, a, sizeof a),
                  (long long)(sc->duration / sc->bucket), SCENARIO_MAX_BUCKETS,
                  (long long)(sc->duration / sc->bucket) * 200 / 1000000);
-    if (sc->model == LOAD_OPEN && !ac->seen_rate)
+    if (sc->model == LOAD_OPEN && !given(ac, S_LOAD, "rate"))
         diag_add(d, "%s: [load] rate is required when model = open (e.g. rate = 800/s)", at(ac, "model", w, sizeof w));
-    if (sc->model == LOAD_CLOSED && !sc->has_think)
+    if (sc->model == LOAD_CLOSED && !given(ac, S_LOAD, "think"))
         diag_add(d, "%s: [load] think is required when model = closed (e.g. think = exp(1s))", at(ac, "model", w, sizeof w));
-    if (!sc->has_service)
+    if (!given(ac, S_SERVER, "service"))
         diag_add(d, "%s: [server] service is required (e.g. service = exp(10ms))", sc->source);
 
     for (unsigned i = 0; i < sc->nphases; i++) {
@@ -797,12 +799,12 @@ static int load_common(struct scenario *sc, struct reader *rd, const char *sourc
     ac.diag = diag;
     for (size_t i = 0; i < es.n; i++)
         apply_entry(&ac, &es.e[i]);
+    check_all(&ac);
     if (sc->nlayers == 0) {
         /* No layer: the application calls the server once, with no timeout. */
         layer_defaults(&sc->layers[0], "client");
         sc->nlayers = 1;
     }
-    check_all(&ac);
     free(es.e);
     return (int)(diag->n - before);
 }
@@ -846,12 +848,12 @@ static const char *time_or_none(rs_time t, char *buf, size_t size)
 
 int scenario_write_ini(const struct scenario *sc, FILE *f)
 {
-    char a[64], b[64];
+    char a[64], b[64], c[64];
     fprintf(f, "; effective scenario, written by retrystorm %s from %s\n", RS_VERSION, sc->source);
     fprintf(f, "[run]\nname = %s\nduration = %s\nwarmup = %s\nseed = %llu\nbucket = %s\n\n", sc->name,
             units_format_duration(sc->duration, a, sizeof a),
             units_format_duration(sc->warmup, b, sizeof b), (unsigned long long)sc->seed,
-            units_format_duration(sc->bucket, a, sizeof a));
+            units_format_duration(sc->bucket, c, sizeof c));
     fprintf(f, "[load]\nmodel = %s\n", enum_names_model[sc->model]);
     if (sc->model == LOAD_OPEN)
         fprintf(f, "arrival = %s\nrate = %.17g/s\n", enum_names_arrival[sc->arrival], sc->rate);

@@ -59,13 +59,11 @@ struct scenario {
     enum load_model model;
     enum arrival_kind arrival;
     double rate; /* open loop, per second */
-    bool has_think;
     struct dist think; /* closed loop */
     unsigned clients;
 
     unsigned workers;
     long long queue; /* -1: unbounded */
-    bool has_service;
     struct dist service;
 
     unsigned nphases;

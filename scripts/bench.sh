@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Benchmark: events per second and peak memory (max RSS) of a Release build
+# on the default scenario and on a large open-loop scenario (100,000
+# clients, 20,000 requests/s, 600 s), plus the large one at half the length
+# to show that memory does not grow with run length. Not a test: nothing
+# here passes or fails on speed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/deps.sh
+rs_need_packages "${RS_BUILD_PACKAGES[@]}" time
+cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF > /dev/null
+cmake --build build-bench -j "$(nproc)" > /dev/null
+bin=build-bench/retrystorm
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+printf '%-28s %12s %9s %12s %10s\n' scenario events wall_s Mevents/s maxRSS_MB
+bench() { # name scenario [--set ...]
+  local name=$1; shift
+  /usr/bin/time -f '%M' -o "$tmp/rss" "$bin" run "$@" -o "$tmp/out" > /dev/null
+  local events wall
+  events=$(awk -F, 'NR==1{for(i=1;i<=NF;i++)h[$i]=i} NR==2{print $h["events"]}' "$tmp/out/summary.csv")
+  wall=$(awk -F, 'NR==1{for(i=1;i<=NF;i++)h[$i]=i} NR==2{print $h["wall_s"]}' "$tmp/out/summary.csv")
+  printf '%-28s %12d %9.2f %12.2f %10.1f\n' "$name" "$events" "$wall" \
+    "$(echo "$events / $wall / 1000000" | bc -l)" "$(echo "$(cat "$tmp/rss") / 1024" | bc -l)"
+}
+bench storm storm
+bench large-open-600s scenarios/large-open.ini
+bench large-open-300s scenarios/large-open.ini --set run.duration=300s

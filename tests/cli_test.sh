@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The command line: exit codes (0 ok, 1 run/write failure, 2 bad input),
+# messages, the default scenario, and that a refused run writes nothing.
+set -uo pipefail
+bin=$(realpath "$1") src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+expect() { # expect CODE PATTERN -- command...
+  local code=$1 pat=$2; shift 3
+  local out rc
+  out=$("$@" 2>&1); rc=$?
+  if [ "$rc" != "$code" ] || ! grep -qE -- "$pat" <<<"$out"; then
+    echo "FAIL: $* -> exit $rc (want $code), output:"; echo "$out" | head -5
+    echo "  (wanted /$pat/)"; fails=$((fails + 1))
+  fi
+}
+expect 0 '^retrystorm [0-9]+\.[0-9]+\.[0-9]+$' -- "$bin" --version
+expect 0 'usage: retrystorm' -- "$bin" --help
+expect 0 '^storm ' -- "$bin" list
+expect 0 'storm.ini: ok \(storm, 1 layer, 1 phase\)' -- "$bin" check "$src/scenarios/storm.ini"
+expect 2 'unknown option' -- "$bin" run --frobnicate
+expect 2 "cannot open: No such file" -- "$bin" check "$tmp/none.ini"
+printf '[run]\nduration = 5\n[load]\nrate = 10\n[server]\nservice = exp(1ms)\n' > "$tmp/bad.ini"
+expect 2 'bad.ini:2: \[run\] duration' -- "$bin" check "$tmp/bad.ini"
+expect 2 'bad.ini:4: \[load\] rate' -- "$bin" check "$tmp/bad.ini"
+expect 2 '2 problems' -- "$bin" check "$tmp/bad.ini"
+expect 2 "did you mean 'attempts'" -- "$bin" run storm --set layer.app.atempts=1 -o "$tmp/refused"
+[ -e "$tmp/refused" ] && { echo "FAIL: a refused run created its output directory"; fails=$((fails + 1)); }
+expect 2 'run.seed=abc' -- "$bin" run storm --seed abc -o "$tmp/refused"
+expect 1 'cannot create directory' -- "$bin" run storm --set run.duration=100s -o /proc/retrystorm-test
+# The default: no arguments runs storm into out/storm and it does not recover.
+( cd "$tmp" && expect 0 'did NOT recover' -- "$bin" )
+for f in timeseries.csv summary.csv latency.csv attempts.csv scenario.ini; do
+  [ -s "$tmp/out/storm/$f" ] || { echo "FAIL: out/storm/$f missing"; fails=$((fails + 1)); }
+done
+ls -a "$tmp/out/storm" | grep -q '\.tmp' && { echo "FAIL: temporary files left"; fails=$((fails + 1)); }
+grep -q ',0,,' "$tmp/out/storm/summary.csv" || { echo "FAIL: summary does not say recovered = 0"; fails=$((fails + 1)); }
+grep -qi 'nan' "$tmp/out/storm/"*.csv && { echo "FAIL: NaN in a CSV"; fails=$((fails + 1)); }
+expect 0 'recovered [0-9]+ s after' -- "$bin" run storm --set layer.app.attempts=1 -o "$tmp/one"
+# The effective scenario is itself a valid scenario that gives the same run.
+expect 0 'ok \(storm' -- "$bin" check "$tmp/one/scenario.ini"
+"$bin" run "$tmp/one/scenario.ini" -o "$tmp/again" > /dev/null
+cmp -s "$tmp/one/timeseries.csv" "$tmp/again/timeseries.csv" || { echo "FAIL: rerunning scenario.ini gives other results"; fails=$((fails + 1)); }
+echo "$fails failure(s)"
+[ "$fails" = 0 ]

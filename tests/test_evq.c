@@ -1,0 +1,127 @@
+/*
+ * Event queue: order, FIFO ties and cancellation, against a trivially
+ * correct reference (an unsorted array searched linearly for the minimum)
+ * on random schedules of pushes, pops and cancels.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <gsl/gsl_rng.h>
+#include <stdlib.h>
+
+#include "evq.h"
+
+struct ref_ev {
+    rs_time t;
+    uint64_t seq;
+    uint32_t obj;
+    evq_handle h;
+    int live;
+};
+
+static void ties_fire_in_push_order(void **state)
+{
+    (void)state;
+    struct evq q;
+    evq_init(&q);
+    for (uint32_t i = 0; i < 1000; i++)
+        evq_push(&q, 5 - (rs_time)(i % 3), 0, i, 0); /* three distinct times */
+    struct evq_event ev;
+    uint32_t last[3] = {0, 0, 0};
+    int seen[3] = {0, 0, 0};
+    rs_time prev = -1;
+    while (evq_pop(&q, &ev)) {
+        assert_true(ev.t >= prev);
+        prev = ev.t;
+        int k = (int)(5 - ev.t);
+        if (seen[k])
+            assert_true(ev.obj > last[k]); /* same time: pushed earlier fires first */
+        seen[k] = 1;
+        last[k] = ev.obj;
+    }
+    evq_fini(&q);
+}
+
+static void cancel_is_exact(void **state)
+{
+    (void)state;
+    struct evq q;
+    evq_init(&q);
+    evq_handle a = evq_push(&q, 10, 0, 1, 0);
+    evq_handle b = evq_push(&q, 20, 0, 2, 0);
+    assert_true(evq_cancel(&q, a));
+    assert_false(evq_cancel(&q, a)); /* twice: no effect */
+    assert_false(evq_cancel(&q, EVQ_NONE));
+    evq_handle c = evq_push(&q, 5, 0, 3, 0); /* reuses a's slot */
+    assert_false(evq_cancel(&q, a));         /* a stale handle does not cancel c */
+    struct evq_event ev;
+    assert_true(evq_pop(&q, &ev));
+    assert_int_equal(ev.obj, 3);
+    assert_false(evq_cancel(&q, c)); /* already fired */
+    assert_true(evq_pop(&q, &ev));
+    assert_int_equal(ev.obj, 2);
+    assert_false(evq_cancel(&q, b));
+    assert_false(evq_pop(&q, &ev));
+    evq_fini(&q);
+}
+
+static void random_schedules_match_reference(void **state)
+{
+    (void)state;
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    for (unsigned long seed = 1; seed <= 20; seed++) {
+        gsl_rng_set(r, seed);
+        struct evq q;
+        evq_init(&q);
+        size_t cap = 20000, n = 0;
+        struct ref_ev *ref = calloc(cap, sizeof *ref);
+        uint64_t seq = 0;
+        rs_time now = 0;
+        for (int step = 0; step < 20000; step++) {
+            double u = gsl_rng_uniform(r);
+            if (u < 0.5 && n < cap) {
+                /* Small time range: many ties. */
+                rs_time t = now + (rs_time)gsl_rng_uniform_int(r, 50);
+                ref[n] = (struct ref_ev){t, seq++, (uint32_t)n, evq_push(&q, t, 0, (uint32_t)n, 0), 1};
+                n++;
+            } else if (u < 0.7 && n > 0) {
+                size_t i = gsl_rng_uniform_int(r, n);
+                assert_int_equal(evq_cancel(&q, ref[i].h), ref[i].live);
+                ref[i].live = 0;
+            } else {
+                /* Reference: the live event of least (t, seq). */
+                size_t best = SIZE_MAX;
+                for (size_t i = 0; i < n; i++)
+                    if (ref[i].live && (best == SIZE_MAX || ref[i].t < ref[best].t ||
+                                        (ref[i].t == ref[best].t && ref[i].seq < ref[best].seq)))
+                        best = i;
+                struct evq_event ev;
+                bool got = evq_pop(&q, &ev);
+                assert_int_equal(got, best != SIZE_MAX);
+                if (got) {
+                    assert_int_equal(ev.obj, ref[best].obj);
+                    assert_true(ev.t == ref[best].t);
+                    ref[best].live = 0;
+                    now = ev.t;
+                }
+            }
+            if (step % 97 == 0)
+                assert_true(evq_check(&q));
+        }
+        free(ref);
+        evq_fini(&q);
+    }
+    gsl_rng_free(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(ties_fire_in_push_order),
+        cmocka_unit_test(cancel_is_exact),
+        cmocka_unit_test(random_schedules_match_reference),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
