@@ -54,11 +54,26 @@ void metrics_lat_fini(struct lat_hist *h)
     h->h = NULL;
 }
 
-void metrics_lat_add(struct lat_hist *h, rs_time v)
+/* The bin of v: computed from the logarithm in O(1), then corrected
+ * against the stored edges so that it agrees exactly with them. */
+static size_t lat_bin(const gsl_histogram *h, rs_time v)
 {
-    size_t i;
-    if (gsl_histogram_find(h->h, (double)v, &i) != 0)
-        i = h->h->n - 1; /* beyond the top: cannot happen for v <= RS_TIME_LIMIT */
+    if (v < 1)
+        return 0;
+    const double inv_log_ratio = 1.0 / log(LAT_RATIO); /* folded by the compiler */
+    size_t i = 1 + (size_t)(log((double)v) * inv_log_ratio);
+    double x = (double)v;
+    if (i > h->n - 1)
+        i = h->n - 1;
+    while (i > 1 && x < h->range[i])
+        i--;
+    while (i + 1 < h->n && x >= h->range[i + 1])
+        i++;
+    return i;
+}
+
+static void lat_add_bin(struct lat_hist *h, size_t i, rs_time v)
+{
     h->h->bin[i] += 1.0;
     if (i < h->lo_bin)
         h->lo_bin = i;
@@ -71,6 +86,8 @@ void metrics_lat_add(struct lat_hist *h, rs_time v)
     if (v > h->max)
         h->max = v;
 }
+
+void metrics_lat_add(struct lat_hist *h, rs_time v) { lat_add_bin(h, lat_bin(h->h, v), v); }
 
 double metrics_quantile(const struct lat_hist *h, double q)
 {
@@ -184,12 +201,13 @@ void metrics_finish(struct metrics *m, uint32_t queue, uint32_t busy, uint64_t i
 
 void metrics_outcome(struct metrics *m, enum outcome o, rs_time lat, bool counted)
 {
+    size_t bin = lat_bin(m->bucket_lat.h, lat); /* every latency histogram has the same edges */
     m->b[m->cur].outcomes[o]++;
-    metrics_lat_add(&m->bucket_lat, lat);
+    lat_add_bin(&m->bucket_lat, bin, lat);
     if (counted) {
         m->outcomes[o]++;
-        metrics_lat_add(&m->lat_all, lat);
-        metrics_lat_add(&m->lat_by[o], lat);
+        lat_add_bin(&m->lat_all, bin, lat);
+        lat_add_bin(&m->lat_by[o], bin, lat);
     }
 }
 

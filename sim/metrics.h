@@ -13,7 +13,7 @@
  * requests; exact count, sum, min and max are kept beside them.
  *
  * Costs: metrics_advance O(1) plus O(bins touched) per closed bucket;
- * recording a latency O(log bins); everything else O(1). Memory: about
+ * recording a latency O(1); everything else O(1). Memory: about
  * (100 + 8·layers) bytes per bucket and 125 KB per latency histogram.
  */
 #ifndef RS_METRICS_H
