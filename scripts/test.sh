@@ -10,12 +10,12 @@ rs_need_packages "${RS_BUILD_PACKAGES[@]}"
 jobs=$(nproc)
 
 echo "== release build (warnings are errors)"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DRS_WERROR=ON > /dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DRS_WERROR=ON -DBUILD_TESTING=ON > /dev/null
 cmake --build build -j "$jobs"
 ctest --test-dir build --output-on-failure -j "$jobs"
 
 echo "== sanitizer build (ASan + UBSan)"
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRS_WERROR=ON -DRS_SANITIZE=ON > /dev/null
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRS_WERROR=ON -DRS_SANITIZE=ON -DBUILD_TESTING=ON > /dev/null
 cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs"

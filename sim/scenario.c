@@ -127,7 +127,37 @@ struct reader {
     FILE *f;
     const char *s;
     int line;
+    struct entries *es;
+    const char *source;
 };
+
+/* libinih reports keys, not sections; a section header is noted here as an
+ * entry with an empty key, so that a section with no keys still exists
+ * ([layer sidecar] alone is a layer with defaults) and a misspelt empty
+ * section is still reported. */
+static void note_section_header(struct reader *r, const char *line)
+{
+    while (*line == ' ' || *line == '\t')
+        line++;
+    if (*line != '[' || r->es == NULL)
+        return;
+    const char *end = strchr(line, ']');
+    if (end == NULL)
+        return; /* libinih reports the malformed line */
+    const char *start = line + 1;
+    while (start < end && (*start == ' ' || *start == '\t'))
+        start++;
+    while (end > start && (end[-1] == ' ' || end[-1] == '\t'))
+        end--;
+    struct entry *e = entries_add(r->es);
+    size_t len = (size_t)(end - start);
+    if (len >= sizeof e->section)
+        len = sizeof e->section - 1;
+    memcpy(e->section, start, len);
+    e->section[len] = '\0';
+    e->source = r->source;
+    e->line = r->line;
+}
 
 /* Reads one whole line (truncating what does not fit) so that line numbers
  * stay right however long a line is. */
@@ -157,6 +187,7 @@ static char *read_line(char *buf, int size, void *stream)
     }
     buf[n] = '\0';
     r->line++;
+    note_section_header(r, buf);
     return buf;
 }
 
@@ -382,7 +413,23 @@ struct apply_ctx {
     const struct entry *phase_entry[SCENARIO_MAX_PHASES];
     const struct entry *layer_entry[SCENARIO_MAX_LAYERS];
     const struct entry *last[NKEYS]; /* the entry that set each unnamed-section key */
+    const struct entry *phase_key[SCENARIO_MAX_PHASES][NKEYS];
+    const struct entry *layer_key[SCENARIO_MAX_LAYERS][NKEYS];
 };
+
+/* Where key of phase or layer i was set, or else its section header. */
+static const char *key_where(const struct apply_ctx *ac, enum sect_kind k, unsigned i,
+                             const char *key, char *buf, size_t size)
+{
+    const struct entry *e = k == S_PHASE ? ac->phase_entry[i] : ac->layer_entry[i];
+    for (size_t j = 0; j < NKEYS; j++)
+        if (keys[j].sect == k && strcmp(keys[j].key, key) == 0) {
+            const struct entry *ke = k == S_PHASE ? ac->phase_key[i][j] : ac->layer_key[i][j];
+            if (ke != NULL)
+                e = ke;
+        }
+    return where(e, buf, size);
+}
 
 /* Whether an unnamed-section key was given at all (valid or not). */
 static bool given(const struct apply_ctx *ac, enum sect_kind k, const char *key)
@@ -552,12 +599,18 @@ static void apply_value(struct apply_ctx *ac, const struct entry *e, const struc
     }
 }
 
-static void apply_entry(struct apply_ctx *ac, const struct entry *e)
+/* Applies one entry; problems with the section itself are reported only on
+ * its first entry (first_in_section), not once per key. */
+static void apply_entry(struct apply_ctx *ac, const struct entry *e, bool first_in_section)
 {
     struct scenario *sc = ac->sc;
     char w[400], name[96];
     enum sect_kind kind;
-    if (!split_section(e->section, &kind, name, sizeof name)) {
+    bool known = split_section(e->section, &kind, name, sizeof name);
+    bool named = known && (kind == S_PHASE || kind == S_LAYER);
+    if (!first_in_section && (!known || (named && !valid_name(name)) || (!named && name[0])))
+        return;
+    if (!known) {
         const char *best = NULL;
         size_t bestd = 3;
         char head[96];
@@ -580,7 +633,6 @@ static void apply_entry(struct apply_ctx *ac, const struct entry *e)
                      where(e, w, sizeof w), e->section);
         return;
     }
-    bool named = (kind == S_PHASE || kind == S_LAYER);
     if (named && !valid_name(name)) {
         diag_add(ac->diag, "%s: section [%s] needs a name: [%s NAME], NAME of letters, digits, '-', '_' (at most 47)",
                  where(e, w, sizeof w), e->section, sect_names[kind]);
@@ -591,8 +643,8 @@ static void apply_entry(struct apply_ctx *ac, const struct entry *e)
                  e->section, sect_names[kind]);
         return;
     }
-    const struct key_desc *kd = find_key(kind, e->key);
-    if (kd == NULL) {
+    const struct key_desc *kd = e->key[0] ? find_key(kind, e->key) : NULL;
+    if (kd == NULL && e->key[0] != '\0') {
         const char *s = suggest_key(kind, e->key);
         char list[300];
         list_keys(kind, list, sizeof list);
@@ -621,6 +673,9 @@ static void apply_entry(struct apply_ctx *ac, const struct entry *e)
             ac->phase_entry[i] = e;
             sc->nphases++;
         }
+        if (kd == NULL)
+            return; /* the section header: the phase now exists */
+        ac->phase_key[i][kd - keys] = e;
         if (strcmp(e->key, "start") == 0)
             ac->phase_has_start[i] = true;
         if (strcmp(e->key, "end") == 0)
@@ -641,7 +696,12 @@ static void apply_entry(struct apply_ctx *ac, const struct entry *e)
             ac->layer_entry[i] = e;
             sc->nlayers++;
         }
+        if (kd == NULL)
+            return; /* the section header: the layer now exists with defaults */
+        ac->layer_key[i][kd - keys] = e;
         base = &sc->layers[i];
+    } else if (kd == NULL) {
+        return; /* the section header of [run], [load] or [server] */
     } else {
         ac->last[kd - keys] = e;
     }
@@ -678,39 +738,42 @@ static void check_all(struct apply_ctx *ac)
 
     for (unsigned i = 0; i < sc->nphases; i++) {
         struct phase_cfg *p = &sc->phases[i];
-        const char *pw = where(ac->phase_entry[i], w, sizeof w);
+        char pwbuf[400];
+        const char *pw = where(ac->phase_entry[i], pwbuf, sizeof pwbuf);
         if (!ac->phase_has_start[i] || !ac->phase_has_end[i]) {
             diag_add(d, "%s: [phase %s] needs both start and end", pw, p->name);
             continue;
         }
         if (p->end <= p->start)
-            diag_add(d, "%s: [phase %s] end = %s: must be after start (%s)", pw, p->name,
+            diag_add(d, "%s: [phase %s] end = %s: must be after start (%s)",
+                     key_where(ac, S_PHASE, i, "end", w, sizeof w), p->name,
                      units_format_duration(p->end, a, sizeof a),
                      units_format_duration(p->start, b, sizeof b));
         if (p->start >= sc->duration)
-            diag_add(d, "%s: [phase %s] start = %s: must be before the end of the run (%s)", pw,
-                     p->name, units_format_duration(p->start, a, sizeof a),
+            diag_add(d, "%s: [phase %s] start = %s: must be before the end of the run (%s)",
+                     key_where(ac, S_PHASE, i, "start", w, sizeof w), p->name, units_format_duration(p->start, a, sizeof a),
                      units_format_duration(sc->duration, b, sizeof b));
         if (!p->has_rate && !p->has_capacity)
             diag_add(d, "%s: [phase %s] changes nothing: give rate and/or capacity", pw, p->name);
         if (p->has_rate && !p->rate_is_factor && sc->model == LOAD_CLOSED)
             diag_add(d, "%s: [phase %s] rate = %g/s: a closed loop takes a factor (x2 halves think times), not an absolute rate",
-                     pw, p->name, p->rate);
+                     key_where(ac, S_PHASE, i, "rate", w, sizeof w), p->name, p->rate);
         if (p->has_rate && p->rate_is_factor && sc->model == LOAD_CLOSED && p->rate == 0.0)
-            diag_add(d, "%s: [phase %s] rate = x0: a closed loop needs a factor > 0", pw, p->name);
+            diag_add(d, "%s: [phase %s] rate = x0: a closed loop needs a factor > 0",
+                     key_where(ac, S_PHASE, i, "rate", w, sizeof w), p->name);
     }
     for (unsigned i = 0; i < sc->nlayers; i++) {
         struct layer_cfg *l = &sc->layers[i];
-        const char *lw = where(ac->layer_entry[i], w, sizeof w);
         if (!l->multiplier_set)
             l->bp.multiplier = l->backoff->default_multiplier;
         if (l->bp.cap != RS_TIME_NEVER && l->bp.cap < l->bp.base)
-            diag_add(d, "%s: [layer %s] cap = %s: must be at least base (%s)", lw, l->name,
+            diag_add(d, "%s: [layer %s] cap = %s: must be at least base (%s)",
+                     key_where(ac, S_LAYER, i, "cap", w, sizeof w), l->name,
                      units_format_duration(l->bp.cap, a, sizeof a),
                      units_format_duration(l->bp.base, b, sizeof b));
         if (strcmp(l->backoff->name, "none") != 0 && l->bp.base == 0 && l->attempts > 1)
-            diag_add(d, "%s: [layer %s] backoff = %s needs base > 0 (e.g. base = 10ms)", lw,
-                     l->name, l->backoff->name);
+            diag_add(d, "%s: [layer %s] backoff = %s needs base > 0 (e.g. base = 10ms)",
+                     key_where(ac, S_LAYER, i, "backoff", w, sizeof w), l->name, l->backoff->name);
     }
 }
 
@@ -764,6 +827,7 @@ static int load_common(struct scenario *sc, struct reader *rd, const char *sourc
     struct parse_ctx pc = {&es, rd, source, diag, 0};
     scenario_defaults(sc);
     snprintf(sc->source, sizeof sc->source, "%s", source);
+    rd->es = &es;
     int rc = ini_parse_stream(read_line, rd, on_entry, &pc);
     if (rc > 0)
         diag_add(diag, "%s:%d: not an INI line: expected [section] or key = value", source, rc);
@@ -772,7 +836,7 @@ static int load_common(struct scenario *sc, struct reader *rd, const char *sourc
 
     /* Duplicate keys in the file are mistakes; overrides replace. */
     for (size_t i = 0; i < es.n; i++)
-        for (size_t j = 0; j < i; j++)
+        for (size_t j = 0; j < i && es.e[i].key[0] != '\0'; j++)
             if (strcmp(es.e[i].section, es.e[j].section) == 0 &&
                 strcmp(es.e[i].key, es.e[j].key) == 0) {
                 diag_add(diag, "%s:%d: [%s] %s given twice (first at line %d)", source,
@@ -797,8 +861,12 @@ static int load_common(struct scenario *sc, struct reader *rd, const char *sourc
     memset(&ac, 0, sizeof ac);
     ac.sc = sc;
     ac.diag = diag;
-    for (size_t i = 0; i < es.n; i++)
-        apply_entry(&ac, &es.e[i]);
+    for (size_t i = 0; i < es.n; i++) {
+        bool first = true;
+        for (size_t j = 0; j < i && first; j++)
+            first = strcmp(es.e[j].section, es.e[i].section) != 0;
+        apply_entry(&ac, &es.e[i], first);
+    }
     check_all(&ac);
     if (sc->nlayers == 0) {
         /* No layer: the application calls the server once, with no timeout. */
@@ -812,7 +880,7 @@ static int load_common(struct scenario *sc, struct reader *rd, const char *sourc
 int scenario_load_text(struct scenario *sc, const char *text, const char *source,
                        const char *const *sets, size_t nsets, struct scenario_diag *diag)
 {
-    struct reader rd = {NULL, text, 0};
+    struct reader rd = {NULL, text, 0, NULL, source};
     return load_common(sc, &rd, source, sets, nsets, diag);
 }
 
@@ -829,7 +897,7 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
         scenario_defaults(sc);
         return 1;
     }
-    struct reader rd = {f, NULL, 0};
+    struct reader rd = {f, NULL, 0, NULL, path};
     int n = load_common(sc, &rd, path, sets, nsets, diag);
     fclose(f);
     return n;

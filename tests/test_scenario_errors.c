@@ -56,6 +56,11 @@ static void base_is_valid_and_every_problem_is_reported(void **state)
     struct scenario sc;
     struct scenario_diag d = {0};
     assert_int_equal(scenario_load_text(&sc, BASE, "ok.ini", NULL, 0, &d), 0);
+    /* A section with no keys exists, with its defaults. */
+    assert_int_equal(scenario_load_text(&sc, BASE "[layer app]\n[layer sidecar]\n", "ok.ini", NULL, 0, &d), 0);
+    assert_int_equal(sc.nlayers, 2);
+    assert_string_equal(sc.layers[1].name, "sidecar");
+    assert_int_equal(sc.layers[1].attempts, 1);
     const char *text = BASE "[load]\nrat = 5/s\n[server]\nworkers = 0\n[layer app]\nbackoff = jitter\n";
     int n = scenario_load_text(&sc, text, "three.ini", NULL, 0, &d);
     assert_int_equal(n, 3);
