@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
-rs_need_packages "${RS_BUILD_PACKAGES[@]}" time
+rs_need_packages "${RS_BUILD_PACKAGES[@]}" time bc
 cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF > /dev/null
 cmake --build build-bench -j "$(nproc)" > /dev/null
 bin=build-bench/retrystorm

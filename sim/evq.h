@@ -61,6 +61,12 @@ bool evq_cancel(struct evq *q, evq_handle h);
 
 static inline uint32_t evq_size(const struct evq *q) { return q->n; }
 
+/* The time of the earliest pending event, or RS_TIME_NEVER when none. O(1). */
+static inline rs_time evq_next_time(const struct evq *q)
+{
+    return q->n ? q->heap[0].t : RS_TIME_NEVER;
+}
+
 /* Checks the heap order and the position map; O(n). For tests and the
  * self-checking build. */
 bool evq_check(const struct evq *q);

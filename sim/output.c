@@ -259,7 +259,7 @@ int output_write_dir(const char *dir, const struct sim *s, const struct summary 
             break;
         case F_SCENARIO:
             scenario_write_ini(sim_scenario(s), of[i].f);
-            fprintf(of[i].f, "; replication %u of seed %llu\n", 0u,
+            fprintf(of[i].f, "; replication %u of seed %llu\n", sim_replication(s),
                     (unsigned long long)sim_scenario(s)->seed);
             break;
         }

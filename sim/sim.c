@@ -138,7 +138,7 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
         evq_push(&s->q, s->phase_times[i], EV_PHASE, i, 0);
     load_start(s);
     uint64_t next_report = 1u << 20;
-    while (s->q.n > 0 && s->q.heap[0].t < s->sc.duration) {
+    while (evq_next_time(&s->q) < s->sc.duration) {
         evq_pop(&s->q, &ev);
         metrics_advance(&s->m, ev.t, s->q_len, s->busy, s->in_flight);
         s->now = ev.t;
@@ -182,6 +182,7 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
 
 const struct metrics *sim_metrics(const struct sim *s) { return &s->m; }
 const struct scenario *sim_scenario(const struct sim *s) { return &s->sc; }
+uint32_t sim_replication(const struct sim *s) { return s->replication; }
 
 uint64_t sim_in_flight(const struct sim *s)
 {

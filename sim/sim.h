@@ -35,6 +35,7 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
 
 const struct metrics *sim_metrics(const struct sim *s);
 const struct scenario *sim_scenario(const struct sim *s);
+uint32_t sim_replication(const struct sim *s);
 
 /* Logical requests counted in the totals (arrived at or after warmup) that
  * had no outcome when the run ended. */
