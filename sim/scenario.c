@@ -408,14 +408,17 @@ static bool parse_factor(const char *v, double *out)
 struct apply_ctx {
     struct scenario *sc;
     struct scenario_diag *diag;
-    /* per phase and layer: which keys were given */
-    bool phase_has_start[SCENARIO_MAX_PHASES], phase_has_end[SCENARIO_MAX_PHASES];
     const struct entry *phase_entry[SCENARIO_MAX_PHASES];
     const struct entry *layer_entry[SCENARIO_MAX_LAYERS];
     const struct entry *last[NKEYS]; /* the entry that set each unnamed-section key */
     const struct entry *phase_key[SCENARIO_MAX_PHASES][NKEYS];
     const struct entry *layer_key[SCENARIO_MAX_LAYERS][NKEYS];
 };
+
+static bool phase_given(const struct apply_ctx *ac, unsigned i, const char *key)
+{
+    return ac->phase_key[i][find_key(S_PHASE, key) - keys] != NULL;
+}
 
 /* Where key of phase or layer i was set, or else its section header. */
 static const char *key_where(const struct apply_ctx *ac, enum sect_kind k, unsigned i,
@@ -599,6 +602,37 @@ static void apply_value(struct apply_ctx *ac, const struct entry *e, const struc
     }
 }
 
+/* The index of the phase or layer called name, created with its defaults
+ * if it is new; -1, after a message, when there are too many. */
+static int find_or_add(struct apply_ctx *ac, const struct entry *e, enum sect_kind kind,
+                       const char *name)
+{
+    struct scenario *sc = ac->sc;
+    bool phase = kind == S_PHASE;
+    unsigned n = phase ? sc->nphases : sc->nlayers;
+    unsigned max = phase ? SCENARIO_MAX_PHASES : SCENARIO_MAX_LAYERS;
+    for (unsigned i = 0; i < n; i++)
+        if (strcmp(phase ? sc->phases[i].name : sc->layers[i].name, name) == 0)
+            return (int)i;
+    if (n == max) {
+        char w[400];
+        diag_add(ac->diag, "%s: too many %ss (limit is %u)", where(e, w, sizeof w),
+                 sect_names[kind], max);
+        return -1;
+    }
+    if (phase) {
+        memset(&sc->phases[n], 0, sizeof sc->phases[n]);
+        copy_name(sc->phases[n].name, name);
+        ac->phase_entry[n] = e;
+        sc->nphases++;
+    } else {
+        layer_defaults(&sc->layers[n], name);
+        ac->layer_entry[n] = e;
+        sc->nlayers++;
+    }
+    return (int)n;
+}
+
 /* Applies one entry; problems with the section itself are reported only on
  * its first entry (first_in_section), not once per key. */
 static void apply_entry(struct apply_ctx *ac, const struct entry *e, bool first_in_section)
@@ -657,49 +691,17 @@ static void apply_entry(struct apply_ctx *ac, const struct entry *e, bool first_
         return;
     }
     void *base = sc;
-    if (kind == S_PHASE) {
-        unsigned i;
-        for (i = 0; i < sc->nphases; i++)
-            if (strcmp(sc->phases[i].name, name) == 0)
-                break;
-        if (i == sc->nphases) {
-            if (sc->nphases == SCENARIO_MAX_PHASES) {
-                diag_add(ac->diag, "%s: too many phases (limit is %d)", where(e, w, sizeof w),
-                         SCENARIO_MAX_PHASES);
-                return;
-            }
-            memset(&sc->phases[i], 0, sizeof sc->phases[i]);
-            copy_name(sc->phases[i].name, name);
-            ac->phase_entry[i] = e;
-            sc->nphases++;
+    if (named) {
+        int i = find_or_add(ac, e, kind, name);
+        if (i < 0 || kd == NULL)
+            return; /* too many, or the section header: the section now exists */
+        if (kind == S_PHASE) {
+            ac->phase_key[i][kd - keys] = e;
+            base = &sc->phases[i];
+        } else {
+            ac->layer_key[i][kd - keys] = e;
+            base = &sc->layers[i];
         }
-        if (kd == NULL)
-            return; /* the section header: the phase now exists */
-        ac->phase_key[i][kd - keys] = e;
-        if (strcmp(e->key, "start") == 0)
-            ac->phase_has_start[i] = true;
-        if (strcmp(e->key, "end") == 0)
-            ac->phase_has_end[i] = true;
-        base = &sc->phases[i];
-    } else if (kind == S_LAYER) {
-        unsigned i;
-        for (i = 0; i < sc->nlayers; i++)
-            if (strcmp(sc->layers[i].name, name) == 0)
-                break;
-        if (i == sc->nlayers) {
-            if (sc->nlayers == SCENARIO_MAX_LAYERS) {
-                diag_add(ac->diag, "%s: too many layers (limit is %d)", where(e, w, sizeof w),
-                         SCENARIO_MAX_LAYERS);
-                return;
-            }
-            layer_defaults(&sc->layers[i], name);
-            ac->layer_entry[i] = e;
-            sc->nlayers++;
-        }
-        if (kd == NULL)
-            return; /* the section header: the layer now exists with defaults */
-        ac->layer_key[i][kd - keys] = e;
-        base = &sc->layers[i];
     } else if (kd == NULL) {
         return; /* the section header of [run], [load] or [server] */
     } else {
@@ -740,7 +742,7 @@ static void check_all(struct apply_ctx *ac)
         struct phase_cfg *p = &sc->phases[i];
         char pwbuf[400];
         const char *pw = where(ac->phase_entry[i], pwbuf, sizeof pwbuf);
-        if (!ac->phase_has_start[i] || !ac->phase_has_end[i]) {
+        if (!phase_given(ac, i, "start") || !phase_given(ac, i, "end")) {
             diag_add(d, "%s: [phase %s] needs both start and end", pw, p->name);
             continue;
         }
