@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ---- diagnostics ---- */
 
@@ -896,6 +897,14 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
             return scenario_load_text(sc, text, path, sets, nsets, diag);
         diag_add(diag, "%s: cannot open: %s (a scenario file, or a built-in: see 'retrystorm list')",
                  path, strerror(errno));
+        scenario_defaults(sc);
+        return 1;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode)) {
+        diag_add(diag, "%s: not a regular file (a scenario file, or a built-in: see 'retrystorm list')",
+                 path);
+        fclose(f);
         scenario_defaults(sc);
         return 1;
     }

@@ -21,6 +21,7 @@ expect 0 '^storm ' -- "$bin" list
 expect 0 'storm.ini: ok \(storm, 1 layer, 1 phase\)' -- "$bin" check "$src/scenarios/storm.ini"
 expect 2 'unknown option' -- "$bin" run --frobnicate
 expect 2 "cannot open: No such file" -- "$bin" check "$tmp/none.ini"
+expect 2 "not a regular file" -- "$bin" check "$tmp"
 printf '[run]\nduration = 5\n[load]\nrate = 10\n[server]\nservice = exp(1ms)\n' > "$tmp/bad.ini"
 expect 2 'bad.ini:2: \[run\] duration' -- "$bin" check "$tmp/bad.ini"
 expect 2 'bad.ini:4: \[load\] rate' -- "$bin" check "$tmp/bad.ini"
