@@ -1,88 +1,254 @@
 /*
  * backoff — delay formulas as a table of descriptors. See backoff.h.
+ * Each preset's function says which library it follows; POLICIES.md §1
+ * holds the sources.
  */
 #include "backoff.h"
 
 #include <math.h>
 #include <string.h>
 
+#define MS 1e6 /* nanoseconds per millisecond */
+
 static double cap_of(const struct backoff_params *p)
 {
     return p->cap < RS_TIME_LIMIT ? (double)p->cap : (double)RS_TIME_LIMIT;
 }
 
-double backoff_envelope(const struct backoff_params *p, double k)
+static double min_cap(const struct backoff_params *p, double d)
 {
-    double e = (double)p->base * pow(p->multiplier, k);
-    double cap = cap_of(p);
-    return (e < cap) ? e : cap; /* also maps +inf and overflow to the cap */
+    double c = cap_of(p);
+    return d < c ? d : c; /* also maps +inf to the cap */
 }
 
-static rs_time d_none(const struct backoff_params *p, struct backoff_state *s, unsigned k,
-                      gsl_rng *r)
+double backoff_envelope(const struct backoff_params *p, double k)
 {
-    (void)p, (void)s, (void)k, (void)r;
+    return min_cap(p, (double)p->base * pow(p->multiplier, k));
+}
+
+void backoff_state_init(const struct backoff_params *p, struct backoff_state *s)
+{
+    s->prev = (double)p->base;
+    s->interval = (double)p->base;
+}
+
+/* ---- generic kinds ---- */
+
+static rs_time d_none(const struct backoff_params *p, struct backoff_state *s, unsigned k,
+                      enum errclass cls, gsl_rng *r)
+{
+    (void)p, (void)s, (void)k, (void)cls, (void)r;
     return 0;
 }
 
 static rs_time d_constant(const struct backoff_params *p, struct backoff_state *s, unsigned k,
-                          gsl_rng *r)
+                          enum errclass cls, gsl_rng *r)
 {
-    (void)s, (void)k, (void)r;
+    (void)s, (void)k, (void)cls, (void)r;
     return p->base;
 }
 
 static rs_time d_linear(const struct backoff_params *p, struct backoff_state *s, unsigned k,
-                        gsl_rng *r)
+                        enum errclass cls, gsl_rng *r)
 {
-    (void)s, (void)r;
-    double d = (double)p->base * (double)k;
-    double cap = cap_of(p);
-    return units_from_ns(d < cap ? d : cap);
+    (void)s, (void)cls, (void)r;
+    return units_from_ns(min_cap(p, (double)p->base * (double)k));
 }
 
 static rs_time d_exponential(const struct backoff_params *p, struct backoff_state *s, unsigned k,
-                             gsl_rng *r)
+                             enum errclass cls, gsl_rng *r)
 {
-    (void)s, (void)r;
+    (void)s, (void)cls, (void)r;
     return units_from_ns(backoff_envelope(p, (double)k - 1.0));
 }
 
 static rs_time d_full(const struct backoff_params *p, struct backoff_state *s, unsigned k,
-                      gsl_rng *r)
+                      enum errclass cls, gsl_rng *r)
 {
-    (void)s;
+    (void)s, (void)cls;
     return units_from_ns(gsl_rng_uniform(r) * backoff_envelope(p, (double)k));
 }
 
 static rs_time d_equal(const struct backoff_params *p, struct backoff_state *s, unsigned k,
-                       gsl_rng *r)
+                       enum errclass cls, gsl_rng *r)
 {
-    (void)s;
+    (void)s, (void)cls;
     double half = backoff_envelope(p, (double)k) / 2.0;
     return units_from_ns(half + gsl_rng_uniform(r) * half);
 }
 
 static rs_time d_decorrelated(const struct backoff_params *p, struct backoff_state *s, unsigned k,
-                              gsl_rng *r)
+                              enum errclass cls, gsl_rng *r)
 {
-    (void)k;
+    (void)k, (void)cls;
     double lo = (double)p->base;
-    double hi = p->multiplier * (double)s->prev;
-    double d = lo + gsl_rng_uniform(r) * (hi - lo);
-    double cap = cap_of(p);
-    s->prev = units_from_ns(d < cap ? d : cap);
-    return s->prev;
+    double hi = p->multiplier * s->prev;
+    s->prev = (double)units_from_ns(min_cap(p, lo + gsl_rng_uniform(r) * (hi - lo)));
+    return (rs_time)s->prev;
 }
 
+/* ---- presets ---- */
+
+/* botocore standard and legacy: U[0,1)·min(base·2^(a−1), cap), a = k. */
+static rs_time d_aws_standard(const struct backoff_params *p, struct backoff_state *s, unsigned k,
+                              enum errclass cls, gsl_rng *r)
+{
+    (void)s, (void)cls;
+    return units_from_ns(gsl_rng_uniform(r) * backoff_envelope(p, (double)k - 1.0));
+}
+
+/* aws-sdk-go-v2: U[0,1)·min(base·2^a, cap), a = k: the first retry in [0, 2 s). */
+static rs_time d_aws_go(const struct backoff_params *p, struct backoff_state *s, unsigned k,
+                        enum errclass cls, gsl_rng *r)
+{
+    (void)s, (void)cls;
+    return units_from_ns(gsl_rng_uniform(r) * backoff_envelope(p, (double)k));
+}
+
+/* AWS JS v3: floor(U·min(x·2^(k−1), cap)) whole milliseconds, x = base, or
+ * 5·base (500 ms) for throttling errors (429). */
+static rs_time d_aws_js(const struct backoff_params *p, struct backoff_state *s, unsigned k,
+                        enum errclass cls, gsl_rng *r)
+{
+    (void)s;
+    double x = (double)p->base * (cls == CLS_429 ? 5.0 : 1.0);
+    double e = min_cap(p, x * pow(p->multiplier, (double)k - 1.0));
+    return units_from_ns(floor(gsl_rng_uniform(r) * e / MS) * MS);
+}
+
+/* gRPC retry policy (A6 after 2024-08): min(initial·mult^(n−1), max)·U(1−j, 1+j), j = 0.2. */
+static rs_time d_grpc(const struct backoff_params *p, struct backoff_state *s, unsigned k,
+                      enum errclass cls, gsl_rng *r)
+{
+    (void)s, (void)cls;
+    double u = 1.0 - p->jitter + 2.0 * p->jitter * gsl_rng_uniform(r);
+    return units_from_ns(backoff_envelope(p, (double)k - 1.0) * u);
+}
+
+/* Envoy: I_k = min(base·2^(k−1), cap) (the doubling-until-max/2 rule gives
+ * the same sequence); delay = rand() mod I_k, whole milliseconds. */
+static rs_time d_envoy(const struct backoff_params *p, struct backoff_state *s, unsigned k,
+                       enum errclass cls, gsl_rng *r)
+{
+    (void)s, (void)cls;
+    double i_ms = floor(backoff_envelope(p, (double)k - 1.0) / MS);
+    return units_from_ns(floor(gsl_rng_uniform(r) * i_ms) * MS);
+}
+
+/* Polly v8 DecorrelatedJitterBackoffV2: t = (k−1) + U[0,1);
+ * f(t) = 2^t·tanh(√(4t)); delay = (f(t) − f_prev)·base/1.4; f_prev ← f(t),
+ * starting at 0; MaxDelay (cap) last. The delays telescope to
+ * f(t)·base/1.4, so their medians are about base·1, 2, 4, … */
+static rs_time d_polly_v2(const struct backoff_params *p, struct backoff_state *s, unsigned k,
+                          enum errclass cls, gsl_rng *r)
+{
+    (void)cls;
+    if (k == 1)
+        s->prev = 0.0;
+    double t = (double)(k - 1) + gsl_rng_uniform(r);
+    double f = pow(2.0, t) * tanh(sqrt(4.0 * t));
+    double d = (f - s->prev) * (double)p->base / 1.4;
+    s->prev = f;
+    return units_from_ns(min_cap(p, isfinite(d) ? d : (double)RS_TIME_LIMIT));
+}
+
+/* Resilience4j ofExponentialRandomBackoff: I_k = base·mult^(k−1) (whole ms);
+ * r(I) = max(1 ms, I − fI + U·(2fI + 1 ms)), f = jitter; then min(r, cap). */
+static rs_time d_resilience4j_exp(const struct backoff_params *p, struct backoff_state *s,
+                                  unsigned k, enum errclass cls, gsl_rng *r)
+{
+    (void)s, (void)cls;
+    double i = floor((double)p->base * pow(p->multiplier, (double)k - 1.0) / MS) * MS;
+    double f = p->jitter;
+    double d = i - f * i + gsl_rng_uniform(r) * (2.0 * f * i + MS);
+    return units_from_ns(min_cap(p, d > MS ? d : MS));
+}
+
+/* cenkalti/backoff v4: next = I − fI + U·(2fI + 1 ns); then
+ * I ← (I ≥ cap/mult) ? cap : I·mult. The cap bounds I, not the jittered value. */
+static rs_time d_cenkalti(const struct backoff_params *p, struct backoff_state *s, unsigned k,
+                          enum errclass cls, gsl_rng *r)
+{
+    (void)k, (void)cls;
+    double i = s->interval, f = p->jitter;
+    double d = i - f * i + gsl_rng_uniform(r) * (2.0 * f * i + 1.0);
+    s->interval = (i >= cap_of(p) / p->multiplier) ? cap_of(p) : i * p->multiplier;
+    return units_from_ns(d);
+}
+
+/* tenacity wait_random_exponential(multiplier=base, max=cap, exp_base=mult, min=0):
+ * U(0, min(base·mult^(k−1), cap)). */
+static rs_time d_tenacity(const struct backoff_params *p, struct backoff_state *s, unsigned k,
+                          enum errclass cls, gsl_rng *r)
+{
+    (void)s, (void)cls;
+    return units_from_ns(gsl_rng_uniform(r) * backoff_envelope(p, (double)k - 1.0));
+}
+
+/* urllib3 Retry: 0 for the first retry, then min(cap, base·2^(k−1) + U(0, jitter·1 s)). */
+static rs_time d_urllib3(const struct backoff_params *p, struct backoff_state *s, unsigned k,
+                         enum errclass cls, gsl_rng *r)
+{
+    (void)s, (void)cls;
+    if (k <= 1)
+        return 0;
+    double d = (double)p->base * pow(p->multiplier, (double)k - 1.0);
+    if (p->jitter > 0)
+        d += gsl_rng_uniform(r) * p->jitter * 1e9;
+    return units_from_ns(min_cap(p, d));
+}
+
+#define S RS_S
+#define NEVER RS_TIME_NEVER
+#define B(c) ERRCLASS_BIT(CLS_##c)
+#define AWS_RETRY (B(TIMEOUT) | B(CONN) | B(429) | B(500) | B(502) | B(503) | B(504))
+#define HTTP5XX (B(CONN) | B(500) | B(502) | B(503) | B(504))
+
+/* name, source, formula, {base, multiplier, cap, jitter}, attempts, retry_on,
+ * honour Retry-After, its max, deadline, attempts clamp */
 const struct backoff_kind backoff_kinds[] = {
-    {"none", 2.0, false, d_none},
-    {"constant", 2.0, false, d_constant},
-    {"linear", 2.0, false, d_linear},
-    {"exponential", 2.0, false, d_exponential},
-    {"full", 2.0, true, d_full},
-    {"equal", 2.0, true, d_equal},
-    {"decorrelated", 3.0, true, d_decorrelated},
+    {"none", "", d_none, {0, 2.0, NEVER, 0}, 0, 0, false, NEVER, NEVER, 0},
+    {"constant", "", d_constant, {0, 2.0, NEVER, 0}, 0, 0, false, NEVER, NEVER, 0},
+    {"linear", "", d_linear, {0, 2.0, NEVER, 0}, 0, 0, false, NEVER, NEVER, 0},
+    {"exponential", "", d_exponential, {0, 2.0, NEVER, 0}, 0, 0, false, NEVER, NEVER, 0},
+    {"full", "AWS Architecture Blog 2015, aws-samples/aws-arch-backoff-simulator", d_full,
+     {0, 2.0, NEVER, 0}, 0, 0, false, NEVER, NEVER, 0},
+    {"equal", "AWS Architecture Blog 2015, aws-samples/aws-arch-backoff-simulator", d_equal,
+     {0, 2.0, NEVER, 0}, 0, 0, false, NEVER, NEVER, 0},
+    {"decorrelated", "AWS Architecture Blog 2015, aws-samples/aws-arch-backoff-simulator",
+     d_decorrelated, {0, 3.0, NEVER, 0}, 0, 0, false, NEVER, NEVER, 0},
+
+    {"aws-standard", "boto/botocore botocore/retries/standard.py (standard mode)", d_aws_standard,
+     {1 * S, 2.0, 20 * S, 0}, 3, AWS_RETRY, false, NEVER, NEVER, 0},
+    {"aws-legacy", "boto/botocore botocore/data/_retry.json, retryhandler.py (legacy mode)",
+     d_aws_standard, {1 * S, 2.0, NEVER, 0}, 5, AWS_RETRY, false, NEVER, NEVER, 0},
+    {"aws-go", "aws/aws-sdk-go-v2 aws/retry/jitter_backoff.go, standard.go", d_aws_go,
+     {1 * S, 2.0, 20 * S, 0}, 3, AWS_RETRY, false, NEVER, NEVER, 0},
+    {"aws-js", "smithy-lang/smithy-typescript util-retry DefaultRetryBackoffStrategy.ts", d_aws_js,
+     {100 * RS_MS, 2.0, 20 * S, 0}, 3, AWS_RETRY, false, NEVER, NEVER, 0},
+    {"grpc", "grpc/proposal A6-client-retries.md (no defaults: the A6 example policy)", d_grpc,
+     {100 * RS_MS, 2.0, 1 * S, 0.2}, 4, B(CONN) | B(503), false, NEVER, NEVER, 5},
+    {"envoy", "envoyproxy/envoy source/common/common/backoff_strategy.cc; route retry_on 5xx",
+     d_envoy, {25 * RS_MS, 2.0, 250 * RS_MS, 0}, 2, HTTP5XX, false, NEVER, NEVER, 0},
+    {"istio", "istio/istio pilot/pkg/networking/core/route/retry/retry.go (503 excluded)", d_envoy,
+     {25 * RS_MS, 2.0, 250 * RS_MS, 0}, 3, B(CONN), false, NEVER, NEVER, 0},
+    {"polly", "App-vNext/Polly src/Polly.Core/Retry/RetryConstants.cs (v8 defaults)", d_constant,
+     {2 * S, 2.0, NEVER, 0}, 4, ERRCLASS_ALL_FAILURES, false, NEVER, NEVER, 0},
+    {"polly-v2", "App-vNext/Polly RetryHelper.cs DecorrelatedJitterBackoffV2; dotnet/extensions HttpRetryStrategyOptions",
+     d_polly_v2, {2 * S, 2.0, NEVER, 0}, 4, AWS_RETRY, true, NEVER, NEVER, 0},
+    {"resilience4j", "resilience4j/resilience4j resilience4j-retry RetryConfig.java (defaults)",
+     d_constant, {500 * RS_MS, 2.0, NEVER, 0}, 3, ERRCLASS_ALL_FAILURES, false, NEVER, NEVER, 0},
+    {"resilience4j-exp", "resilience4j/resilience4j resilience4j-core IntervalFunction.java",
+     d_resilience4j_exp, {500 * RS_MS, 1.5, NEVER, 0.5}, 3, ERRCLASS_ALL_FAILURES, false, NEVER,
+     NEVER, 0},
+    {"cenkalti", "cenkalti/backoff v4 exponential.go", d_cenkalti, {500 * RS_MS, 1.5, 60 * S, 0.5},
+     100, ERRCLASS_ALL_FAILURES, false, NEVER, 15 * 60 * S, 0},
+    {"tenacity", "jd/tenacity tenacity/wait.py wait_random_exponential", d_tenacity,
+     {1 * S, 2.0, NEVER, 0}, 100, ERRCLASS_ALL_FAILURES, false, NEVER, NEVER, 0},
+    {"retryablehttp", "hashicorp/go-retryablehttp client.go DefaultBackoff", d_exponential,
+     {1 * S, 2.0, 30 * S, 0}, 5, AWS_RETRY, true, NEVER, NEVER, 0},
+    {"urllib3", "urllib3/urllib3 src/urllib3/util/retry.py", d_urllib3, {0, 2.0, 120 * S, 0}, 11,
+     B(CONN) | B(TIMEOUT), true, 21600 * S, NEVER, 0},
 };
 const unsigned backoff_nkinds = sizeof backoff_kinds / sizeof backoff_kinds[0];
 

@@ -1,9 +1,14 @@
 /*
- * backoff — the delay a layer waits before each retry.
+ * backoff — the delay a layer waits before each retry: the generic kinds
+ * and the presets of real retry libraries.
  *
  * Each kind is a const descriptor in one table (backoff_kinds), looked up by
- * name; adding a kind is adding an entry. k is the 1-based retry index (k = 1
- * before the second attempt). With e(k) = min(cap, base·multiplier^k):
+ * name; adding a kind or a preset is adding an entry. A preset also brings
+ * its library's defaults (attempts, retried classes, Retry-After handling,
+ * overall deadline, parameters); keys written in the scenario override
+ * them. k is the 1-based retry index (k = 1 before the second attempt); cls
+ * is the class of the failure being retried. With
+ * e(k) = min(cap, base·multiplier^k):
  *   none          0
  *   constant      base
  *   linear        min(cap, base·k)
@@ -11,37 +16,47 @@
  *   full          U(0, e(k))                 AWS "Full Jitter"
  *   equal         e(k)/2 + U(0, e(k)/2)      AWS "Equal Jitter"
  *   decorrelated  s = min(cap, U(base, multiplier·s_prev)), s_0 = base
- *                                            AWS "Decorrelated Jitter"
  * The AWS formulas follow the 2015 study's companion simulator
- * (POLICIES.md §1), where the first retry uses n = 1. The default multiplier
- * is 2, and 3 for decorrelated as in the study. Arithmetic is done in double
- * and clamped to the cap and to RS_TIME_LIMIT, so huge exponents never wrap.
- * Every call is O(1) with at most one uniform draw from the jitter stream.
+ * (POLICIES.md §1), where the first retry uses n = 1. The presets' formulas
+ * are documented at their functions in backoff.c and in the README, each
+ * with its source. Arithmetic is done in double and clamped to the cap and
+ * to RS_TIME_LIMIT, so huge exponents never wrap. Every call is O(1) with
+ * at most one uniform draw from the jitter stream.
  */
 #ifndef RS_BACKOFF_H
 #define RS_BACKOFF_H
 
 #include <gsl/gsl_rng.h>
 
+#include "errclass.h"
 #include "units.h"
 
 struct backoff_params {
     rs_time base;
     double multiplier;
-    rs_time cap; /* RS_TIME_NEVER: no cap */
+    rs_time cap;   /* RS_TIME_NEVER: no cap */
+    double jitter; /* the kind's randomisation factor (see each preset) */
 };
 
 /* Per-call state; backoff_state_init sets it before the first retry. */
 struct backoff_state {
-    rs_time prev;
+    double prev;     /* decorrelated: the last delay; polly-v2: f(t) of the last retry */
+    double interval; /* cenkalti: the current interval I */
 };
 
 struct backoff_kind {
     const char *name;
-    double default_multiplier;
-    bool random;
+    const char *source; /* where the formula and defaults come from */
     rs_time (*next_delay)(const struct backoff_params *p, struct backoff_state *s, unsigned k,
-                          gsl_rng *r);
+                          enum errclass cls, gsl_rng *r);
+    struct backoff_params defaults;
+    /* What a preset brings besides its parameters; 0 attempts: a plain kind. */
+    unsigned attempts;
+    errclass_set retry_on;
+    bool honor_retry_after;
+    rs_time retry_after_max;
+    rs_time deadline;     /* RS_TIME_NEVER: none */
+    unsigned max_attempts; /* the library's own clamp, 0 for none (gRPC: 5) */
 };
 
 extern const struct backoff_kind backoff_kinds[];
@@ -50,10 +65,9 @@ extern const unsigned backoff_nkinds;
 /* Looks a kind up by name; NULL when there is none. O(number of kinds). */
 const struct backoff_kind *backoff_find(const char *name);
 
-static inline void backoff_state_init(const struct backoff_params *p, struct backoff_state *s)
-{
-    s->prev = p->base;
-}
+static inline bool backoff_is_preset(const struct backoff_kind *k) { return k->attempts > 0; }
+
+void backoff_state_init(const struct backoff_params *p, struct backoff_state *s);
 
 /* e(k) = min(cap, base·multiplier^k), clamped; exposed for tests. */
 double backoff_envelope(const struct backoff_params *p, double k);

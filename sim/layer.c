@@ -1,17 +1,28 @@
 /*
- * layer — one retry loop: attempts, per-attempt timeout, backoff.
+ * layer — one retry loop: attempts, per-attempt timeout, overall deadline,
+ * which classes to retry, Retry-After, backoff.
  *
  * A call at layer L makes up to `attempts` attempts downstream. An attempt
- * ends with an answer (ok or 503 from below), or with the layer's own
- * timeout, which abandons it: the work below carries on (and is wasted), and
- * its late answer is ignored. After a failed attempt the layer waits the
- * backoff delay and tries again, or, with attempts used up, reports the last
- * error upward as `exhausted`. Every function is O(log pending events).
+ * ends with an answer from below, or with the layer's own timer: the
+ * per-attempt timeout, or the call's deadline if that comes first. A timeout
+ * abandons the attempt: the work below carries on (and is wasted), and its
+ * late answer is ignored. A failed attempt whose class is in `retry_on` is
+ * retried after the backoff delay — or after the answer's Retry-After when
+ * the layer honours it (above `retry_after_max` the layer gives up) — unless
+ * attempts are used up (`exhausted`) or the retry could not start before
+ * the deadline (`deadline`). Other failures end the call `failed` (or
+ * `deadline` for the deadline class); a business error ends it `business`.
+ * The call reports its last class upward. Every function is O(log pending
+ * events).
+ *
+ * Deadlines: a call's deadline is min(start + the layer's `deadline`, the
+ * deadline its parent propagated); with `propagate_deadline` its attempts
+ * carry it down to the layers below and to the server.
  *
  * Re-entrancy: sending an attempt downstream can produce its answer at once
- * (a full server queue rejects immediately), which may finish and free the
- * call. So a send is always the last thing a function does with its call,
- * and retries always go through the event queue, even with zero delay.
+ * (a full queue rejects immediately), which may end and free the call. So a
+ * send is always the last thing a function does with its call, and retries
+ * always go through the event queue, even with zero delay.
  */
 #include <assert.h>
 
@@ -19,97 +30,121 @@
 
 static struct call *call_at(const struct sim *s, uint32_t i) { return pool_at(&s->calls, i); }
 
-static bool retriable(enum rs_status st) { return st == ST_TIMEOUT || st == ST_503; }
+static rs_time min_t(rs_time a, rs_time b) { return a < b ? a : b; }
 
-/* Makes the next attempt of call ci. */
+/* Ends call ci with outcome o and reports its last class upward; frees the call. */
+static void finish(struct sim *s, uint32_t ci, enum outcome o)
+{
+    struct call *c = call_at(s, ci);
+    uint32_t req = c->req, layer = c->layer;
+    struct reply_to parent = c->parent;
+    enum errclass cls = (enum errclass)c->last;
+    c->gen++;
+    evq_cancel(&s->q, c->timer);
+    pool_free(&s->calls, ci);
+    if (parent.call == NO_PARENT)
+        load_request_done(s, req, o);
+    else
+        net_answer_up(s, layer - 1, parent, cls, -1);
+    load_request_unref(s, req);
+}
+
+/* Makes the next attempt of call ci, unless its deadline has passed. */
 static void attempt(struct sim *s, uint32_t ci)
 {
     struct call *c = call_at(s, ci);
     const struct layer_cfg *cfg = &s->sc.layers[c->layer];
+    if (s->now >= c->deadline_at) {
+        c->last = CLS_DEADLINE;
+        finish(s, ci, OUT_DEADLINE);
+        return;
+    }
     struct request *r = pool_at(&s->requests, c->req);
     c->attempts++;
     c->state = CALL_WAITING;
     r->n[c->layer]++;
     metrics_attempt(&s->m, c->layer);
-    c->timer = cfg->timeout == RS_TIME_NEVER
-                   ? EVQ_NONE
-                   : evq_push(&s->q, units_add(s->now, cfg->timeout), EV_TIMEOUT, ci, c->attempts);
-    uint32_t req = c->req, gen = c->gen, att = c->attempts, below = c->layer + 1u;
-    if (below == s->sc.nlayers)
-        server_arrive(s, req, ci, gen, att);
-    else
-        layer_call_start(s, below, req, ci, gen, att);
+    rs_time at = min_t(units_add(s->now, cfg->timeout), c->deadline_at);
+    c->timer = at == RS_TIME_NEVER ? EVQ_NONE : evq_push(&s->q, at, EV_TIMEOUT, ci, c->attempts);
+    struct reply_to me = {ci, c->gen, c->attempts};
+    net_send_down(s, c->layer, c->req, me, cfg->propagate_deadline ? c->deadline_at : RS_TIME_NEVER);
 }
 
-void layer_call_start(struct sim *s, uint32_t layer, uint32_t req, uint32_t parent,
-                      uint32_t parent_gen, uint32_t parent_attempt)
+void layer_call_start(struct sim *s, uint32_t layer, uint32_t req, struct reply_to parent,
+                      rs_time deadline_at)
 {
+    const struct layer_cfg *cfg = &s->sc.layers[layer];
     uint32_t ci = pool_alloc(&s->calls);
     struct call *c = call_at(s, ci);
     struct request *r = pool_at(&s->requests, req);
     r->refs++;
     c->req = req;
     c->parent = parent;
-    c->parent_gen = parent_gen;
-    c->parent_attempt = parent_attempt;
     c->attempts = 0;
     c->layer = (uint8_t)layer;
-    c->last = ST_OK;
-    backoff_state_init(&s->sc.layers[layer].bp, &c->bs);
+    c->last = CLS_OK;
+    c->timer = EVQ_NONE;
+    c->deadline_at = min_t(units_add(s->now, cfg->deadline), deadline_at);
+    backoff_state_init(&cfg->bp, &c->bs);
     attempt(s, ci);
 }
 
-/* Ends call ci with outcome o and reports upward; frees the call. */
-static void finish(struct sim *s, uint32_t ci, enum outcome o)
+bool layer_is_waiting(const struct sim *s, struct reply_to to)
 {
-    struct call *c = call_at(s, ci);
-    uint32_t req = c->req, parent = c->parent, pgen = c->parent_gen, patt = c->parent_attempt;
-    enum rs_status st = (o == OUT_OK) ? ST_OK : (enum rs_status)c->last;
-    c->gen++;
-    pool_free(&s->calls, ci);
-    if (parent == NO_PARENT)
-        load_request_done(s, req, o);
-    else
-        layer_on_response(s, parent, pgen, patt, st);
-    load_request_unref(s, req);
+    const struct call *c = call_at(s, to.call);
+    return c->gen == to.gen && c->state == CALL_WAITING && c->attempts == to.attempt;
 }
 
-bool layer_is_waiting(const struct sim *s, uint32_t ci, uint32_t gen, uint32_t att)
-{
-    const struct call *c = call_at(s, ci);
-    return c->gen == gen && c->state == CALL_WAITING && c->attempts == att;
-}
-
-/* The current attempt of ci failed with st: retry after backoff, or finish. */
-static void failed_attempt(struct sim *s, uint32_t ci, enum rs_status st)
+/* The current attempt of ci failed with cls: retry after a delay, or end. */
+static void failed_attempt(struct sim *s, uint32_t ci, enum errclass cls, rs_time retry_after)
 {
     struct call *c = call_at(s, ci);
     const struct layer_cfg *cfg = &s->sc.layers[c->layer];
-    c->last = (uint8_t)st;
-    if (!retriable(st)) {
-        finish(s, ci, OUT_FAILED);
+    c->last = (uint8_t)cls;
+    s->m.errors[cls]++;
+    metrics_cur(&s->m)->errors[cls]++;
+    if (!errclass_in(cfg->retry_on, cls)) {
+        finish(s, ci, cls == CLS_DEADLINE ? OUT_DEADLINE : OUT_FAILED);
         return;
     }
     if (c->attempts >= cfg->attempts) {
         finish(s, ci, OUT_EXHAUSTED);
         return;
     }
-    rs_time d = cfg->backoff->next_delay(&cfg->bp, &c->bs, c->attempts, s->rng.s[RNG_JITTER]);
+    rs_time d;
+    if (retry_after >= 0 && cfg->retry_after == RA_HONOR) {
+        if (retry_after > cfg->retry_after_max) {
+            finish(s, ci, OUT_FAILED); /* longer than the client will wait: give up */
+            return;
+        }
+        d = retry_after; /* replaces the backoff */
+        s->m.retry_after_waits++;
+    } else {
+        d = cfg->backoff->next_delay(&cfg->bp, &c->bs, c->attempts, cls, s->rng.s[RNG_JITTER]);
+    }
+    rs_time at = units_add(s->now, d);
+    if (at >= c->deadline_at) {
+        c->last = CLS_DEADLINE; /* the retry could not start in time */
+        finish(s, ci, OUT_DEADLINE);
+        return;
+    }
     c->state = CALL_BACKOFF;
-    c->timer = evq_push(&s->q, units_add(s->now, d), EV_RETRY, ci, c->attempts);
+    c->timer = evq_push(&s->q, at, EV_RETRY, ci, c->attempts);
 }
 
-void layer_on_response(struct sim *s, uint32_t ci, uint32_t gen, uint32_t att, enum rs_status st)
+void layer_on_answer(struct sim *s, struct reply_to to, enum errclass cls, rs_time retry_after)
 {
-    if (!layer_is_waiting(s, ci, gen, att))
+    if (!layer_is_waiting(s, to))
         return; /* late: the attempt was abandoned or the call has ended */
-    struct call *c = call_at(s, ci);
+    struct call *c = call_at(s, to.call);
     evq_cancel(&s->q, c->timer);
     c->timer = EVQ_NONE;
-    if (st == ST_OK)
-        finish(s, ci, OUT_OK);
-    else
-        failed_attempt(s, ci, st);
+    if (cls == CLS_OK || cls == CLS_BUSINESS) {
+        c->last = (uint8_t)cls;
+        finish(s, to.call, cls == CLS_OK ? OUT_OK : OUT_BUSINESS);
+    } else {
+        failed_attempt(s, to.call, cls, retry_after);
+    }
 }
 
 void layer_on_timeout(struct sim *s, uint32_t ci, uint32_t att)
@@ -118,7 +153,7 @@ void layer_on_timeout(struct sim *s, uint32_t ci, uint32_t att)
     assert(c->state == CALL_WAITING && c->attempts == att);
     (void)att;
     c->timer = EVQ_NONE;
-    failed_attempt(s, ci, ST_TIMEOUT);
+    failed_attempt(s, ci, s->now >= c->deadline_at ? CLS_DEADLINE : CLS_TIMEOUT, -1);
 }
 
 void layer_on_retry(struct sim *s, uint32_t ci)

@@ -7,7 +7,8 @@
  * request, waits for its outcome and thinks again. Phase boundaries
  * recompute the rate and the server's capacity from every active phase:
  * factors multiply; an absolute rate replaces the base rate (the last active
- * one in file order wins). A Poisson arrival pending at a boundary is drawn
+ * one in file order wins); slowdowns multiply; the last active outage in
+ * file order is the server's. A Poisson arrival pending at a boundary is drawn
  * again from the new rate, which is exact by memorylessness. Each function
  * is O(log pending events) apart from load_on_phase, O(phases).
  */
@@ -50,7 +51,7 @@ static void start_request(struct sim *s, uint32_t client)
     if (r->counted)
         s->m.requests++;
     metrics_cur(&s->m)->offered++;
-    layer_call_start(s, 0, ri, NO_PARENT, 0, 0);
+    layer_call_start(s, 0, ri, (struct reply_to){NO_PARENT, 0, 0}, RS_TIME_NEVER);
 }
 
 void load_start(struct sim *s)
@@ -76,7 +77,9 @@ void load_on_client(struct sim *s, uint32_t client) { start_request(s, client); 
 
 void load_on_phase(struct sim *s)
 {
-    double rate = s->sc.rate, factor = 1.0, cap = 1.0;
+    double rate = s->sc.rate, factor = 1.0, cap = 1.0, slowdown = 1.0;
+    enum outage outage = OUTAGE_NONE;
+    rs_time outage_ra = RS_TIME_NEVER;
     for (unsigned i = 0; i < s->sc.nphases; i++) {
         const struct phase_cfg *p = &s->sc.phases[i];
         if (!(p->start <= s->now && s->now < p->end))
@@ -87,7 +90,15 @@ void load_on_phase(struct sim *s)
             rate = p->rate;
         if (p->has_capacity)
             cap *= p->capacity;
+        slowdown *= p->slowdown;
+        if (p->outage != OUTAGE_NONE) {
+            outage = p->outage;
+            outage_ra = p->retry_after;
+        }
     }
+    s->outage = outage;
+    s->outage_retry_after = outage_ra;
+    s->slowdown = slowdown;
     server_set_capacity(s, (uint32_t)lround((double)s->sc.workers * cap));
     if (s->sc.model == LOAD_OPEN) {
         double nrate = rate * factor;

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const metrics_outcome_names[OUT_NOUTCOMES] = {"ok", "exhausted", "failed"};
+const char *const metrics_outcome_names[OUT_NOUTCOMES] = {"ok", "business", "exhausted", "failed",
+                                                          "deadline"};
 
 #define LAT_RATIO 1.005
 #define LAT_TOP ((double)RS_TIME_LIMIT * 1.01)

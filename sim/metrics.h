@@ -23,12 +23,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "errclass.h"
 #include "units.h"
 
 #define METRICS_MAX_LEVELS 9 /* 8 layers and the server */
 #define METRICS_ATT_BINS 10000 /* attempts histograms clamp above this */
 
-enum outcome { OUT_OK, OUT_EXHAUSTED, OUT_FAILED, OUT_NOUTCOMES };
+enum outcome { OUT_OK, OUT_BUSINESS, OUT_EXHAUSTED, OUT_FAILED, OUT_DEADLINE, OUT_NOUTCOMES };
 extern const char *const metrics_outcome_names[OUT_NOUTCOMES];
 
 /* A latency histogram (nanoseconds). */
@@ -41,8 +42,9 @@ struct lat_hist {
 };
 
 struct bucket {
-    uint64_t offered, server_arrivals, server_completions, rejected, wasted;
+    uint64_t offered, server_arrivals, server_completions, rejected, wasted, duplicates;
     uint64_t outcomes[OUT_NOUTCOMES];
+    uint64_t errors[CLS_N]; /* failed attempts by class, over every layer */
     double area_queue, area_busy, area_inflight; /* level · ns */
     double lat_p50, lat_p99;                     /* seconds; < 0: none finished */
 };
@@ -68,6 +70,10 @@ struct metrics {
 
     /* totals over the whole run */
     uint64_t events, server_arrivals, server_completions, rejected, wasted;
+    uint64_t errors[CLS_N];   /* failed attempts by class, over every layer */
+    uint64_t retry_after_waits; /* retries whose delay was a Retry-After */
+    uint64_t limited, dropped, side_effects;
+    uint64_t duplicates;      /* side effects beyond the first, counted requests only */
 };
 
 /* Allocates for a run of the given length. Returns 0, or -1 with a message

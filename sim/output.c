@@ -141,8 +141,13 @@ static void write_timeseries(FILE *f, const struct sim *s)
     fprintf(f, "t,offered,attempts");
     for (size_t l = 0; l < m->nlayers; l++)
         fprintf(f, ",attempts_%s", sc->layers[l].name);
-    fprintf(f, ",server_arrivals,server_completions,rejected,ok,exhausted,failed,wasted,"
-               "queue_len,busy,in_flight,lat_p50,lat_p99\n");
+    fprintf(f, ",server_arrivals,server_completions,rejected");
+    for (int o = 0; o < OUT_NOUTCOMES; o++)
+        fprintf(f, ",%s", metrics_outcome_names[o]);
+    fprintf(f, ",wasted,duplicates");
+    for (int e = CLS_TIMEOUT; e < CLS_N; e++)
+        fprintf(f, ",err_%s", errclass_names[e]);
+    fprintf(f, ",queue_len,busy,in_flight,lat_p50,lat_p99\n");
     for (size_t i = 0; i < m->nbuckets; i++) {
         const struct bucket *b = &m->b[i];
         double len = metrics_bucket_len(m, i), ns = len * 1e9;
@@ -151,12 +156,14 @@ static void write_timeseries(FILE *f, const struct sim *s)
                 (double)b->offered / len, (double)att[0] / len);
         for (size_t l = 0; l < m->nlayers; l++)
             fprintf(f, ",%.9g", (double)att[l] / len);
-        fprintf(f, ",%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g",
-                (double)b->server_arrivals / len, (double)b->server_completions / len,
-                (double)b->rejected / len, (double)b->outcomes[OUT_OK] / len,
-                (double)b->outcomes[OUT_EXHAUSTED] / len, (double)b->outcomes[OUT_FAILED] / len,
-                (double)b->wasted / len, b->area_queue / ns, b->area_busy / ns,
-                b->area_inflight / ns);
+        fprintf(f, ",%.9g,%.9g,%.9g", (double)b->server_arrivals / len,
+                (double)b->server_completions / len, (double)b->rejected / len);
+        for (int o = 0; o < OUT_NOUTCOMES; o++)
+            fprintf(f, ",%.9g", (double)b->outcomes[o] / len);
+        fprintf(f, ",%.9g,%.9g", (double)b->wasted / len, (double)b->duplicates / len);
+        for (int e = CLS_TIMEOUT; e < CLS_N; e++)
+            fprintf(f, ",%.9g", (double)b->errors[e] / len);
+        fprintf(f, ",%.9g,%.9g,%.9g", b->area_queue / ns, b->area_busy / ns, b->area_inflight / ns);
         cell(f, b->lat_p50);
         cell(f, b->lat_p99);
         fputc('\n', f);
@@ -166,21 +173,38 @@ static void write_timeseries(FILE *f, const struct sim *s)
 static void write_summary(FILE *f, const struct sim *s, const struct summary *o)
 {
     const struct scenario *sc = sim_scenario(s);
+    const struct metrics *m = sim_metrics(s);
     double n = o->requests ? (double)o->requests : 1.0;
-    fprintf(f, "scenario,seed,requests,ok,exhausted,failed,in_flight,ok_share,exhausted_share,"
-               "failed_share,in_flight_share,attempts_mean,attempts_max,amplification,"
-               "server_arrivals,server_completions,rejected,wasted,lat_mean,lat_p50,lat_p90,"
-               "lat_p99,lat_p999,lat_max,ok_lat_mean,ok_lat_p99,goodput,peak_server_rate,"
-               "recovered,recovery_s,events,wall_s\n");
-    fprintf(f, "%s,%llu,%llu,%llu,%llu,%llu,%llu,%.9g,%.9g,%.9g,%.9g,%.9g,%llu,%.9g,%llu,%llu,%llu,%llu",
-            sc->name, (unsigned long long)sc->seed, (unsigned long long)o->requests,
-            (unsigned long long)o->outcomes[OUT_OK], (unsigned long long)o->outcomes[OUT_EXHAUSTED],
-            (unsigned long long)o->outcomes[OUT_FAILED], (unsigned long long)o->in_flight,
-            (double)o->outcomes[OUT_OK] / n, (double)o->outcomes[OUT_EXHAUSTED] / n,
-            (double)o->outcomes[OUT_FAILED] / n, (double)o->in_flight / n, o->attempts_mean,
-            (unsigned long long)o->attempts_max, o->amplification,
-            (unsigned long long)o->server_arrivals, (unsigned long long)o->server_completions,
-            (unsigned long long)o->rejected, (unsigned long long)o->wasted);
+    fprintf(f, "scenario,seed,requests");
+    for (int i = 0; i < OUT_NOUTCOMES; i++)
+        fprintf(f, ",%s", metrics_outcome_names[i]);
+    fprintf(f, ",in_flight");
+    for (int i = 0; i < OUT_NOUTCOMES; i++)
+        fprintf(f, ",%s_share", metrics_outcome_names[i]);
+    fprintf(f, ",in_flight_share,attempts_mean,attempts_max,amplification,server_arrivals,"
+               "server_completions,rejected,limited,dropped,wasted,side_effects,duplicates,"
+               "retry_after_waits");
+    for (int e = CLS_TIMEOUT; e < CLS_N; e++)
+        fprintf(f, ",err_%s", errclass_names[e]);
+    fprintf(f, ",lat_mean,lat_p50,lat_p90,lat_p99,lat_p999,lat_max,ok_lat_mean,ok_lat_p99,"
+               "goodput,peak_server_rate,recovered,recovery_s,events,wall_s\n");
+
+    fprintf(f, "%s,%llu,%llu", sc->name, (unsigned long long)sc->seed,
+            (unsigned long long)o->requests);
+    for (int i = 0; i < OUT_NOUTCOMES; i++)
+        fprintf(f, ",%llu", (unsigned long long)o->outcomes[i]);
+    fprintf(f, ",%llu", (unsigned long long)o->in_flight);
+    for (int i = 0; i < OUT_NOUTCOMES; i++)
+        fprintf(f, ",%.9g", (double)o->outcomes[i] / n);
+    fprintf(f, ",%.9g,%.9g,%llu,%.9g,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu",
+            (double)o->in_flight / n, o->attempts_mean, (unsigned long long)o->attempts_max,
+            o->amplification, (unsigned long long)o->server_arrivals,
+            (unsigned long long)o->server_completions, (unsigned long long)o->rejected,
+            (unsigned long long)m->limited, (unsigned long long)m->dropped,
+            (unsigned long long)o->wasted, (unsigned long long)m->side_effects,
+            (unsigned long long)m->duplicates, (unsigned long long)m->retry_after_waits);
+    for (int e = CLS_TIMEOUT; e < CLS_N; e++)
+        fprintf(f, ",%llu", (unsigned long long)m->errors[e]);
     cell(f, o->lat_mean);
     cell(f, o->lat_p50);
     cell(f, o->lat_p90);
@@ -304,10 +328,17 @@ void output_print_summary(FILE *f, const struct sim *s, const struct summary *o,
     if (sc->warmup > 0)
         fprintf(f, ", statistics after %s warm-up", units_format_duration(sc->warmup, w, sizeof w));
     fprintf(f, "\n  requests   %10llu\n", (unsigned long long)o->requests);
-    pct(f, "ok", o->outcomes[OUT_OK], o->requests);
-    pct(f, "exhausted", o->outcomes[OUT_EXHAUSTED], o->requests);
-    pct(f, "failed", o->outcomes[OUT_FAILED], o->requests);
+    for (int i = 0; i < OUT_NOUTCOMES; i++)
+        if (i == OUT_OK || i == OUT_EXHAUSTED || i == OUT_FAILED || o->outcomes[i] > 0)
+            pct(f, metrics_outcome_names[i], o->outcomes[i], o->requests);
     pct(f, "in flight", o->in_flight, o->requests);
+    const struct metrics *m = sim_metrics(s);
+    if (m->side_effects > 0)
+        fprintf(f, "  side effects %llu, of which duplicates %llu (requests charged more than once)\n",
+                (unsigned long long)m->side_effects, (unsigned long long)m->duplicates);
+    if (m->retry_after_waits > 0)
+        fprintf(f, "  retries that waited for Retry-After: %llu\n",
+                (unsigned long long)m->retry_after_waits);
     fprintf(f, "  attempts per request: mean %.3f, max %llu; server arrivals per request %.3f\n",
             o->attempts_mean, (unsigned long long)o->attempts_max, o->amplification);
     fprintf(f, "  latency:");

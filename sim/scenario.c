@@ -220,8 +220,9 @@ enum sect_kind { S_RUN, S_LOAD, S_SERVER, S_PHASE, S_LAYER, S_NKINDS };
 static const char *const sect_names[S_NKINDS] = {"run", "load", "server", "phase", "layer"};
 
 enum key_type {
-    T_NAME, T_DURATION, T_TIMEOUT, T_SEED, T_RATE, T_UINT, T_DIST, T_MODEL, T_ARRIVAL, T_QUEUE,
-    T_BACKOFF, T_MULT, T_CAP, T_PHASE_RATE, T_FACTOR
+    T_NAME, T_DURATION, T_TIMEOUT, T_SEED, T_RATE, T_UINT, T_DIST, T_QUEUE, T_BACKOFF, T_MULT,
+    T_CAP, T_PHASE_RATE, T_FACTOR, T_ENUM, T_BOOL, T_PROB, T_CLASSES, T_LIMIT_STATUS, T_DIST_NONE,
+    T_REAL, T_RATE_NONE
 };
 
 struct key_desc {
@@ -231,41 +232,77 @@ struct key_desc {
     size_t offset; /* in struct scenario, phase_cfg or layer_cfg */
     long long lo, hi;
     const char *allowed;
+    const char *const *names; /* T_ENUM: the allowed words, NULL-terminated; the field is an int-sized enum */
+    size_t flag;              /* T_DIST_NONE: offset of the bool saying the value is given */
 };
+
+static const char *const model_names[] = {"open", "closed", NULL};
+static const char *const arrival_names[] = {"poisson", "uniform", NULL};
+static const char *const discipline_names[] = {"fifo", "lifo", NULL};
+static const char *const outage_names[] = {"none", "refuse", "hang", "error", NULL};
+static const char *const honor_names[] = {"ignore", "honor", NULL};
 
 #define RUN(f) offsetof(struct scenario, f)
 #define PH(f) offsetof(struct phase_cfg, f)
 #define LY(f) offsetof(struct layer_cfg, f)
 
+#define DIST_ALLOWED "a distribution such as exp(10ms), or none"
+#define PROB_ALLOWED "a probability from 0 to 1"
 static const struct key_desc keys[] = {
-    {S_RUN, "name", T_NAME, RUN(name), 0, 0, "letters, digits, '-', '_' (at most 47)"},
-    {S_RUN, "duration", T_DURATION, RUN(duration), 1, 0, "a duration > 0 such as 300s"},
-    {S_RUN, "warmup", T_DURATION, RUN(warmup), 0, 0, "a duration such as 10s, less than duration"},
-    {S_RUN, "seed", T_SEED, RUN(seed), 0, 0, "an integer from 0 to 18446744073709551615"},
-    {S_RUN, "bucket", T_DURATION, RUN(bucket), 1, 0, "a duration > 0 such as 1s or 10ms"},
-    {S_LOAD, "model", T_MODEL, RUN(model), 0, 0, "open, closed"},
-    {S_LOAD, "arrival", T_ARRIVAL, RUN(arrival), 0, 0, "poisson, uniform"},
-    {S_LOAD, "rate", T_RATE, RUN(rate), 0, 0, "a rate > 0 and at most 1e9/s, such as 800/s (units /ns /us /ms /s /m /h)"},
-    {S_LOAD, "think", T_DIST, RUN(think), 0, 0, "a distribution such as exp(1s)"},
-    {S_LOAD, "clients", T_UINT, RUN(clients), 1, SCENARIO_MAX_CLIENTS, "an integer from 1 to 10000000"},
-    {S_SERVER, "workers", T_UINT, RUN(workers), 1, 1000000, "an integer from 1 to 1000000"},
-    {S_SERVER, "queue", T_QUEUE, RUN(queue), 0, 1000000000, "an integer from 0 to 1000000000, or unbounded"},
-    {S_SERVER, "service", T_DIST, RUN(service), 0, 0, "a distribution such as exp(10ms)"},
-    {S_PHASE, "start", T_DURATION, PH(start), 0, 0, "a duration such as 60s"},
-    {S_PHASE, "end", T_DURATION, PH(end), 0, 0, "a duration after start, such as 70s"},
-    {S_PHASE, "rate", T_PHASE_RATE, PH(rate), 0, 0, "a factor such as x2, or a rate such as 1600/s"},
-    {S_PHASE, "capacity", T_FACTOR, PH(capacity), 0, 0, "a factor from 0 to 1000 such as 0.5 or x0.5"},
-    {S_LAYER, "attempts", T_UINT, LY(attempts), 1, 100, "an integer from 1 to 100 (including the first attempt)"},
-    {S_LAYER, "timeout", T_TIMEOUT, LY(timeout), 0, 0, "a duration > 0 such as 200ms, or none"},
-    {S_LAYER, "backoff", T_BACKOFF, LY(backoff), 0, 0, "none, constant, linear, exponential, full, equal, decorrelated"},
-    {S_LAYER, "base", T_DURATION, LY(bp.base), 0, 0, "a duration such as 10ms"},
-    {S_LAYER, "multiplier", T_MULT, LY(bp.multiplier), 0, 0, "a number from 1 to 1000"},
-    {S_LAYER, "cap", T_CAP, LY(bp.cap), 0, 0, "a duration such as 20s, or none"},
+    {S_RUN, "name", T_NAME, RUN(name), 0, 0, "letters, digits, '-', '_' (at most 47)", NULL, 0},
+    {S_RUN, "duration", T_DURATION, RUN(duration), 1, 0, "a duration > 0 such as 300s", NULL, 0},
+    {S_RUN, "warmup", T_DURATION, RUN(warmup), 0, 0, "a duration such as 10s, less than duration", NULL, 0},
+    {S_RUN, "seed", T_SEED, RUN(seed), 0, 0, "an integer from 0 to 18446744073709551615", NULL, 0},
+    {S_RUN, "bucket", T_DURATION, RUN(bucket), 1, 0, "a duration > 0 such as 1s or 10ms", NULL, 0},
+    {S_LOAD, "model", T_ENUM, RUN(model), 0, 0, "open, closed", model_names, 0},
+    {S_LOAD, "arrival", T_ENUM, RUN(arrival), 0, 0, "poisson, uniform", arrival_names, 0},
+    {S_LOAD, "rate", T_RATE, RUN(rate), 0, 0, "a rate > 0 and at most 1e9/s, such as 800/s (units /ns /us /ms /s /m /h)", NULL, 0},
+    {S_LOAD, "think", T_DIST, RUN(think), 0, 0, "a distribution such as exp(1s)", NULL, 0},
+    {S_LOAD, "clients", T_UINT, RUN(clients), 1, SCENARIO_MAX_CLIENTS, "an integer from 1 to 10000000", NULL, 0},
+    {S_LOAD, "idempotent", T_BOOL, RUN(idempotent), 0, 0, "true, false", NULL, 0},
+    {S_LOAD, "key", T_BOOL, RUN(key), 0, 0, "true, false", NULL, 0},
+    {S_SERVER, "workers", T_UINT, RUN(workers), 1, 1000000, "an integer from 1 to 1000000", NULL, 0},
+    {S_SERVER, "queue", T_QUEUE, RUN(queue), 0, 1000000000, "an integer from 0 to 1000000000, or unbounded", NULL, 0},
+    {S_SERVER, "service", T_DIST, RUN(service), 0, 0, "a distribution such as exp(10ms)", NULL, 0},
+    {S_SERVER, "discipline", T_ENUM, RUN(discipline), 0, 0, "fifo, lifo", discipline_names, 0},
+    {S_SERVER, "error_400", T_PROB, RUN(p400), 0, 0, PROB_ALLOWED, NULL, 0},
+    {S_SERVER, "error_500", T_PROB, RUN(p500), 0, 0, PROB_ALLOWED, NULL, 0},
+    {S_SERVER, "error_503", T_PROB, RUN(p503), 0, 0, PROB_ALLOWED, NULL, 0},
+    {S_SERVER, "business", T_PROB, RUN(p_business), 0, 0, PROB_ALLOWED, NULL, 0},
+    {S_SERVER, "limit_rate", T_RATE_NONE, RUN(limit_rate), 0, 0, "a rate such as 500/s, or none", NULL, 0},
+    {S_SERVER, "limit_burst", T_UINT, RUN(limit_burst), 1, 1000000000, "an integer from 1 to 1000000000", NULL, 0},
+    {S_SERVER, "limit_status", T_LIMIT_STATUS, RUN(limit_status), 0, 0, "429, 403, 503", NULL, 0},
+    {S_SERVER, "limit_retry_after", T_CAP, RUN(limit_retry_after), 0, 0, "a duration such as 1s, or none", NULL, 0},
+    {S_SERVER, "degrade", T_REAL, RUN(degrade), 0, 1000, "a number from 0 to 1000", NULL, 0},
+    {S_SERVER, "drop_expired", T_BOOL, RUN(drop_expired), 0, 0, "true, false", NULL, 0},
+    {S_SERVER, "dedup", T_BOOL, RUN(dedup), 0, 0, "true, false", NULL, 0},
+    {S_SERVER, "replay", T_DIST, RUN(replay), 0, 0, "a distribution such as const(1ms)", NULL, 0},
+    {S_PHASE, "start", T_DURATION, PH(start), 0, 0, "a duration such as 60s", NULL, 0},
+    {S_PHASE, "end", T_DURATION, PH(end), 0, 0, "a duration after start, such as 70s", NULL, 0},
+    {S_PHASE, "rate", T_PHASE_RATE, PH(rate), 0, 0, "a factor such as x2, or a rate such as 1600/s", NULL, 0},
+    {S_PHASE, "capacity", T_FACTOR, PH(capacity), 0, 0, "a factor from 0 to 1000 such as 0.5 or x0.5", NULL, 0},
+    {S_PHASE, "outage", T_ENUM, PH(outage), 0, 0, "none, refuse, hang, error", outage_names, 0},
+    {S_PHASE, "retry_after", T_CAP, PH(retry_after), 0, 0, "a duration such as 5s, or none", NULL, 0},
+    {S_PHASE, "slowdown", T_REAL, PH(slowdown), 0, 1000, "a factor from 0 to 1000 on service times", NULL, 0},
+    {S_LAYER, "attempts", T_UINT, LY(attempts), 1, 100, "an integer from 1 to 100 (including the first attempt)", NULL, 0},
+    {S_LAYER, "timeout", T_TIMEOUT, LY(timeout), 0, 0, "a duration > 0 such as 200ms, or none", NULL, 0},
+    {S_LAYER, "backoff", T_BACKOFF, LY(backoff), 0, 0, "a backoff kind or a preset (see 'retrystorm list presets')", NULL, 0},
+    {S_LAYER, "base", T_DURATION, LY(bp.base), 0, 0, "a duration such as 10ms", NULL, 0},
+    {S_LAYER, "multiplier", T_MULT, LY(bp.multiplier), 0, 0, "a number from 1 to 1000", NULL, 0},
+    {S_LAYER, "cap", T_CAP, LY(bp.cap), 0, 0, "a duration such as 20s, or none", NULL, 0},
+    {S_LAYER, "jitter", T_REAL, LY(bp.jitter), 0, 1, "a number from 0 to 1", NULL, 0},
+    {S_LAYER, "retry_on", T_CLASSES, LY(retry_on), 0, 0, "classes among timeout conn 400 403 404 409 429 500 502 503 504 deadline, or none", NULL, 0},
+    {S_LAYER, "retry_after", T_ENUM, LY(retry_after), 0, 0, "honor, ignore", honor_names, 0},
+    {S_LAYER, "retry_after_max", T_CAP, LY(retry_after_max), 0, 0, "a duration such as 60s, or none", NULL, 0},
+    {S_LAYER, "deadline", T_CAP, LY(deadline), 0, 0, "a duration such as 2s, or none", NULL, 0},
+    {S_LAYER, "propagate_deadline", T_BOOL, LY(propagate_deadline), 0, 0, "true, false", NULL, 0},
+    {S_LAYER, "request_latency", T_DIST_NONE, LY(request_latency), 0, 0, DIST_ALLOWED, NULL, LY(has_request_latency)},
+    {S_LAYER, "response_latency", T_DIST_NONE, LY(response_latency), 0, 0, DIST_ALLOWED, NULL, LY(has_response_latency)},
+    {S_LAYER, "request_loss", T_PROB, LY(request_loss), 0, 0, PROB_ALLOWED, NULL, 0},
+    {S_LAYER, "response_loss", T_PROB, LY(response_loss), 0, 0, PROB_ALLOWED, NULL, 0},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
-static const char *enum_names_model[] = {"open", "closed"};
-static const char *enum_names_arrival[] = {"poisson", "uniform"};
 
 /* ---- defaults ---- */
 
@@ -283,6 +320,11 @@ static void scenario_defaults(struct scenario *sc)
     sc->clients = 1000;
     sc->workers = 1;
     sc->queue = -1;
+    sc->idempotent = true;
+    sc->limit_burst = 1;
+    sc->limit_status = CLS_429;
+    sc->limit_retry_after = RS_TIME_NEVER;
+    sc->replay.kind = DIST_CONST; /* const(0): a replay costs nothing unless stated */
 }
 
 /* Copies a name known to fit (valid_name checked it) into a name field. */
@@ -305,6 +347,9 @@ static void layer_defaults(struct layer_cfg *l, const char *name)
     l->bp.base = 0;
     l->bp.multiplier = 2.0;
     l->bp.cap = RS_TIME_NEVER;
+    l->retry_on = ERRCLASS_DEFAULT_RETRY;
+    l->retry_after_max = RS_TIME_NEVER;
+    l->deadline = RS_TIME_NEVER;
 }
 
 /* ---- applying one entry ---- */
@@ -533,16 +578,77 @@ static void apply_value(struct apply_ctx *ac, const struct entry *e, const struc
         *(struct dist *)(void *)field = d;
         return;
     }
-    case T_MODEL:
-    case T_ARRIVAL: {
+    case T_ENUM: {
         int x;
-        const char *const *names = kd->type == T_MODEL ? enum_names_model : enum_names_arrival;
-        if (!parse_enum(v, names, 2, &x))
+        size_t n = 0;
+        while (kd->names[n] != NULL)
+            n++;
+        if (!parse_enum(v, kd->names, n, &x))
             bad(ac, e, kd->allowed);
-        else if (kd->type == T_MODEL)
-            ac->sc->model = (enum load_model)x;
         else
-            ac->sc->arrival = (enum arrival_kind)x;
+            *(int *)(void *)field = x; /* every enum field is int-sized */
+        return;
+    }
+    case T_BOOL:
+        if (strcmp(v, "true") == 0)
+            *(bool *)(void *)field = true;
+        else if (strcmp(v, "false") == 0)
+            *(bool *)(void *)field = false;
+        else
+            bad(ac, e, kd->allowed);
+        return;
+    case T_PROB:
+    case T_REAL: {
+        double x;
+        double hi = kd->type == T_PROB ? 1.0 : (double)kd->hi;
+        if (!units_parse_real(v, &x) || x < (double)kd->lo || x > hi)
+            bad(ac, e, kd->allowed);
+        else
+            *(double *)(void *)field = x;
+        return;
+    }
+    case T_CLASSES: {
+        char word[64], allowed[400];
+        errclass_set s;
+        if (!errclass_parse_set(v, &s, word, sizeof word)) {
+            snprintf(allowed, sizeof allowed, "%s ('%s' is not one)", kd->allowed, word);
+            bad(ac, e, allowed);
+        } else {
+            *(errclass_set *)(void *)field = s;
+        }
+        return;
+    }
+    case T_LIMIT_STATUS: {
+        enum errclass cls;
+        if (!errclass_parse(v, &cls) || (cls != CLS_429 && cls != CLS_403 && cls != CLS_503))
+            bad(ac, e, kd->allowed);
+        else
+            *(enum errclass *)(void *)field = cls;
+        return;
+    }
+    case T_DIST_NONE: {
+        bool *given = (bool *)((char *)base + kd->flag);
+        char why[300], allowed[400];
+        struct dist d;
+        if (strcmp(v, "none") == 0) {
+            *given = false;
+        } else if (!dist_parse(v, &d, why, sizeof why)) {
+            snprintf(allowed, sizeof allowed, "%s (%s)", kd->allowed, why);
+            bad(ac, e, allowed);
+        } else {
+            *(struct dist *)(void *)field = d;
+            *given = true;
+        }
+        return;
+    }
+    case T_RATE_NONE: {
+        double r;
+        if (strcmp(v, "none") == 0)
+            *(double *)(void *)field = 0.0;
+        else if (!units_parse_rate(v, &r) || !(r > 0.0) || r > 1e9)
+            bad(ac, e, kd->allowed);
+        else
+            *(double *)(void *)field = r;
         return;
     }
     case T_QUEUE: {
@@ -557,8 +663,15 @@ static void apply_value(struct apply_ctx *ac, const struct entry *e, const struc
     }
     case T_BACKOFF: {
         const struct backoff_kind *b = backoff_find(v);
+        char allowed[600];
+        size_t used = 0;
+        for (unsigned i = 0; i < backoff_nkinds && used < sizeof allowed; i++) {
+            int n = snprintf(allowed + used, sizeof allowed - used, "%s%s", i ? ", " : "",
+                             backoff_kinds[i].name);
+            used += n > 0 ? (size_t)n : 0;
+        }
         if (b == NULL)
-            bad(ac, e, kd->allowed);
+            bad(ac, e, allowed);
         else
             *(const struct backoff_kind **)(void *)field = b;
         return;
@@ -567,10 +680,8 @@ static void apply_value(struct apply_ctx *ac, const struct entry *e, const struc
         double m;
         if (!units_parse_real(v, &m) || m < 1.0 || m > 1000.0)
             bad(ac, e, kd->allowed);
-        else {
+        else
             *(double *)(void *)field = m;
-            ((struct layer_cfg *)base)->multiplier_set = true;
-        }
         return;
     }
     case T_PHASE_RATE: {
@@ -624,6 +735,8 @@ static int find_or_add(struct apply_ctx *ac, const struct entry *e, enum sect_ki
     if (phase) {
         memset(&sc->phases[n], 0, sizeof sc->phases[n]);
         copy_name(sc->phases[n].name, name);
+        sc->phases[n].retry_after = RS_TIME_NEVER;
+        sc->phases[n].slowdown = 1.0;
         ac->phase_entry[n] = e;
         sc->nphases++;
     } else {
@@ -711,6 +824,42 @@ static void apply_entry(struct apply_ctx *ac, const struct entry *e, bool first_
     apply_value(ac, e, kd, base);
 }
 
+/* Whether key of layer i was written (in the file or by --set). */
+static bool layer_given(const struct apply_ctx *ac, unsigned i, const char *key)
+{
+    return ac->layer_key[i][find_key(S_LAYER, key) - keys] != NULL;
+}
+
+/* Fills in what layer i's backoff kind or preset brings, for every key the
+ * scenario did not write: explicit keys override a preset's values. */
+static void apply_kind_defaults(struct apply_ctx *ac, unsigned i)
+{
+    struct layer_cfg *l = &ac->sc->layers[i];
+    const struct backoff_kind *k = l->backoff;
+    if (!layer_given(ac, i, "multiplier"))
+        l->bp.multiplier = k->defaults.multiplier;
+    if (!backoff_is_preset(k))
+        return;
+    if (!layer_given(ac, i, "base"))
+        l->bp.base = k->defaults.base;
+    if (!layer_given(ac, i, "cap"))
+        l->bp.cap = k->defaults.cap;
+    if (!layer_given(ac, i, "jitter"))
+        l->bp.jitter = k->defaults.jitter;
+    if (!layer_given(ac, i, "attempts"))
+        l->attempts = k->attempts;
+    if (k->max_attempts && l->attempts > k->max_attempts)
+        l->attempts = k->max_attempts; /* the library clamps silently (gRPC: 5) */
+    if (!layer_given(ac, i, "retry_on"))
+        l->retry_on = k->retry_on;
+    if (!layer_given(ac, i, "retry_after"))
+        l->retry_after = k->honor_retry_after ? RA_HONOR : RA_IGNORE;
+    if (!layer_given(ac, i, "retry_after_max"))
+        l->retry_after_max = k->retry_after_max;
+    if (!layer_given(ac, i, "deadline"))
+        l->deadline = k->deadline;
+}
+
 /* ---- cross-field rules ---- */
 
 static void check_all(struct apply_ctx *ac)
@@ -738,6 +887,10 @@ static void check_all(struct apply_ctx *ac)
         diag_add(d, "%s: [load] think is required when model = closed (e.g. think = exp(1s))", at(ac, "model", w, sizeof w));
     if (!given(ac, S_SERVER, "service"))
         diag_add(d, "%s: [server] service is required (e.g. service = exp(10ms))", sc->source);
+    double perr = sc->p400 + sc->p500 + sc->p503 + sc->p_business;
+    if (perr > 1.0 + 1e-12)
+        diag_add(d, "%s: [server] error_400 + error_500 + error_503 + business = %g: must be at most 1",
+                 at(ac, "business", w, sizeof w), perr);
 
     for (unsigned i = 0; i < sc->nphases; i++) {
         struct phase_cfg *p = &sc->phases[i];
@@ -756,8 +909,12 @@ static void check_all(struct apply_ctx *ac)
             diag_add(d, "%s: [phase %s] start = %s: must be before the end of the run (%s)",
                      key_where(ac, S_PHASE, i, "start", w, sizeof w), p->name, units_format_duration(p->start, a, sizeof a),
                      units_format_duration(sc->duration, b, sizeof b));
-        if (!p->has_rate && !p->has_capacity)
-            diag_add(d, "%s: [phase %s] changes nothing: give rate and/or capacity", pw, p->name);
+        if (!p->has_rate && !p->has_capacity && p->outage == OUTAGE_NONE && !phase_given(ac, i, "slowdown"))
+            diag_add(d, "%s: [phase %s] changes nothing: give rate, capacity, outage or slowdown",
+                     pw, p->name);
+        if (p->retry_after != RS_TIME_NEVER && p->outage != OUTAGE_ERROR)
+            diag_add(d, "%s: [phase %s] retry_after is sent only with outage = error",
+                     key_where(ac, S_PHASE, i, "retry_after", w, sizeof w), p->name);
         if (p->has_rate && !p->rate_is_factor && sc->model == LOAD_CLOSED)
             diag_add(d, "%s: [phase %s] rate = %g/s: a closed loop takes a factor (x2 halves think times), not an absolute rate",
                      key_where(ac, S_PHASE, i, "rate", w, sizeof w), p->name, p->rate);
@@ -767,14 +924,14 @@ static void check_all(struct apply_ctx *ac)
     }
     for (unsigned i = 0; i < sc->nlayers; i++) {
         struct layer_cfg *l = &sc->layers[i];
-        if (!l->multiplier_set)
-            l->bp.multiplier = l->backoff->default_multiplier;
+        apply_kind_defaults(ac, i);
         if (l->bp.cap != RS_TIME_NEVER && l->bp.cap < l->bp.base)
             diag_add(d, "%s: [layer %s] cap = %s: must be at least base (%s)",
                      key_where(ac, S_LAYER, i, "cap", w, sizeof w), l->name,
                      units_format_duration(l->bp.cap, a, sizeof a),
                      units_format_duration(l->bp.base, b, sizeof b));
-        if (strcmp(l->backoff->name, "none") != 0 && l->bp.base == 0 && l->attempts > 1)
+        if (!backoff_is_preset(l->backoff) && strcmp(l->backoff->name, "none") != 0 &&
+            l->bp.base == 0 && l->attempts > 1)
             diag_add(d, "%s: [layer %s] backoff = %s needs base > 0 (e.g. base = 10ms)",
                      key_where(ac, S_LAYER, i, "backoff", w, sizeof w), l->name, l->backoff->name);
     }
@@ -916,6 +1073,8 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 
 /* ---- writing the effective scenario ---- */
 
+static const char *tf(bool b) { return b ? "true" : "false"; }
+
 static const char *time_or_none(rs_time t, char *buf, size_t size)
 {
     if (t == RS_TIME_NEVER) {
@@ -933,18 +1092,30 @@ int scenario_write_ini(const struct scenario *sc, FILE *f)
             units_format_duration(sc->duration, a, sizeof a),
             units_format_duration(sc->warmup, b, sizeof b), (unsigned long long)sc->seed,
             units_format_duration(sc->bucket, c, sizeof c));
-    fprintf(f, "[load]\nmodel = %s\n", enum_names_model[sc->model]);
+    fprintf(f, "[load]\nmodel = %s\n", model_names[sc->model]);
     if (sc->model == LOAD_OPEN)
-        fprintf(f, "arrival = %s\nrate = %.17g/s\n", enum_names_arrival[sc->arrival], sc->rate);
+        fprintf(f, "arrival = %s\nrate = %.17g/s\n", arrival_names[sc->arrival], sc->rate);
     else
         fprintf(f, "think = %s\n", dist_format(&sc->think, a, sizeof a));
-    fprintf(f, "clients = %u\n\n", sc->clients);
+    fprintf(f, "clients = %u\nidempotent = %s\nkey = %s\n\n", sc->clients, tf(sc->idempotent),
+            tf(sc->key));
     fprintf(f, "[server]\nworkers = %u\n", sc->workers);
     if (sc->queue < 0)
         fprintf(f, "queue = unbounded\n");
     else
         fprintf(f, "queue = %lld\n", sc->queue);
-    fprintf(f, "service = %s\n", dist_format(&sc->service, a, sizeof a));
+    fprintf(f, "service = %s\ndiscipline = %s\n", dist_format(&sc->service, a, sizeof a),
+            discipline_names[sc->discipline]);
+    fprintf(f, "error_400 = %.17g\nerror_500 = %.17g\nerror_503 = %.17g\nbusiness = %.17g\n",
+            sc->p400, sc->p500, sc->p503, sc->p_business);
+    if (sc->limit_rate > 0)
+        fprintf(f, "limit_rate = %.17g/s\n", sc->limit_rate);
+    else
+        fprintf(f, "limit_rate = none\n");
+    fprintf(f, "limit_burst = %u\nlimit_status = %s\nlimit_retry_after = %s\n", sc->limit_burst,
+            errclass_names[sc->limit_status], time_or_none(sc->limit_retry_after, a, sizeof a));
+    fprintf(f, "degrade = %.17g\ndrop_expired = %s\ndedup = %s\nreplay = %s\n", sc->degrade,
+            tf(sc->drop_expired), tf(sc->dedup), dist_format(&sc->replay, a, sizeof a));
     for (unsigned i = 0; i < sc->nphases; i++) {
         const struct phase_cfg *p = &sc->phases[i];
         fprintf(f, "\n[phase %s]\nstart = %s\nend = %s\n", p->name,
@@ -956,14 +1127,28 @@ int scenario_write_ini(const struct scenario *sc, FILE *f)
             fprintf(f, "rate = %.17g/s\n", p->rate);
         if (p->has_capacity)
             fprintf(f, "capacity = %.17g\n", p->capacity);
+        fprintf(f, "outage = %s\nretry_after = %s\nslowdown = %.17g\n", outage_names[p->outage],
+                time_or_none(p->retry_after, a, sizeof a), p->slowdown);
     }
     for (unsigned i = 0; i < sc->nlayers; i++) {
         const struct layer_cfg *l = &sc->layers[i];
         fprintf(f, "\n[layer %s]\nattempts = %u\ntimeout = %s\nbackoff = %s\nbase = %s\n", l->name,
                 l->attempts, time_or_none(l->timeout, a, sizeof a), l->backoff->name,
                 units_format_duration(l->bp.base, b, sizeof b));
-        fprintf(f, "multiplier = %.17g\ncap = %s\n", l->bp.multiplier,
-                time_or_none(l->bp.cap, a, sizeof a));
+        fprintf(f, "multiplier = %.17g\ncap = %s\njitter = %.17g\n", l->bp.multiplier,
+                time_or_none(l->bp.cap, a, sizeof a), l->bp.jitter);
+        char set[256];
+        fprintf(f, "retry_on = %s\nretry_after = %s\nretry_after_max = %s\n",
+                errclass_format_set(l->retry_on, set, sizeof set), honor_names[l->retry_after],
+                time_or_none(l->retry_after_max, a, sizeof a));
+        fprintf(f, "deadline = %s\npropagate_deadline = %s\n", time_or_none(l->deadline, a, sizeof a),
+                tf(l->propagate_deadline));
+        fprintf(f, "request_latency = %s\n",
+                l->has_request_latency ? dist_format(&l->request_latency, a, sizeof a) : "none");
+        fprintf(f, "response_latency = %s\n",
+                l->has_response_latency ? dist_format(&l->response_latency, a, sizeof a) : "none");
+        fprintf(f, "request_loss = %.17g\nresponse_loss = %.17g\n", l->request_loss,
+                l->response_loss);
     }
     return ferror(f) ? -1 : 0;
 }

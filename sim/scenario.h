@@ -21,6 +21,7 @@
 
 #include "backoff.h"
 #include "dist.h"
+#include "errclass.h"
 #include "units.h"
 
 #define SCENARIO_MAX_LAYERS 8
@@ -31,6 +32,9 @@
 
 enum load_model { LOAD_OPEN, LOAD_CLOSED };
 enum arrival_kind { ARRIVAL_POISSON, ARRIVAL_UNIFORM };
+enum discipline { DISC_FIFO, DISC_LIFO };
+enum outage { OUTAGE_NONE, OUTAGE_REFUSE, OUTAGE_HANG, OUTAGE_ERROR };
+enum retry_after_mode { RA_IGNORE, RA_HONOR };
 
 struct phase_cfg {
     char name[SCENARIO_NAME_MAX];
@@ -39,6 +43,9 @@ struct phase_cfg {
     double rate; /* a factor, or an absolute rate per second */
     bool has_capacity;
     double capacity; /* a factor on the server's workers */
+    enum outage outage;
+    rs_time retry_after; /* with outage = error; RS_TIME_NEVER: none */
+    double slowdown;     /* service time factor; 1 when not given */
 };
 
 struct layer_cfg {
@@ -47,7 +54,15 @@ struct layer_cfg {
     rs_time timeout;        /* per attempt; RS_TIME_NEVER: none */
     const struct backoff_kind *backoff;
     struct backoff_params bp;
-    bool multiplier_set;
+    errclass_set retry_on;
+    enum retry_after_mode retry_after;
+    rs_time retry_after_max; /* RS_TIME_NEVER: no limit */
+    rs_time deadline;        /* for the whole retry loop; RS_TIME_NEVER: none */
+    bool propagate_deadline;
+    /* the hop below this layer: latency (when has_*) and loss, each way */
+    bool has_request_latency, has_response_latency;
+    struct dist request_latency, response_latency;
+    double request_loss, response_loss;
 };
 
 struct scenario {
@@ -61,10 +76,22 @@ struct scenario {
     double rate; /* open loop, per second */
     struct dist think; /* closed loop */
     unsigned clients;
+    bool idempotent;   /* false: every execution is a side effect */
+    bool key;          /* requests carry an idempotency key */
 
     unsigned workers;
     long long queue; /* -1: unbounded */
     struct dist service;
+    enum discipline discipline;
+    double p400, p500, p503, p_business; /* injected answers, drawn per execution */
+    double limit_rate;        /* token bucket per second; 0: no limiter */
+    unsigned limit_burst;
+    enum errclass limit_status;
+    rs_time limit_retry_after; /* RS_TIME_NEVER: none */
+    double degrade;           /* service × (1 + degrade·(workers busy)) */
+    bool drop_expired;
+    bool dedup;
+    struct dist replay;       /* cost of replaying a stored answer */
 
     unsigned nphases;
     struct phase_cfg phases[SCENARIO_MAX_PHASES];

@@ -28,6 +28,7 @@ struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *er
     pool_init(&s->requests, sizeof(struct request));
     pool_init(&s->calls, sizeof(struct call));
     pool_init(&s->jobs, sizeof(struct job));
+    pool_init(&s->msgs, sizeof(struct msg));
     unsigned att[SCENARIO_MAX_LAYERS];
     for (unsigned l = 0; l < sc->nlayers; l++)
         att[l] = sc->layers[l].attempts;
@@ -75,6 +76,7 @@ void sim_destroy(struct sim *s)
     pool_fini(&s->requests);
     pool_fini(&s->calls);
     pool_fini(&s->jobs);
+    pool_fini(&s->msgs);
     evq_fini(&s->q);
     free(s);
 }
@@ -99,6 +101,12 @@ static void dispatch(struct sim *s, const struct evq_event *ev)
         break;
     case EV_SERVICE_DONE:
         server_on_done(s, ev->obj);
+        break;
+    case EV_DELIVER:
+        net_on_deliver(s, ev->obj);
+        break;
+    case EV_ANSWER:
+        net_on_answer(s, ev->obj);
         break;
     }
 }

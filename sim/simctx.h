@@ -1,15 +1,18 @@
 /*
  * simctx — the simulation context shared by the model modules (load, layer,
- * server) and the dispatch loop in sim.c. Internal: not for users of sim.h.
+ * net, server) and the dispatch loop in sim.c. Internal: not for users of
+ * sim.h.
  *
  * Object graph of one logical request: a `request` (the operation the user
  * wants done) owns a root `call` at layer 0; each attempt of a call at layer
- * L is a call at layer L+1, or a server `job` at the innermost layer. A
- * child names its parent by (index, generation, attempt number), so a
- * response that arrives after the parent gave up on that attempt, or after
- * the parent finished, is recognised as late and ignored. Calls and jobs
- * hold a reference on their request, which is retired (and its attempts
- * recorded) when the last one ends: memory follows what is in flight.
+ * L travels over layer L's hop (net) and becomes a call at layer L+1, or a
+ * server `job` at the innermost layer; answers travel back over the same
+ * hop. A child names its parent by (index, generation, attempt number), so
+ * an answer that arrives after the parent gave up on that attempt, or after
+ * the parent ended, is recognised as late and ignored. Calls, jobs and
+ * messages carrying an attempt downward hold a reference on their request,
+ * which is retired (and its attempts recorded) when the last one ends: memory
+ * follows what is in flight.
  */
 #ifndef RS_SIMCTX_H
 #define RS_SIMCTX_H
@@ -18,6 +21,7 @@
 #include <stdint.h>
 
 #include "backoff.h"
+#include "errclass.h"
 #include "evq.h"
 #include "metrics.h"
 #include "pool.h"
@@ -26,35 +30,57 @@
 
 #define NO_PARENT UINT32_MAX
 
-enum ev_type { EV_ARRIVAL, EV_CLIENT, EV_PHASE, EV_TIMEOUT, EV_RETRY, EV_SERVICE_DONE };
-
-/* What an attempt came back with. Retried by every layer: timeout and 503. */
-enum rs_status { ST_OK, ST_TIMEOUT, ST_503 };
+enum ev_type {
+    EV_ARRIVAL, EV_CLIENT, EV_PHASE, EV_TIMEOUT, EV_RETRY, EV_SERVICE_DONE, EV_DELIVER, EV_ANSWER
+};
 
 enum call_state { CALL_WAITING, CALL_BACKOFF };
+enum key_state { KEY_NONE, KEY_IN_FLIGHT, KEY_STORED };
+enum job_kind { JOB_EXECUTE, JOB_REPLAY };
+
+/* Where an answer goes: the parent call and which of its attempts. */
+struct reply_to {
+    uint32_t call, gen, attempt;
+};
 
 struct request {
     rs_time t_start;
     uint32_t client;
-    uint32_t refs;     /* calls and jobs still alive */
+    uint32_t refs;     /* calls, jobs and downward messages still alive */
     bool counted;      /* arrived at or after warmup */
     bool done;         /* has its outcome */
+    uint8_t key_state; /* the server's idempotency-key store entry for it */
+    uint8_t stored;    /* the stored answer's class */
+    uint32_t side_effects;
     uint64_t n[SCENARIO_MAX_LAYERS + 1]; /* attempts at each layer, then at the server */
 };
 
 struct call {
     uint32_t gen;       /* bumped when freed: names this incarnation */
     uint32_t req;
-    uint32_t parent, parent_gen, parent_attempt;
+    struct reply_to parent;
     uint32_t attempts;  /* made so far; the current one's number */
     uint8_t layer, state, last;
+    rs_time deadline_at; /* this call's effective deadline; RS_TIME_NEVER: none */
     evq_handle timer;   /* the pending timeout or retry */
     struct backoff_state bs;
 };
 
 struct job {
     uint32_t req;
-    uint32_t parent, parent_gen, parent_attempt;
+    uint8_t kind;
+    struct reply_to parent;
+    rs_time deadline_at; /* propagated from above; RS_TIME_NEVER: none */
+};
+
+/* An attempt or an answer crossing a hop with latency. */
+struct msg {
+    uint32_t req;        /* downward only */
+    uint8_t layer;       /* downward: the layer it goes to; upward: the parent's layer */
+    uint8_t cls;         /* upward: the answer */
+    struct reply_to to;
+    rs_time deadline_at; /* downward */
+    rs_time retry_after; /* upward; -1: none */
 };
 
 struct sim {
@@ -64,7 +90,7 @@ struct sim {
     struct evq q;
     struct rng_set rng;
     struct metrics m;
-    struct pool requests, calls, jobs;
+    struct pool requests, calls, jobs, msgs;
     uint64_t in_flight;   /* logical requests without an outcome (all) */
 
     /* load */
@@ -79,6 +105,11 @@ struct sim {
     uint32_t busy;
     uint32_t *queue;      /* ring buffer of job indices */
     uint32_t q_head, q_len, q_cap;
+    enum outage outage;   /* the active phase's outage mode */
+    rs_time outage_retry_after;
+    double slowdown;      /* the active phases' product */
+    double tokens;        /* rate limiter */
+    rs_time tokens_t;
 };
 
 /* load.c */
@@ -91,21 +122,28 @@ void load_request_done(struct sim *s, uint32_t req, enum outcome o);
 void load_request_unref(struct sim *s, uint32_t req);
 
 /* layer.c */
-void layer_call_start(struct sim *s, uint32_t layer, uint32_t req, uint32_t parent,
-                      uint32_t parent_gen, uint32_t parent_attempt);
-/* A child (call or job) answered the parent's attempt; ignored when late. */
-void layer_on_response(struct sim *s, uint32_t call, uint32_t gen, uint32_t attempt,
-                       enum rs_status st);
+void layer_call_start(struct sim *s, uint32_t layer, uint32_t req, struct reply_to parent,
+                      rs_time deadline_at);
+/* A child (call or job) answered the parent's attempt; ignored when late.
+ * retry_after < 0: none. */
+void layer_on_answer(struct sim *s, struct reply_to to, enum errclass cls, rs_time retry_after);
 /* Whether the parent is still waiting for that attempt's answer. */
-bool layer_is_waiting(const struct sim *s, uint32_t call, uint32_t gen, uint32_t attempt);
+bool layer_is_waiting(const struct sim *s, struct reply_to to);
 void layer_on_timeout(struct sim *s, uint32_t call, uint32_t attempt);
 void layer_on_retry(struct sim *s, uint32_t call);
+
+/* net.c: the hop below layer `layer` (the layer that sent the attempt). */
+void net_send_down(struct sim *s, uint32_t layer, uint32_t req, struct reply_to from,
+                   rs_time deadline_at);
+void net_answer_up(struct sim *s, uint32_t layer, struct reply_to to, enum errclass cls,
+                   rs_time retry_after);
+void net_on_deliver(struct sim *s, uint32_t msg);
+void net_on_answer(struct sim *s, uint32_t msg);
 
 /* server.c */
 int server_init(struct sim *s);
 void server_fini(struct sim *s);
-void server_arrive(struct sim *s, uint32_t req, uint32_t parent, uint32_t parent_gen,
-                   uint32_t parent_attempt);
+void server_arrive(struct sim *s, uint32_t req, struct reply_to from, rs_time deadline_at);
 void server_on_done(struct sim *s, uint32_t job);
 void server_set_capacity(struct sim *s, uint32_t capacity);
 

@@ -41,7 +41,7 @@ static void uniform_on(const char *name, struct backoff_params p, unsigned k, do
     for (int i = 0; i < N; i++) {
         struct backoff_state st;
         backoff_state_init(&p, &st);
-        double d = (double)bk->next_delay(&p, &st, k, r);
+        double d = (double)bk->next_delay(&p, &st, k, CLS_503, r);
         /* Rounding to whole nanoseconds may land on hi itself. */
         if (d < lo - 0.5 || d > hi + 0.5)
             fail_msg("%s k=%u: %.0f outside [%.0f, %.0f)", name, k, d, lo, hi);
@@ -65,28 +65,28 @@ static void uniform_on(const char *name, struct backoff_params p, unsigned k, do
 static void deterministic_kinds(void **state)
 {
     (void)state;
-    struct backoff_params p = {10 * RS_MS, 2.0, RS_TIME_NEVER};
+    struct backoff_params p = {10 * RS_MS, 2.0, RS_TIME_NEVER, 0};
     struct backoff_state st;
     backoff_state_init(&p, &st);
     for (unsigned k = 1; k <= 6; k++) {
-        assert_true(kind("none")->next_delay(&p, &st, k, NULL) == 0);
-        assert_true(kind("constant")->next_delay(&p, &st, k, NULL) == 10 * RS_MS);
-        assert_true(kind("linear")->next_delay(&p, &st, k, NULL) == (rs_time)k * 10 * RS_MS);
+        assert_true(kind("none")->next_delay(&p, &st, k, CLS_503, NULL) == 0);
+        assert_true(kind("constant")->next_delay(&p, &st, k, CLS_503, NULL) == 10 * RS_MS);
+        assert_true(kind("linear")->next_delay(&p, &st, k, CLS_503, NULL) == (rs_time)k * 10 * RS_MS);
         /* k-th retry waits base·multiplier^(k−1): 10, 20, 40, 80 ms... */
-        assert_true(kind("exponential")->next_delay(&p, &st, k, NULL) ==
+        assert_true(kind("exponential")->next_delay(&p, &st, k, CLS_503, NULL) ==
                     (10 * RS_MS) << (k - 1));
     }
     p.multiplier = 1.5;
-    assert_true(kind("exponential")->next_delay(&p, &st, 3, NULL) == 22500 * RS_US);
+    assert_true(kind("exponential")->next_delay(&p, &st, 3, CLS_503, NULL) == 22500 * RS_US);
     p.cap = 50 * RS_MS;
-    assert_true(kind("exponential")->next_delay(&p, &st, 6, NULL) == 50 * RS_MS);
-    assert_true(kind("linear")->next_delay(&p, &st, 9, NULL) == 50 * RS_MS);
+    assert_true(kind("exponential")->next_delay(&p, &st, 6, CLS_503, NULL) == 50 * RS_MS);
+    assert_true(kind("linear")->next_delay(&p, &st, 9, CLS_503, NULL) == 50 * RS_MS);
 }
 
 static void full_jitter(void **state)
 {
     (void)state;
-    struct backoff_params p = {5 * RS_MS, 2.0, 2 * RS_S};
+    struct backoff_params p = {5 * RS_MS, 2.0, 2 * RS_S, 0};
     /* AWS study: U(0, min(cap, base·2^k)), k = 1 for the first retry. */
     uniform_on("full", p, 1, 0, 10e6);
     uniform_on("full", p, 4, 0, 80e6);
@@ -96,7 +96,7 @@ static void full_jitter(void **state)
 static void equal_jitter(void **state)
 {
     (void)state;
-    struct backoff_params p = {5 * RS_MS, 2.0, 2 * RS_S};
+    struct backoff_params p = {5 * RS_MS, 2.0, 2 * RS_S, 0};
     uniform_on("equal", p, 1, 5e6, 10e6);
     uniform_on("equal", p, 3, 20e6, 40e6);
     uniform_on("equal", p, 20, 1e9, 2e9);
@@ -105,7 +105,7 @@ static void equal_jitter(void **state)
 static void decorrelated_jitter(void **state)
 {
     (void)state;
-    struct backoff_params p = {5 * RS_MS, 3.0, 2 * RS_S};
+    struct backoff_params p = {5 * RS_MS, 3.0, 2 * RS_S, 0};
     /* First retry: U(base, 3·base). */
     uniform_on("decorrelated", p, 1, 5e6, 15e6);
     /* Later retries: each within [base, min(cap, 3·previous)], and the cap holds. */
@@ -115,11 +115,11 @@ static void decorrelated_jitter(void **state)
         struct backoff_state st;
         backoff_state_init(&p, &st);
         for (unsigned k = 1; k <= 30; k++) {
-            rs_time prev = st.prev;
-            rs_time d = kind("decorrelated")->next_delay(&p, &st, k, r);
+            double prev = st.prev;
+            rs_time d = kind("decorrelated")->next_delay(&p, &st, k, CLS_503, r);
             assert_true(d >= p.base);
             assert_true(d <= p.cap);
-            assert_true((double)d <= 3.0 * (double)prev + 1);
+            assert_true((double)d <= 3.0 * prev + 1);
         }
     }
     gsl_rng_free(r);
@@ -128,18 +128,18 @@ static void decorrelated_jitter(void **state)
 static void huge_exponents_do_not_wrap(void **state)
 {
     (void)state;
-    struct backoff_params p = {RS_S, 2.0, 3 * 86400 * RS_S}; /* a cap of days */
+    struct backoff_params p = {RS_S, 2.0, 3 * 86400 * RS_S, 0}; /* a cap of days */
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     struct backoff_state st;
     backoff_state_init(&p, &st);
     unsigned ks[] = {60, 64, 1000, 100000};
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
-        assert_true(kind("exponential")->next_delay(&p, &st, ks[i], r) == p.cap);
-        rs_time f = kind("full")->next_delay(&p, &st, ks[i], r);
+        assert_true(kind("exponential")->next_delay(&p, &st, ks[i], CLS_503, r) == p.cap);
+        rs_time f = kind("full")->next_delay(&p, &st, ks[i], CLS_503, r);
         assert_true(f >= 0 && f <= p.cap);
     }
     p.cap = RS_TIME_NEVER; /* no cap: clamped to the longest duration, never negative */
-    assert_true(kind("exponential")->next_delay(&p, &st, 100000, r) == RS_TIME_LIMIT);
+    assert_true(kind("exponential")->next_delay(&p, &st, 100000, CLS_503, r) == RS_TIME_LIMIT);
     gsl_rng_free(r);
 }
 
