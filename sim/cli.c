@@ -22,7 +22,7 @@
 static const char usage[] =
     "usage: retrystorm [run] [SCENARIO] [-o DIR] [--set SECTION.KEY=VALUE]... [--seed N]\n"
     "       retrystorm check SCENARIO\n"
-    "       retrystorm list\n"
+    "       retrystorm list [presets]\n"
     "       retrystorm --help | --version\n"
     "\n"
     "SCENARIO is a scenario file or the name of a built-in scenario (see 'list');\n"
@@ -50,8 +50,50 @@ static void progress(void *user, rs_time now, rs_time duration, uint64_t events)
     fflush(stderr);
 }
 
-static int cmd_list(void)
+static int cmd_list_presets(void)
 {
+    printf("%-16s %-8s %-9s %-9s %-7s %-44s %s\n", "preset", "attempts", "base", "cap",
+           "jitter", "retry_on", "source");
+    for (unsigned i = 0; i < backoff_nkinds; i++) {
+        const struct backoff_kind *k = &backoff_kinds[i];
+        if (!backoff_is_preset(k))
+            continue;
+        char base[32], cap[32], set[160];
+        units_format_duration(k->defaults.base, base, sizeof base);
+        if (k->defaults.cap == RS_TIME_NEVER)
+            snprintf(cap, sizeof cap, "none");
+        else
+            units_format_duration(k->defaults.cap, cap, sizeof cap);
+        errclass_format_set(k->retry_on, set, sizeof set);
+        printf("%-16s %-8u %-9s %-9s %-7g %-44s %s\n", k->name, k->attempts, base, cap,
+               k->defaults.jitter, set, k->source);
+        if (k->honor_retry_after || k->deadline != RS_TIME_NEVER) {
+            char ra[32], dl[32];
+            printf("%-16s honours Retry-After: %s (max %s); deadline %s\n", "",
+                   k->honor_retry_after ? "yes" : "no",
+                   k->retry_after_max == RS_TIME_NEVER
+                       ? "none"
+                       : units_format_duration(k->retry_after_max, ra, sizeof ra),
+                   k->deadline == RS_TIME_NEVER ? "none"
+                                                : units_format_duration(k->deadline, dl, sizeof dl));
+        }
+    }
+    printf("\ngeneric kinds:");
+    for (unsigned i = 0; i < backoff_nkinds; i++)
+        if (!backoff_is_preset(&backoff_kinds[i]))
+            printf(" %s", backoff_kinds[i].name);
+    printf("\n");
+    return 0;
+}
+
+static int cmd_list(int argc, char **argv)
+{
+    if (argc >= 3 && strcmp(argv[2], "presets") == 0)
+        return cmd_list_presets();
+    if (argc >= 3) {
+        fprintf(stderr, "retrystorm: list what? 'retrystorm list' or 'retrystorm list presets'\n");
+        return 2;
+    }
     for (const struct scenario_builtin *b = scenario_builtins; b->name; b++) {
         /* The first comment line of a built-in says what it shows. */
         const char *t = b->text;
@@ -192,7 +234,7 @@ int cli_main(int argc, char **argv)
             return 0;
         }
         if (strcmp(c, "list") == 0)
-            return cmd_list();
+            return cmd_list(argc, argv);
         if (strcmp(c, "check") == 0)
             return cmd_check(argc, argv);
         if (strcmp(c, "run") == 0)

@@ -47,7 +47,7 @@ bool errclass_parse_set(const char *text, errclass_set *out, char *bad, size_t b
         }
     }
     if (none == any) { /* "none" with classes, or nothing at all */
-        snprintf(bad, bad_size, "%s", none ? "none" : "");
+        snprintf(bad, bad_size, "%s", none ? "none, with other classes" : "");
         return false;
     }
     *out = s;
