@@ -88,7 +88,7 @@ struct scenario {
     unsigned limit_burst;
     enum errclass limit_status;
     rs_time limit_retry_after; /* RS_TIME_NEVER: none */
-    double degrade;           /* service × (1 + degrade·(workers busy)) */
+    double degrade;           /* service × (1 + degrade·(other workers busy)) */
     bool drop_expired;
     bool dedup;
     struct dist replay;       /* cost of replaying a stored answer */

@@ -12,7 +12,7 @@
  * 503 at once when the queue is full. When a worker would start an attempt
  * whose propagated deadline has passed and `drop_expired` is on, it drops
  * it unserved. Service time is the `service` draw × the phases' slowdown ×
- * (1 + degrade · workers busy). At the end of an execution the answer is
+ * (1 + degrade · other workers busy). At the end of an execution the answer is
  * drawn: 400, 500, 503 or business with their probabilities, else ok. An
  * execution of a non-idempotent request that answers ok or business is a
  * side effect, counted whether or not anyone still waits for it; the
@@ -107,8 +107,8 @@ static bool start(struct sim *s, uint32_t ji)
         d = (double)dist_sample(&s->sc.replay, s->rng.s[RNG_SERVICE]);
     } else {
         d = (double)dist_sample(&s->sc.service, s->rng.s[RNG_SERVICE]) * s->slowdown;
-        if (s->sc.degrade > 0)
-            d *= 1.0 + s->sc.degrade * (double)s->busy;
+        if (s->sc.degrade > 0) /* contention with the other executions in progress */
+            d *= 1.0 + s->sc.degrade * (double)(s->busy - 1);
     }
     evq_push(&s->q, units_add(s->now, units_from_ns(d)), EV_SERVICE_DONE, ji, 0);
     return true;

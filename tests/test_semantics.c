@@ -268,6 +268,64 @@ static void outage_modes(void **state)
     sim_destroy(s);
 }
 
+
+/* LIFO serves the newest waiting attempt first: one worker, 1 s each,
+ * arrivals at 0.1, 0.2, 0.3 s. FIFO ends them at 1.1, 2.1, 3.1 s
+ * (latencies 1.0, 1.9, 2.8 s); LIFO serves 0.3 before 0.2 (1.8 and 2.9 s). */
+static void lifo_serves_newest_first(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 10s\n[load]\narrival = uniform\nrate = 10/s\n"
+                       "[phase quiet]\nstart = 350ms\nend = 10s\nrate = x0\n"
+                       "[server]\nworkers = 1\nservice = const(1s)\n";
+    struct sim *s = run_text(text, NULL, 0);
+    assert_true(M(s)->lat_all.max == 2800 * RS_MS);
+    assert_true(fabs(M(s)->lat_all.sum - 5.7e9) < 1);
+    sim_destroy(s);
+    const char *lifo[] = {"server.discipline=lifo"};
+    s = run_text(text, lifo, 1);
+    assert_true(M(s)->lat_all.max == 2900 * RS_MS);
+    assert_true(fabs(M(s)->lat_all.sum - 5.7e9) < 1);
+    sim_destroy(s);
+}
+
+/* Degradation: with degrade = 1, an execution that starts while k other
+ * workers are busy takes (1 + k) times its service time. Arrivals at 0.5
+ * and 1.0 ms on two workers: the first runs alone (10 ms), the second
+ * beside it (20 ms). Without degradation both take 10 ms. */
+static void degradation_slows_concurrent_work(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 1s\n[load]\narrival = uniform\nrate = 2/ms\n"
+                       "[phase quiet]\nstart = 1200us\nend = 1s\nrate = x0\n"
+                       "[server]\nworkers = 2\nservice = const(10ms)\ndegrade = 1\n";
+    struct sim *s = run_text(text, NULL, 0);
+    assert_true(M(s)->requests == 2);
+    assert_true(M(s)->lat_all.min == 10 * RS_MS && M(s)->lat_all.max == 20 * RS_MS);
+    sim_destroy(s);
+    const char *flat[] = {"server.degrade=0"};
+    s = run_text(text, flat, 1);
+    assert_true(M(s)->lat_all.min == 10 * RS_MS && M(s)->lat_all.max == 10 * RS_MS);
+    sim_destroy(s);
+}
+
+/* The token bucket: 10/s with a burst of 1 against 20 arrivals a second
+ * admits every other one. */
+static void rate_limiter_admits_its_rate(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 10s\n[load]\narrival = uniform\nrate = 20/s\n"
+                       "[server]\nworkers = 4\nservice = const(1ms)\nlimit_rate = 10/s\n"
+                       "limit_burst = 1\nlimit_status = 403\n"
+                       "[layer app]\nattempts = 1\n";
+    struct sim *s = run_text(text, NULL, 0);
+    uint64_t n = M(s)->requests;
+    assert_true(M(s)->limited == n / 2 || M(s)->limited == n / 2 + 1);
+    assert_true(M(s)->errors[CLS_403] == M(s)->limited);
+    assert_true(M(s)->outcomes[OUT_FAILED] == M(s)->limited); /* 403 is not retried by default */
+    sim_destroy(s);
+}
+
 /* Presets bring their library's defaults; written keys override them. */
 static void presets_from_scenarios(void **state)
 {
@@ -286,6 +344,15 @@ static void presets_from_scenarios(void **state)
         {{"layer.a.backoff=envoy", "layer.a.base=50ms"}, 2, ERRCLASS_BIT(CLS_CONN) | ERRCLASS_BIT(CLS_500) | ERRCLASS_BIT(CLS_502) | ERRCLASS_BIT(CLS_503) | ERRCLASS_BIT(CLS_504), 50 * RS_MS, 250 * RS_MS},
         {{"layer.a.backoff=retryablehttp", NULL}, 5, ERRCLASS_DEFAULT_RETRY | ERRCLASS_BIT(CLS_500), RS_S, 30 * RS_S},
         {{"layer.a.backoff=urllib3", "layer.a.retry_on=503"}, 11, ERRCLASS_BIT(CLS_503), 0, 120 * RS_S},
+        {{"layer.a.backoff=aws-legacy", NULL}, 5, ERRCLASS_DEFAULT_RETRY | ERRCLASS_BIT(CLS_500), RS_S, RS_TIME_NEVER},
+        {{"layer.a.backoff=aws-go", NULL}, 3, ERRCLASS_DEFAULT_RETRY | ERRCLASS_BIT(CLS_500), RS_S, 20 * RS_S},
+        {{"layer.a.backoff=aws-js", NULL}, 3, ERRCLASS_DEFAULT_RETRY | ERRCLASS_BIT(CLS_500), 100 * RS_MS, 20 * RS_S},
+        {{"layer.a.backoff=polly", NULL}, 4, ERRCLASS_ALL_FAILURES, 2 * RS_S, RS_TIME_NEVER},
+        {{"layer.a.backoff=polly-v2", NULL}, 4, ERRCLASS_DEFAULT_RETRY | ERRCLASS_BIT(CLS_500), 2 * RS_S, RS_TIME_NEVER},
+        {{"layer.a.backoff=resilience4j", NULL}, 3, ERRCLASS_ALL_FAILURES, 500 * RS_MS, RS_TIME_NEVER},
+        {{"layer.a.backoff=resilience4j-exp", NULL}, 3, ERRCLASS_ALL_FAILURES, 500 * RS_MS, RS_TIME_NEVER},
+        {{"layer.a.backoff=cenkalti", NULL}, 100, ERRCLASS_ALL_FAILURES, 500 * RS_MS, 60 * RS_S},
+        {{"layer.a.backoff=tenacity", NULL}, 100, ERRCLASS_ALL_FAILURES, RS_S, RS_TIME_NEVER},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct scenario sc;
@@ -391,6 +458,9 @@ int main(void)
         cmocka_unit_test(duplicates_are_counted_exactly),
         cmocka_unit_test(network_latency_and_loss),
         cmocka_unit_test(outage_modes),
+        cmocka_unit_test(lifo_serves_newest_first),
+        cmocka_unit_test(degradation_slows_concurrent_work),
+        cmocka_unit_test(rate_limiter_admits_its_rate),
         cmocka_unit_test(presets_from_scenarios),
         cmocka_unit_test(payments_double_charges_and_their_fix),
         cmocka_unit_test(retry_after_scenario),
