@@ -30,6 +30,8 @@ enum errclass {
     CLS_503,
     CLS_504,
     CLS_DEADLINE,
+    CLS_THROTTLED, /* the layer's own budget refused (a layer above sees this class) */
+    CLS_BREAKER,   /* the layer's own breaker short-circuited */
     CLS_N
 };
 
@@ -40,10 +42,11 @@ typedef uint32_t errclass_set;
 #define ERRCLASS_DEFAULT_RETRY                                                                     \
     (ERRCLASS_BIT(CLS_TIMEOUT) | ERRCLASS_BIT(CLS_CONN) | ERRCLASS_BIT(CLS_502) |                  \
      ERRCLASS_BIT(CLS_503) | ERRCLASS_BIT(CLS_504) | ERRCLASS_BIT(CLS_429))
-/* Every failure class except deadline: "retry on any exception". */
+/* Every failure class from below except deadline, throttled and breaker:
+ * "retry on any exception". */
 #define ERRCLASS_ALL_FAILURES                                                                      \
     (((ERRCLASS_BIT(CLS_N) - 1u) & ~ERRCLASS_BIT(CLS_OK) & ~ERRCLASS_BIT(CLS_BUSINESS)) &          \
-     ~ERRCLASS_BIT(CLS_DEADLINE))
+     ~ERRCLASS_BIT(CLS_DEADLINE) & ~ERRCLASS_BIT(CLS_THROTTLED) & ~ERRCLASS_BIT(CLS_BREAKER))
 
 extern const char *const errclass_names[CLS_N];
 

@@ -15,6 +15,13 @@
  * The call reports its last class upward. Every function is O(log pending
  * events).
  *
+ * Budgets and breakers: the call's state is the one of its scope (its
+ * client, its instance, or shared). Before every attempt the budget may
+ * throttle it locally (aws-adaptive, sre) and the breaker may short-circuit
+ * it; before every retry the budget (and the brooker breaker) may refuse
+ * it. Either ends the call at once: `throttled` or `breaker`. Every result
+ * is reported to both.
+ *
  * Deadlines: a call's deadline is min(start + the layer's `deadline`, the
  * deadline its parent propagated); with `propagate_deadline` its attempts
  * carry it down to the layers below and to the server.
@@ -25,10 +32,46 @@
  * always go through the event queue, even with zero delay.
  */
 #include <assert.h>
+#include <gsl/gsl_rng.h>
 
 #include "simctx.h"
 
 static struct call *call_at(const struct sim *s, uint32_t i) { return pool_at(&s->calls, i); }
+
+/* The budget and breaker states of call c (NULL when the layer has none). */
+static uint32_t scope_index(const struct sim *s, const struct call *c, enum scope sc)
+{
+    if (sc == SCOPE_SHARED)
+        return 0;
+    if (sc == SCOPE_CLIENT)
+        return ((const struct request *)pool_at(&s->requests, c->req))->client;
+    return c->instance;
+}
+
+static struct budget_state *budget_of(struct sim *s, const struct call *c)
+{
+    struct layer_rt *rt = &s->lrt[c->layer];
+    if (rt->budgets == NULL)
+        return NULL;
+    return &rt->budgets[scope_index(s, c, s->sc.layers[c->layer].budget_scope)];
+}
+
+static struct breaker_state *breaker_of(struct sim *s, const struct call *c, uint8_t **ring)
+{
+    struct layer_rt *rt = &s->lrt[c->layer];
+    if (rt->breakers == NULL)
+        return NULL;
+    uint32_t i = scope_index(s, c, s->sc.layers[c->layer].breaker_scope);
+    const struct layer_cfg *cfg = &s->sc.layers[c->layer];
+    *ring = rt->rings ? rt->rings + (size_t)i * cfg->breaker_p.window_calls : NULL;
+    return &rt->breakers[i];
+}
+
+/* Keeps the layer's count of breakers not closed in step with a state. */
+static void track_open(struct sim *s, uint32_t layer, bool was_open, bool is_open)
+{
+    s->lrt[layer].n_open += (uint32_t)is_open - (uint32_t)was_open;
+}
 
 static rs_time min_t(rs_time a, rs_time b) { return a < b ? a : b; }
 
@@ -39,6 +82,9 @@ static void finish(struct sim *s, uint32_t ci, enum outcome o)
     uint32_t req = c->req, layer = c->layer;
     struct reply_to parent = c->parent;
     enum errclass cls = (enum errclass)c->last;
+    struct budget_state *bs = budget_of(s, c);
+    if (bs != NULL)
+        budget_call_end(s->sc.layers[layer].budget, bs, &c->bc);
     c->gen++;
     evq_cancel(&s->q, c->timer);
     pool_free(&s->calls, ci);
@@ -59,10 +105,35 @@ static void attempt(struct sim *s, uint32_t ci)
         finish(s, ci, OUT_DEADLINE);
         return;
     }
+    struct budget_state *bs = budget_of(s, c);
+    if (bs != NULL && !budget_admit(cfg->budget, &cfg->budget_p, bs, s->now, s->rng.s[RNG_JITTER])) {
+        s->lrt[c->layer].refused++;
+        metrics_layer_cur(&s->m, c->layer)->refused++;
+        c->last = CLS_THROTTLED;
+        finish(s, ci, OUT_THROTTLED);
+        return;
+    }
+    uint8_t *ring;
+    struct breaker_state *br = breaker_of(s, c, &ring);
+    if (br != NULL) {
+        bool was = breaker_is_open(br), half;
+        bool ok = breaker_admit(cfg->breaker, &cfg->breaker_p, br, s->now, &c->breaker_gen, &half);
+        track_open(s, c->layer, was, breaker_is_open(br));
+        if (!ok) {
+            s->lrt[c->layer].short_circuited++;
+            metrics_layer_cur(&s->m, c->layer)->short_circuited++;
+            c->last = CLS_BREAKER;
+            finish(s, ci, OUT_BREAKER);
+            return;
+        }
+    }
     struct request *r = pool_at(&s->requests, c->req);
     c->attempts++;
     c->state = CALL_WAITING;
+    c->admitted = br != NULL;
+    c->attempt_start = s->now;
     r->n[c->layer]++;
+    s->lrt[c->layer].attempts++;
     metrics_attempt(&s->m, c->layer);
     rs_time at = min_t(units_add(s->now, cfg->timeout), c->deadline_at);
     c->timer = at == RS_TIME_NEVER ? EVQ_NONE : evq_push(&s->q, at, EV_TIMEOUT, ci, c->attempts);
@@ -85,7 +156,18 @@ void layer_call_start(struct sim *s, uint32_t layer, uint32_t req, struct reply_
     c->last = CLS_OK;
     c->timer = EVQ_NONE;
     c->deadline_at = min_t(units_add(s->now, cfg->deadline), deadline_at);
+    c->bc = (struct budget_call){false, 0.0};
+    c->admitted = false;
+    if (cfg->instances == 0)
+        c->instance = r->client;
+    else if (cfg->instances == 1)
+        c->instance = 0;
+    else
+        c->instance = (uint32_t)gsl_rng_uniform_int(s->rng.s[RNG_BALANCER], cfg->instances);
     backoff_state_init(&cfg->bp, &c->bs);
+    struct budget_state *bs = budget_of(s, c);
+    if (bs != NULL)
+        budget_call_start(cfg->budget, &cfg->budget_p, bs, s->now);
     attempt(s, ci);
 }
 
@@ -93,6 +175,30 @@ bool layer_is_waiting(const struct sim *s, struct reply_to to)
 {
     const struct call *c = call_at(s, to.call);
     return c->gen == to.gen && c->state == CALL_WAITING && c->attempts == to.attempt;
+}
+
+/* Reports the current attempt's result to the call's budget and breaker. */
+static void record_result(struct sim *s, uint32_t ci, enum errclass cls)
+{
+    struct call *c = call_at(s, ci);
+    const struct layer_cfg *cfg = &s->sc.layers[c->layer];
+    if (cls == CLS_TIMEOUT)
+        s->lrt[c->layer].timeouts++;
+    struct budget_state *bs = budget_of(s, c);
+    if (bs != NULL)
+        budget_result(cfg->budget, &cfg->budget_p, bs, &c->bc, s->now, cls, c->attempts > 1,
+                      errclass_in(cfg->retry_on, cls));
+    uint8_t *ring;
+    struct breaker_state *br = breaker_of(s, c, &ring);
+    if (br != NULL && c->admitted) {
+        bool was = breaker_is_open(br);
+        bool failed = cls != CLS_OK && cls != CLS_BUSINESS;
+        if (breaker_result(cfg->breaker, &cfg->breaker_p, br, ring, s->now, c->breaker_gen, failed,
+                           s->now - c->attempt_start))
+            s->lrt[c->layer].transitions++;
+        track_open(s, c->layer, was, breaker_is_open(br));
+        c->admitted = false;
+    }
 }
 
 /* The current attempt of ci failed with cls: retry after a delay, or end. */
@@ -109,6 +215,21 @@ static void failed_attempt(struct sim *s, uint32_t ci, enum errclass cls, rs_tim
     }
     if (c->attempts >= cfg->attempts) {
         finish(s, ci, OUT_EXHAUSTED);
+        return;
+    }
+    uint8_t *ring;
+    struct breaker_state *br = breaker_of(s, c, &ring);
+    if (br != NULL && !breaker_allow_retry(cfg->breaker, &cfg->breaker_p, br)) {
+        s->lrt[c->layer].short_circuited++;
+        metrics_layer_cur(&s->m, c->layer)->short_circuited++;
+        finish(s, ci, OUT_BREAKER); /* the last error stands */
+        return;
+    }
+    struct budget_state *bs = budget_of(s, c);
+    if (bs != NULL && !budget_allow_retry(cfg->budget, &cfg->budget_p, bs, &c->bc, s->now, cls)) {
+        s->lrt[c->layer].refused++;
+        metrics_layer_cur(&s->m, c->layer)->refused++;
+        finish(s, ci, OUT_THROTTLED); /* the last error stands */
         return;
     }
     rs_time d;
@@ -129,6 +250,7 @@ static void failed_attempt(struct sim *s, uint32_t ci, enum errclass cls, rs_tim
         return;
     }
     c->state = CALL_BACKOFF;
+    s->lrt[c->layer].retries++;
     c->timer = evq_push(&s->q, at, EV_RETRY, ci, c->attempts);
 }
 
@@ -139,6 +261,7 @@ void layer_on_answer(struct sim *s, struct reply_to to, enum errclass cls, rs_ti
     struct call *c = call_at(s, to.call);
     evq_cancel(&s->q, c->timer);
     c->timer = EVQ_NONE;
+    record_result(s, to.call, cls);
     if (cls == CLS_OK || cls == CLS_BUSINESS) {
         c->last = (uint8_t)cls;
         finish(s, to.call, cls == CLS_OK ? OUT_OK : OUT_BUSINESS);
@@ -153,7 +276,9 @@ void layer_on_timeout(struct sim *s, uint32_t ci, uint32_t att)
     assert(c->state == CALL_WAITING && c->attempts == att);
     (void)att;
     c->timer = EVQ_NONE;
-    failed_attempt(s, ci, s->now >= c->deadline_at ? CLS_DEADLINE : CLS_TIMEOUT, -1);
+    enum errclass cls = s->now >= c->deadline_at ? CLS_DEADLINE : CLS_TIMEOUT;
+    record_result(s, ci, cls);
+    failed_attempt(s, ci, cls, -1);
 }
 
 void layer_on_retry(struct sim *s, uint32_t ci)

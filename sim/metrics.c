@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const metrics_outcome_names[OUT_NOUTCOMES] = {"ok", "business", "exhausted", "failed",
-                                                          "deadline"};
+const char *const metrics_outcome_names[OUT_NOUTCOMES] = {
+    "ok", "business", "exhausted", "failed", "deadline", "throttled", "breaker"};
 
 #define LAT_RATIO 1.005
 #define LAT_TOP ((double)RS_TIME_LIMIT * 1.01)
@@ -122,7 +122,8 @@ int metrics_init(struct metrics *m, rs_time duration, rs_time bucket, size_t nla
     m->nlayers = nlayers;
     m->b = calloc(m->nbuckets, sizeof *m->b);
     m->attempts = calloc(m->nbuckets * nlayers, sizeof *m->attempts);
-    if (m->b == NULL || m->attempts == NULL)
+    m->lb = calloc(m->nbuckets * nlayers, sizeof *m->lb);
+    if (m->b == NULL || m->attempts == NULL || m->lb == NULL)
         goto oom;
     for (size_t i = 0; i < m->nbuckets; i++)
         m->b[i].lat_p50 = m->b[i].lat_p99 = -1.0;
@@ -153,6 +154,7 @@ void metrics_fini(struct metrics *m)
 {
     free(m->b);
     free(m->attempts);
+    free(m->lb);
     metrics_lat_fini(&m->bucket_lat);
     metrics_lat_fini(&m->lat_all);
     for (int o = 0; o < OUT_NOUTCOMES; o++)

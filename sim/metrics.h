@@ -29,7 +29,10 @@
 #define METRICS_MAX_LEVELS 9 /* 8 layers and the server */
 #define METRICS_ATT_BINS 10000 /* attempts histograms clamp above this */
 
-enum outcome { OUT_OK, OUT_BUSINESS, OUT_EXHAUSTED, OUT_FAILED, OUT_DEADLINE, OUT_NOUTCOMES };
+enum outcome {
+    OUT_OK, OUT_BUSINESS, OUT_EXHAUSTED, OUT_FAILED, OUT_DEADLINE, OUT_THROTTLED, OUT_BREAKER,
+    OUT_NOUTCOMES
+};
 extern const char *const metrics_outcome_names[OUT_NOUTCOMES];
 
 /* A latency histogram (nanoseconds). */
@@ -49,11 +52,19 @@ struct bucket {
     double lat_p50, lat_p99;                     /* seconds; < 0: none finished */
 };
 
+/* Per layer and bucket: budget refusals and short-circuits (flows), and the
+ * share of breakers open and the mean budget level at the bucket's end. */
+struct layer_bucket {
+    uint64_t refused, short_circuited;
+    double open_share, budget_level; /* < 0: the layer has none */
+};
+
 struct metrics {
     rs_time bucket_ns, duration;
     size_t nbuckets, nlayers;
     struct bucket *b;
     uint64_t *attempts; /* nbuckets · nlayers: attempts made by each layer */
+    struct layer_bucket *lb; /* nbuckets · nlayers */
 
     /* level integration */
     rs_time last_t;
@@ -92,6 +103,10 @@ static inline struct bucket *metrics_cur(struct metrics *m) { return &m->b[m->cu
 static inline void metrics_attempt(struct metrics *m, size_t layer)
 {
     m->attempts[m->cur * m->nlayers + layer]++;
+}
+static inline struct layer_bucket *metrics_layer_cur(struct metrics *m, size_t layer)
+{
+    return &m->lb[m->cur * m->nlayers + layer];
 }
 
 /* A logical request ended with latency lat; counted says whether it arrived

@@ -147,7 +147,15 @@ static void write_timeseries(FILE *f, const struct sim *s)
     fprintf(f, ",wasted,duplicates");
     for (int e = CLS_TIMEOUT; e < CLS_N; e++)
         fprintf(f, ",err_%s", errclass_names[e]);
-    fprintf(f, ",queue_len,busy,in_flight,lat_p50,lat_p99\n");
+    fprintf(f, ",queue_len,busy,in_flight,lat_p50,lat_p99");
+    for (size_t l = 0; l < m->nlayers; l++) {
+        const char *n = sc->layers[l].name;
+        if (sc->layers[l].budget->id != BUDGET_NONE)
+            fprintf(f, ",refused_%s,budget_%s", n, n);
+        if (sc->layers[l].breaker->id != BREAKER_NONE)
+            fprintf(f, ",short_circuited_%s,open_share_%s", n, n);
+    }
+    fputc('\n', f);
     for (size_t i = 0; i < m->nbuckets; i++) {
         const struct bucket *b = &m->b[i];
         double len = metrics_bucket_len(m, i), ns = len * 1e9;
@@ -166,6 +174,15 @@ static void write_timeseries(FILE *f, const struct sim *s)
         fprintf(f, ",%.9g,%.9g,%.9g", b->area_queue / ns, b->area_busy / ns, b->area_inflight / ns);
         cell(f, b->lat_p50);
         cell(f, b->lat_p99);
+        for (size_t l = 0; l < m->nlayers; l++) {
+            const struct layer_bucket *lb = &m->lb[i * m->nlayers + l];
+            if (sc->layers[l].budget->id != BUDGET_NONE) {
+                fprintf(f, ",%.9g", (double)lb->refused / len);
+                cell(f, lb->budget_level);
+            }
+            if (sc->layers[l].breaker->id != BREAKER_NONE)
+                fprintf(f, ",%.9g,%.9g", (double)lb->short_circuited / len, lb->open_share);
+        }
         fputc('\n', f);
     }
 }
@@ -253,9 +270,26 @@ static void write_attempts(FILE *f, const struct sim *s)
     }
 }
 
-enum { F_TIMESERIES, F_SUMMARY, F_LATENCY, F_ATTEMPTS, F_SCENARIO, F_N };
+static void write_layers(FILE *f, const struct sim *s)
+{
+    const struct scenario *sc = sim_scenario(s);
+    fprintf(f, "layer,instances,attempts,retries,timeouts,refused,short_circuited,transitions,"
+               "budget,budget_states,breaker,breaker_states\n");
+    for (unsigned l = 0; l < sc->nlayers; l++) {
+        struct sim_layer_totals t;
+        sim_layer_totals(s, l, &t);
+        fprintf(f, "%s,%u,%llu,%llu,%llu,%llu,%llu,%llu,%s,%u,%s,%u\n", sc->layers[l].name,
+                t.instances, (unsigned long long)t.attempts, (unsigned long long)t.retries,
+                (unsigned long long)t.timeouts, (unsigned long long)t.refused,
+                (unsigned long long)t.short_circuited, (unsigned long long)t.transitions,
+                sc->layers[l].budget->name, t.budget_states, sc->layers[l].breaker->name,
+                t.breaker_states);
+    }
+}
+
+enum { F_TIMESERIES, F_SUMMARY, F_LATENCY, F_ATTEMPTS, F_LAYERS, F_SCENARIO, F_N };
 static const char *const file_names[F_N] = {"timeseries.csv", "summary.csv", "latency.csv",
-                                            "attempts.csv", "scenario.ini"};
+                                            "attempts.csv", "layers.csv", "scenario.ini"};
 
 int output_write_dir(const char *dir, const struct sim *s, const struct summary *sum, char *err,
                      size_t errsz)
@@ -280,6 +314,9 @@ int output_write_dir(const char *dir, const struct sim *s, const struct summary 
             break;
         case F_ATTEMPTS:
             write_attempts(of[i].f, s);
+            break;
+        case F_LAYERS:
+            write_layers(of[i].f, s);
             break;
         case F_SCENARIO:
             scenario_write_ini(sim_scenario(s), of[i].f);

@@ -41,8 +41,8 @@ struct summary {
 
 void output_summarise(const struct sim *s, double wall_s, struct summary *out);
 
-/* Writes timeseries.csv, summary.csv, latency.csv, attempts.csv and
- * scenario.ini into dir. Returns 0, or -1 with a message in err (and no
+/* Writes timeseries.csv, summary.csv, latency.csv, attempts.csv,
+ * layers.csv and scenario.ini into dir. Returns 0, or -1 with a message in err (and no
  * file of this run in place). */
 int output_write_dir(const char *dir, const struct sim *s, const struct summary *sum, char *err,
                      size_t errsz);

@@ -20,7 +20,8 @@ enum rng_stream {
     RNG_NETWORK,  /* hop latency and loss (later issues) */
     RNG_ERRORS,   /* injected errors (later issues) */
     RNG_JITTER,   /* backoff jitter */
-    RNG_ROUTING,  /* which client owns a request, which instance serves it */
+    RNG_ROUTING,  /* which client owns a request */
+    RNG_BALANCER, /* which instance of a layer serves a call */
     RNG_NSTREAMS
 };
 

@@ -24,7 +24,7 @@ static void diag_add(struct scenario_diag *d, const char *fmt, ...)
 
 static void diag_add(struct scenario_diag *d, const char *fmt, ...)
 {
-    char buf[1024];
+    char buf[2048];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
@@ -222,7 +222,7 @@ static const char *const sect_names[S_NKINDS] = {"run", "load", "server", "phase
 enum key_type {
     T_NAME, T_DURATION, T_TIMEOUT, T_SEED, T_RATE, T_UINT, T_DIST, T_QUEUE, T_BACKOFF, T_MULT,
     T_CAP, T_PHASE_RATE, T_FACTOR, T_ENUM, T_BOOL, T_PROB, T_CLASSES, T_LIMIT_STATUS, T_DIST_NONE,
-    T_REAL, T_RATE_NONE
+    T_REAL, T_RATE_NONE, T_INSTANCES, T_BUDGET, T_BREAKER, T_WINDOW
 };
 
 struct key_desc {
@@ -241,6 +241,7 @@ static const char *const arrival_names[] = {"poisson", "uniform", NULL};
 static const char *const discipline_names[] = {"fifo", "lifo", NULL};
 static const char *const outage_names[] = {"none", "refuse", "hang", "error", NULL};
 static const char *const honor_names[] = {"ignore", "honor", NULL};
+static const char *const scope_names[] = {"instance", "client", "shared", NULL};
 
 #define RUN(f) offsetof(struct scenario, f)
 #define PH(f) offsetof(struct phase_cfg, f)
@@ -300,6 +301,32 @@ static const struct key_desc keys[] = {
     {S_LAYER, "response_latency", T_DIST_NONE, LY(response_latency), 0, 0, DIST_ALLOWED, NULL, LY(has_response_latency)},
     {S_LAYER, "request_loss", T_PROB, LY(request_loss), 0, 0, PROB_ALLOWED, NULL, 0},
     {S_LAYER, "response_loss", T_PROB, LY(response_loss), 0, 0, PROB_ALLOWED, NULL, 0},
+    {S_LAYER, "instances", T_INSTANCES, LY(instances), 1, 1000000, "per-client, or an integer from 1 to 1000000", NULL, 0},
+    {S_LAYER, "budget", T_BUDGET, LY(budget), 0, 0, "", NULL, 0},
+    {S_LAYER, "budget_scope", T_ENUM, LY(budget_scope), 0, 0, "instance, client, shared", scope_names, 0},
+    {S_LAYER, "budget_max_tokens", T_REAL, LY(budget_p.max_tokens), 0, 1000, "a number from 0 to 1000", NULL, 0},
+    {S_LAYER, "budget_token_ratio", T_REAL, LY(budget_p.token_ratio), 0, 1000, "a number from 0 to 1000", NULL, 0},
+    {S_LAYER, "budget_percent", T_PROB, LY(budget_p.percent), 0, 0, "a fraction from 0 to 1 (0.2 is 20 %)", NULL, 0},
+    {S_LAYER, "budget_min_per_s", T_REAL, LY(budget_p.min_per_s), 0, 1000000, "a number from 0 to 1000000", NULL, 0},
+    {S_LAYER, "budget_ttl", T_DURATION, LY(budget_p.ttl), 0, 0, "a duration such as 10s", NULL, 0},
+    {S_LAYER, "budget_min_concurrency", T_REAL, LY(budget_p.min_concurrency), 0, 1000000, "a number from 0 to 1000000", NULL, 0},
+    {S_LAYER, "budget_capacity", T_REAL, LY(budget_p.capacity), 0, 1000000000, "a number from 0 to 1000000000", NULL, 0},
+    {S_LAYER, "budget_cost", T_REAL, LY(budget_p.cost), 0, 1000000, "a number from 0 to 1000000", NULL, 0},
+    {S_LAYER, "budget_timeout_cost", T_REAL, LY(budget_p.timeout_cost), 0, 1000000, "a number from 0 to 1000000", NULL, 0},
+    {S_LAYER, "budget_deposit", T_REAL, LY(budget_p.deposit), 0, 1000000, "a number from 0 to 1000000", NULL, 0},
+    {S_LAYER, "budget_deposit_on_success", T_BOOL, LY(budget_p.deposit_on_success), 0, 0, "true, false", NULL, 0},
+    {S_LAYER, "budget_k", T_REAL, LY(budget_p.k), 0, 1000, "a number from 0 to 1000", NULL, 0},
+    {S_LAYER, "breaker", T_BREAKER, LY(breaker), 0, 0, "", NULL, 0},
+    {S_LAYER, "breaker_scope", T_ENUM, LY(breaker_scope), 0, 0, "instance, client, shared", scope_names, 0},
+    {S_LAYER, "breaker_failures", T_UINT, LY(breaker_p.failures), 0, 1000000, "an integer from 0 to 1000000", NULL, 0},
+    {S_LAYER, "breaker_open_for", T_DURATION, LY(breaker_p.open_for), 0, 0, "a duration such as 60s", NULL, 0},
+    {S_LAYER, "breaker_probes", T_UINT, LY(breaker_p.probes), 1, 1000000, "an integer from 1 to 1000000", NULL, 0},
+    {S_LAYER, "breaker_window", T_WINDOW, LY(breaker_p.window_calls), 1, BREAKER_MAX_WINDOW_CALLS, "a number of calls from 1 to 1000, or a duration such as 10s", NULL, 0},
+    {S_LAYER, "breaker_min_calls", T_UINT, LY(breaker_p.min_calls), 1, 1000000, "an integer from 1 to 1000000", NULL, 0},
+    {S_LAYER, "breaker_failure_rate", T_PROB, LY(breaker_p.failure_rate), 0, 0, PROB_ALLOWED, NULL, 0},
+    {S_LAYER, "breaker_slow_rate", T_PROB, LY(breaker_p.slow_rate), 0, 0, PROB_ALLOWED, NULL, 0},
+    {S_LAYER, "breaker_slow_call", T_CAP, LY(breaker_p.slow_call), 0, 0, "a duration such as 60s, or none", NULL, 0},
+    {S_LAYER, "breaker_max_failure_ratio", T_PROB, LY(breaker_p.max_failure_ratio), 0, 0, PROB_ALLOWED, NULL, 0},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -350,6 +377,10 @@ static void layer_defaults(struct layer_cfg *l, const char *name)
     l->retry_on = ERRCLASS_DEFAULT_RETRY;
     l->retry_after_max = RS_TIME_NEVER;
     l->deadline = RS_TIME_NEVER;
+    l->instances = 1;
+    l->budget = budget_find("none");
+    l->breaker = breaker_find("none");
+    l->breaker_p.slow_call = RS_TIME_NEVER;
 }
 
 /* ---- applying one entry ---- */
@@ -641,6 +672,56 @@ static void apply_value(struct apply_ctx *ac, const struct entry *e, const struc
         }
         return;
     }
+    case T_INSTANCES: {
+        long long n;
+        if (strcmp(v, "per-client") == 0)
+            *(unsigned *)(void *)field = 0;
+        else if (!units_parse_int(v, kd->lo, kd->hi, &n))
+            bad(ac, e, kd->allowed);
+        else
+            *(unsigned *)(void *)field = (unsigned)n;
+        return;
+    }
+    case T_BUDGET:
+    case T_BREAKER: {
+        char allowed[600];
+        size_t used = 0;
+        unsigned n = kd->type == T_BUDGET ? budget_nkinds : breaker_nkinds;
+        for (unsigned i = 0; i < n && used < sizeof allowed; i++) {
+            int w = snprintf(allowed + used, sizeof allowed - used, "%s%s", i ? ", " : "",
+                             kd->type == T_BUDGET ? budget_kinds[i].name : breaker_kinds[i].name);
+            used += w > 0 ? (size_t)w : 0;
+        }
+        if (kd->type == T_BUDGET) {
+            const struct budget_kind *b = budget_find(v);
+            if (b == NULL)
+                bad(ac, e, allowed);
+            else
+                *(const struct budget_kind **)(void *)field = b;
+        } else {
+            const struct breaker_kind *b = breaker_find(v);
+            if (b == NULL)
+                bad(ac, e, allowed);
+            else
+                *(const struct breaker_kind **)(void *)field = b;
+        }
+        return;
+    }
+    case T_WINDOW: {
+        struct layer_cfg *l = base;
+        long long n;
+        rs_time t;
+        if (units_parse_int(v, kd->lo, kd->hi, &n)) {
+            l->breaker_p.window_calls = (unsigned)n;
+            l->breaker_p.window = 0;
+        } else if (units_parse_duration(v, &t) && t > 0) {
+            l->breaker_p.window_calls = 0;
+            l->breaker_p.window = t;
+        } else {
+            bad(ac, e, kd->allowed);
+        }
+        return;
+    }
     case T_RATE_NONE: {
         double r;
         if (strcmp(v, "none") == 0)
@@ -794,7 +875,7 @@ static void apply_entry(struct apply_ctx *ac, const struct entry *e, bool first_
     const struct key_desc *kd = e->key[0] ? find_key(kind, e->key) : NULL;
     if (kd == NULL && e->key[0] != '\0') {
         const char *s = suggest_key(kind, e->key);
-        char list[300];
+        char list[1200];
         list_keys(kind, list, sizeof list);
         if (s)
             diag_add(ac->diag, "%s: [%s] unknown key '%s' (did you mean '%s'?); allowed: %s",
@@ -830,12 +911,53 @@ static bool layer_given(const struct apply_ctx *ac, unsigned i, const char *key)
     return ac->layer_key[i][find_key(S_LAYER, key) - keys] != NULL;
 }
 
+/* The size of the field a key of this type writes. */
+static size_t field_size(enum key_type t)
+{
+    switch (t) {
+    case T_REAL:
+    case T_PROB:
+        return sizeof(double);
+    case T_DURATION:
+    case T_CAP:
+        return sizeof(rs_time);
+    case T_UINT:
+        return sizeof(unsigned);
+    case T_BOOL:
+        return sizeof(bool);
+    case T_WINDOW: /* window_calls; the duration beside it is copied with it below */
+        return sizeof(unsigned);
+    default:
+        return 0;
+    }
+}
+
+/* For every layer key whose field lies in [lo, lo + size) of layer i and
+ * that the scenario did not write, takes the value from defaults (a
+ * budget's or breaker's parameter block). */
+static void default_params(struct apply_ctx *ac, unsigned i, size_t lo, size_t size,
+                           const void *defaults)
+{
+    char *layer = (char *)&ac->sc->layers[i];
+    for (size_t j = 0; j < NKEYS; j++) {
+        const struct key_desc *kd = &keys[j];
+        if (kd->sect != S_LAYER || kd->offset < lo || kd->offset >= lo + size ||
+            ac->layer_key[i][j] != NULL)
+            continue;
+        memcpy(layer + kd->offset, (const char *)defaults + (kd->offset - lo), field_size(kd->type));
+        if (kd->type == T_WINDOW)
+            ac->sc->layers[i].breaker_p.window = ((const struct breaker_params *)defaults)->window;
+    }
+}
+
 /* Fills in what layer i's backoff kind or preset brings, for every key the
  * scenario did not write: explicit keys override a preset's values. */
 static void apply_kind_defaults(struct apply_ctx *ac, unsigned i)
 {
     struct layer_cfg *l = &ac->sc->layers[i];
     const struct backoff_kind *k = l->backoff;
+    default_params(ac, i, LY(budget_p), sizeof l->budget_p, &l->budget->defaults);
+    default_params(ac, i, LY(breaker_p), sizeof l->breaker_p, &l->breaker->defaults);
     if (!layer_given(ac, i, "multiplier"))
         l->bp.multiplier = k->defaults.multiplier;
     if (!backoff_is_preset(k))
@@ -930,6 +1052,20 @@ static void check_all(struct apply_ctx *ac)
                      key_where(ac, S_LAYER, i, "cap", w, sizeof w), l->name,
                      units_format_duration(l->bp.cap, a, sizeof a),
                      units_format_duration(l->bp.base, b, sizeof b));
+        if ((l->budget->id == BUDGET_RATIO || l->budget->id == BUDGET_SRE) && l->budget_p.ttl == 0)
+            diag_add(d, "%s: [layer %s] budget = %s needs budget_ttl > 0",
+                     key_where(ac, S_LAYER, i, "budget_ttl", w, sizeof w), l->name, l->budget->name);
+        if (l->budget->id == BUDGET_GRPC && !(l->budget_p.max_tokens > 0))
+            diag_add(d, "%s: [layer %s] budget = grpc needs budget_max_tokens in (0, 1000]",
+                     key_where(ac, S_LAYER, i, "budget_max_tokens", w, sizeof w), l->name);
+        if (l->budget->id == BUDGET_RATIO && !(l->budget_p.percent > 0))
+            diag_add(d, "%s: [layer %s] budget = %s needs budget_percent > 0",
+                     key_where(ac, S_LAYER, i, "budget_percent", w, sizeof w), l->name, l->budget->name);
+        if (l->breaker->id == BREAKER_RATE && l->breaker_p.window_calls == 0 && l->breaker_p.window == 0)
+            diag_add(d, "%s: [layer %s] breaker = %s needs breaker_window (calls or a duration)",
+                     key_where(ac, S_LAYER, i, "breaker_window", w, sizeof w), l->name, l->breaker->name);
+        if (l->breaker->id == BREAKER_CONSECUTIVE && l->breaker_p.probes == 0)
+            l->breaker_p.probes = 1; /* gobreaker: MaxRequests 0 means 1 */
         if (!backoff_is_preset(l->backoff) && strcmp(l->backoff->name, "none") != 0 &&
             l->bp.base == 0 && l->attempts > 1)
             diag_add(d, "%s: [layer %s] backoff = %s needs base > 0 (e.g. base = 10ms)",
@@ -1149,6 +1285,37 @@ int scenario_write_ini(const struct scenario *sc, FILE *f)
                 l->has_response_latency ? dist_format(&l->response_latency, a, sizeof a) : "none");
         fprintf(f, "request_loss = %.17g\nresponse_loss = %.17g\n", l->request_loss,
                 l->response_loss);
+        if (l->instances == 0)
+            fprintf(f, "instances = per-client\n");
+        else
+            fprintf(f, "instances = %u\n", l->instances);
+        const struct budget_params *bp = &l->budget_p;
+        fprintf(f, "budget = %s\nbudget_scope = %s\n", l->budget->name, scope_names[l->budget_scope]);
+        if (l->budget->id != BUDGET_NONE)
+            fprintf(f,
+                    "budget_max_tokens = %.17g\nbudget_token_ratio = %.17g\nbudget_percent = %.17g\n"
+                    "budget_min_per_s = %.17g\nbudget_ttl = %s\nbudget_min_concurrency = %.17g\n"
+                    "budget_capacity = %.17g\nbudget_cost = %.17g\nbudget_timeout_cost = %.17g\n"
+                    "budget_deposit = %.17g\nbudget_deposit_on_success = %s\nbudget_k = %.17g\n",
+                    bp->max_tokens, bp->token_ratio, bp->percent, bp->min_per_s,
+                    units_format_duration(bp->ttl, a, sizeof a), bp->min_concurrency, bp->capacity,
+                    bp->cost, bp->timeout_cost, bp->deposit, tf(bp->deposit_on_success), bp->k);
+        const struct breaker_params *kp = &l->breaker_p;
+        fprintf(f, "breaker = %s\nbreaker_scope = %s\n", l->breaker->name,
+                scope_names[l->breaker_scope]);
+        if (l->breaker->id != BREAKER_NONE) {
+            fprintf(f, "breaker_failures = %u\nbreaker_open_for = %s\nbreaker_probes = %u\n",
+                    kp->failures, units_format_duration(kp->open_for, a, sizeof a), kp->probes);
+            if (kp->window_calls > 0)
+                fprintf(f, "breaker_window = %u\n", kp->window_calls);
+            else if (kp->window > 0)
+                fprintf(f, "breaker_window = %s\n", units_format_duration(kp->window, a, sizeof a));
+            fprintf(f,
+                    "breaker_min_calls = %u\nbreaker_failure_rate = %.17g\nbreaker_slow_rate = %.17g\n"
+                    "breaker_slow_call = %s\nbreaker_max_failure_ratio = %.17g\n",
+                    kp->min_calls, kp->failure_rate, kp->slow_rate,
+                    time_or_none(kp->slow_call, b, sizeof b), kp->max_failure_ratio);
+        }
     }
     return ferror(f) ? -1 : 0;
 }

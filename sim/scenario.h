@@ -20,6 +20,8 @@
 #include <stdio.h>
 
 #include "backoff.h"
+#include "breaker.h"
+#include "budget.h"
 #include "dist.h"
 #include "errclass.h"
 #include "units.h"
@@ -35,6 +37,7 @@ enum arrival_kind { ARRIVAL_POISSON, ARRIVAL_UNIFORM };
 enum discipline { DISC_FIFO, DISC_LIFO };
 enum outage { OUTAGE_NONE, OUTAGE_REFUSE, OUTAGE_HANG, OUTAGE_ERROR };
 enum retry_after_mode { RA_IGNORE, RA_HONOR };
+enum scope { SCOPE_INSTANCE, SCOPE_CLIENT, SCOPE_SHARED };
 
 struct phase_cfg {
     char name[SCENARIO_NAME_MAX];
@@ -63,6 +66,14 @@ struct layer_cfg {
     bool has_request_latency, has_response_latency;
     struct dist request_latency, response_latency;
     double request_loss, response_loss;
+    /* copies of this layer; calls are routed to one (0: one per client) */
+    unsigned instances;
+    const struct budget_kind *budget;
+    struct budget_params budget_p;
+    enum scope budget_scope;
+    const struct breaker_kind *breaker;
+    struct breaker_params breaker_p;
+    enum scope breaker_scope;
 };
 
 struct scenario {

@@ -15,6 +15,87 @@ static int cmp_time(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static uint32_t scope_count(const struct scenario *sc, const struct layer_cfg *l, enum scope scope,
+                            uint32_t ninstances)
+{
+    (void)l;
+    return scope == SCOPE_SHARED ? 1 : scope == SCOPE_CLIENT ? sc->clients : ninstances;
+}
+
+/* Allocates each layer's budget and breaker states, refusing (before
+ * allocating) what would not fit in SIM_STATE_LIMIT bytes. */
+#define SIM_STATE_LIMIT ((double)4 * 1024 * 1024 * 1024)
+static int layers_init(struct sim *s, char *err, size_t errsz)
+{
+    const struct scenario *sc = &s->sc;
+    for (unsigned i = 0; i < sc->nlayers; i++) {
+        const struct layer_cfg *l = &sc->layers[i];
+        struct layer_rt *rt = &s->lrt[i];
+        rt->ninstances = l->instances == 0 ? sc->clients : l->instances;
+        double need = 0;
+        if (l->budget->id != BUDGET_NONE)
+            need += (double)scope_count(sc, l, l->budget_scope, rt->ninstances) *
+                    sizeof(struct budget_state);
+        if (l->breaker->id != BREAKER_NONE)
+            need += (double)scope_count(sc, l, l->breaker_scope, rt->ninstances) *
+                    (sizeof(struct breaker_state) + l->breaker_p.window_calls);
+        if (need > SIM_STATE_LIMIT) {
+            snprintf(err, errsz,
+                     "[layer %s]: budget and breaker states would need %.1f GB (limit %.0f GB); "
+                     "use a wider scope (instance or shared) or fewer clients",
+                     l->name, need / 1e9, SIM_STATE_LIMIT / 1e9);
+            return -1;
+        }
+        if (l->budget->id != BUDGET_NONE) {
+            rt->nbudgets = scope_count(sc, l, l->budget_scope, rt->ninstances);
+            rt->budgets = calloc(rt->nbudgets, sizeof *rt->budgets);
+            if (rt->budgets == NULL)
+                goto oom;
+            for (uint32_t j = 0; j < rt->nbudgets; j++)
+                budget_state_init(l->budget, &l->budget_p, &rt->budgets[j]);
+        }
+        if (l->breaker->id != BREAKER_NONE) {
+            rt->nbreakers = scope_count(sc, l, l->breaker_scope, rt->ninstances);
+            rt->breakers = calloc(rt->nbreakers, sizeof *rt->breakers);
+            if (rt->breakers == NULL)
+                goto oom;
+            if (l->breaker_p.window_calls > 0) {
+                rt->rings = calloc(rt->nbreakers, l->breaker_p.window_calls);
+                if (rt->rings == NULL)
+                    goto oom;
+            }
+        }
+    }
+    return 0;
+oom:
+    snprintf(err, errsz, "out of memory allocating budget and breaker states");
+    return -1;
+}
+
+/* Records, for every bucket before `upto`, each layer's share of breakers
+ * open and mean budget level (the state is constant between events, so the
+ * value at the first event after a bucket's end is its value at that end).
+ * The level is averaged over at most 4096 evenly spaced states. */
+static void sample_layers(struct sim *s, size_t upto)
+{
+    for (; s->sampled < upto && s->sampled < s->m.nbuckets; s->sampled++) {
+        for (unsigned i = 0; i < s->sc.nlayers; i++) {
+            struct layer_rt *rt = &s->lrt[i];
+            const struct layer_cfg *l = &s->sc.layers[i];
+            struct layer_bucket *lb = &s->m.lb[s->sampled * s->m.nlayers + i];
+            lb->open_share = rt->nbreakers ? (double)rt->n_open / rt->nbreakers : -1.0;
+            lb->budget_level = -1.0;
+            if (rt->nbudgets == 0)
+                continue;
+            uint32_t step = rt->nbudgets > 4096 ? rt->nbudgets / 4096 : 1;
+            double sum = 0, n = 0;
+            for (uint32_t j = 0; j < rt->nbudgets; j += step, n++)
+                sum += budget_level(l->budget, &l->budget_p, &rt->budgets[j], s->now);
+            lb->budget_level = sum / n;
+        }
+    }
+}
+
 struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *err, size_t errsz)
 {
     struct sim *s = calloc(1, sizeof *s);
@@ -42,6 +123,8 @@ struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *er
         snprintf(err, errsz, "out of memory for the server queue");
         goto fail;
     }
+    if (layers_init(s, err, errsz) != 0)
+        goto fail;
     /* Phase boundaries: every start and end inside the run, sorted, distinct. */
     s->phase_times = malloc((2 * sc->nphases + 1) * sizeof *s->phase_times);
     if (s->phase_times == NULL) {
@@ -70,6 +153,11 @@ void sim_destroy(struct sim *s)
     if (s == NULL)
         return;
     free(s->phase_times);
+    for (unsigned i = 0; i < SCENARIO_MAX_LAYERS; i++) {
+        free(s->lrt[i].budgets);
+        free(s->lrt[i].breakers);
+        free(s->lrt[i].rings);
+    }
     server_fini(s);
     metrics_fini(&s->m);
     rng_set_fini(&s->rng);
@@ -148,6 +236,8 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
     uint64_t next_report = 1u << 20;
     while (evq_next_time(&s->q) < s->sc.duration) {
         evq_pop(&s->q, &ev);
+        if (ev.t >= (rs_time)(s->sampled + 1) * s->sc.bucket)
+            sample_layers(s, (size_t)(ev.t / s->sc.bucket));
         metrics_advance(&s->m, ev.t, s->q_len, s->busy, s->in_flight);
         s->now = ev.t;
         dispatch(s, &ev);
@@ -165,6 +255,7 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
 #endif
     }
     s->now = s->sc.duration;
+    sample_layers(s, s->m.nbuckets);
     metrics_finish(&s->m, s->q_len, s->busy, s->in_flight);
     /* Conservation: every request that started has one outcome or is in
      * flight, checked against an independent count of live requests. */
@@ -191,6 +282,14 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
 const struct metrics *sim_metrics(const struct sim *s) { return &s->m; }
 const struct scenario *sim_scenario(const struct sim *s) { return &s->sc; }
 uint32_t sim_replication(const struct sim *s) { return s->replication; }
+
+void sim_layer_totals(const struct sim *s, unsigned layer, struct sim_layer_totals *t)
+{
+    const struct layer_rt *rt = &s->lrt[layer];
+    *t = (struct sim_layer_totals){rt->attempts, rt->retries, rt->timeouts, rt->refused,
+                                   rt->short_circuited, rt->transitions, rt->ninstances,
+                                   rt->nbudgets, rt->nbreakers};
+}
 
 uint64_t sim_in_flight(const struct sim *s)
 {

@@ -37,6 +37,13 @@ const struct metrics *sim_metrics(const struct sim *s);
 const struct scenario *sim_scenario(const struct sim *s);
 uint32_t sim_replication(const struct sim *s);
 
+/* One layer's counts over the run (layers.csv). */
+struct sim_layer_totals {
+    uint64_t attempts, retries, timeouts, refused, short_circuited, transitions;
+    uint32_t instances, budget_states, breaker_states;
+};
+void sim_layer_totals(const struct sim *s, unsigned layer, struct sim_layer_totals *t);
+
 /* Logical requests counted in the totals (arrived at or after warmup) that
  * had no outcome when the run ended. */
 uint64_t sim_in_flight(const struct sim *s);

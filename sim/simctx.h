@@ -21,6 +21,8 @@
 #include <stdint.h>
 
 #include "backoff.h"
+#include "breaker.h"
+#include "budget.h"
 #include "errclass.h"
 #include "evq.h"
 #include "metrics.h"
@@ -61,9 +63,26 @@ struct call {
     struct reply_to parent;
     uint32_t attempts;  /* made so far; the current one's number */
     uint8_t layer, state, last;
+    bool admitted;      /* the breaker admitted the current attempt */
+    uint32_t instance;  /* the copy of the layer this call runs on */
+    uint32_t breaker_gen;
     rs_time deadline_at; /* this call's effective deadline; RS_TIME_NEVER: none */
+    rs_time attempt_start;
     evq_handle timer;   /* the pending timeout or retry */
     struct backoff_state bs;
+    struct budget_call bc;
+};
+
+/* What a layer keeps at run time: budget and breaker states, one per scope
+ * (client, instance or shared), and its counters. */
+struct layer_rt {
+    uint32_t ninstances;
+    struct budget_state *budgets;
+    uint32_t nbudgets;
+    struct breaker_state *breakers;
+    uint8_t *rings;       /* count windows, window_calls bytes per breaker */
+    uint32_t nbreakers, n_open;
+    uint64_t attempts, retries, timeouts, refused, short_circuited, transitions;
 };
 
 struct job {
@@ -110,6 +129,9 @@ struct sim {
     double slowdown;      /* the active phases' product */
     double tokens;        /* rate limiter */
     rs_time tokens_t;
+
+    struct layer_rt lrt[SCENARIO_MAX_LAYERS];
+    size_t sampled;       /* buckets whose layer levels are recorded */
 };
 
 /* load.c */

@@ -1,0 +1,273 @@
+/*
+ * budget — retry budgets and client-side throttling. See budget.h; the
+ * sources of each kind are in the table at the end.
+ */
+#include "budget.h"
+
+#include <math.h>
+#include <string.h>
+
+#define RATIO_SLICES 10 /* Finagle keeps its ttl in 10 slices */
+#define SRE_SLICES 12
+#define ADAPTIVE_C 0.4
+#define ADAPTIVE_BETA 0.7
+
+static rs_time slice_of(const struct budget_params *p, unsigned n) { return p->ttl / n > 0 ? p->ttl / n : 1; }
+
+void budget_state_init(const struct budget_kind *k, const struct budget_params *p,
+                       struct budget_state *s)
+{
+    memset(s, 0, sizeof *s);
+    switch (k->id) {
+    case BUDGET_GRPC:
+        s->tokens = p->max_tokens;
+        break;
+    case BUDGET_AWS_STANDARD:
+    case BUDGET_BUCKET:
+        s->tokens = p->capacity;
+        break;
+    case BUDGET_AWS_ADAPTIVE:
+        s->fill = 0.5;
+        s->cap = 1.0;
+        break;
+    default:
+        break;
+    }
+}
+
+void budget_call_start(const struct budget_kind *k, const struct budget_params *p,
+                       struct budget_state *s, rs_time now)
+{
+    switch (k->id) {
+    case BUDGET_RATIO: /* each request deposits one retry's worth × percent */
+        window_add(&s->w, now, slice_of(p, RATIO_SLICES), RATIO_SLICES, 0, p->percent);
+        break;
+    case BUDGET_ENVOY:
+        s->active_calls++;
+        break;
+    case BUDGET_BUCKET:
+        if (!p->deposit_on_success)
+            s->tokens = fmin(p->capacity, s->tokens + p->deposit);
+        break;
+    default:
+        break;
+    }
+}
+
+void budget_call_end(const struct budget_kind *k, struct budget_state *s, struct budget_call *c)
+{
+    if (k->id != BUDGET_ENVOY)
+        return;
+    s->active_calls--;
+    if (c->retry_active) {
+        s->active_retries--;
+        c->retry_active = false;
+    }
+}
+
+bool budget_admit(const struct budget_kind *k, const struct budget_params *p,
+                  struct budget_state *s, rs_time now, gsl_rng *r)
+{
+    if (k->id == BUDGET_SRE) {
+        rs_time sl = slice_of(p, SRE_SLICES);
+        window_add(&s->w, now, sl, SRE_SLICES, 0, 1.0); /* requests include local rejects */
+        double req = window_sum(&s->w, now, sl, SRE_SLICES, 0);
+        double acc = window_sum(&s->w, now, sl, SRE_SLICES, 1);
+        double reject = fmax(0.0, (req - p->k * acc) / (req + 1.0));
+        return !(reject > 0.0 && gsl_rng_uniform(r) < reject);
+    }
+    if (k->id == BUDGET_AWS_ADAPTIVE && s->enabled) {
+        s->tokens = fmin(s->cap, s->tokens + units_seconds(now - s->last_refill) * s->fill);
+        s->last_refill = now;
+        if (s->tokens < 1.0)
+            return false;
+        s->tokens -= 1.0;
+    }
+    return true;
+}
+
+bool budget_allow_retry(const struct budget_kind *k, const struct budget_params *p,
+                        struct budget_state *s, struct budget_call *c, rs_time now,
+                        enum errclass cls)
+{
+    switch (k->id) {
+    case BUDGET_NONE:
+    case BUDGET_AWS_ADAPTIVE:
+        return true;
+    case BUDGET_GRPC: /* evaluated after the failure's decrement (grpc-go) */
+        return s->tokens > p->max_tokens / 2.0;
+    case BUDGET_RATIO: {
+        rs_time sl = slice_of(p, RATIO_SLICES);
+        /* balance in retries: reserve + deposits·percent − withdrawals */
+        double reserve = p->min_per_s * units_seconds(p->ttl);
+        double balance = reserve + window_sum(&s->w, now, sl, RATIO_SLICES, 0);
+        if (balance < 1.0)
+            return false;
+        window_add(&s->w, now, sl, RATIO_SLICES, 0, -1.0);
+        return true;
+    }
+    case BUDGET_ENVOY: {
+        double allowed = fmax(floor(p->percent * s->active_calls), p->min_concurrency);
+        if ((double)s->active_retries >= allowed)
+            return false;
+        s->active_retries++;
+        c->retry_active = true;
+        return true;
+    }
+    case BUDGET_AWS_STANDARD: {
+        double cost = cls == CLS_TIMEOUT ? p->timeout_cost : p->cost;
+        if (s->tokens < cost)
+            return false;
+        s->tokens -= cost;
+        c->last_cost = cost;
+        return true;
+    }
+    case BUDGET_SRE: {
+        rs_time sl = slice_of(p, SRE_SLICES);
+        double req = window_sum(&s->w, now, sl, SRE_SLICES, 0);
+        double ret = window_sum(&s->w, now, sl, SRE_SLICES, 2);
+        if (ret >= p->percent * req)
+            return false;
+        window_add(&s->w, now, sl, SRE_SLICES, 2, 1.0);
+        return true;
+    }
+    case BUDGET_BUCKET:
+        if (s->tokens <= 1.0)
+            return false;
+        s->tokens -= p->cost;
+        return true;
+    }
+    return true;
+}
+
+/* botocore adaptive.py / throttling.py, steps 1-4 (POLICIES.md §2). */
+static void adaptive_result(struct budget_state *s, rs_time now, bool throttle)
+{
+    double t = units_seconds(now);
+    s->cnt += 1.0;
+    double b = floor(2.0 * t) / 2.0;
+    double last = units_seconds(s->last_bucket);
+    if (b > last) {
+        s->measured = 0.8 * s->cnt / (b - last) + 0.2 * s->measured;
+        s->cnt = 0.0;
+        s->last_bucket = (rs_time)llround(b * 1e9);
+    }
+    double calc;
+    if (throttle) {
+        double r = s->enabled ? fmin(s->measured, s->fill) : s->measured;
+        s->last_max = r;
+        s->last_throttle = now;
+        calc = ADAPTIVE_BETA * r;
+        s->enabled = true;
+    } else {
+        double kk = cbrt(s->last_max * (1.0 - ADAPTIVE_BETA) / ADAPTIVE_C);
+        double dt = t - units_seconds(s->last_throttle) - kk;
+        calc = ADAPTIVE_C * dt * dt * dt + s->last_max;
+    }
+    double nw = fmin(calc, 2.0 * s->measured);
+    s->fill = fmax(nw, 0.5);
+    s->cap = fmax(nw, 1.0);
+    s->tokens = fmin(s->tokens, s->cap);
+}
+
+void budget_result(const struct budget_kind *k, const struct budget_params *p,
+                   struct budget_state *s, struct budget_call *c, rs_time now, enum errclass cls,
+                   bool retried, bool failure_counts)
+{
+    bool success = cls == CLS_OK || cls == CLS_BUSINESS;
+    switch (k->id) {
+    case BUDGET_GRPC:
+        if (success)
+            s->tokens = fmin(p->max_tokens, s->tokens + p->token_ratio);
+        else if (failure_counts)
+            s->tokens = fmax(0.0, s->tokens - 1.0);
+        break;
+    case BUDGET_ENVOY:
+        if (c->retry_active) {
+            s->active_retries--;
+            c->retry_active = false;
+        }
+        break;
+    case BUDGET_AWS_STANDARD:
+        if (success) /* refund the last retry, or reward a call that needed none */
+            s->tokens = fmin(p->capacity, s->tokens + (retried ? c->last_cost : 1.0));
+        break;
+    case BUDGET_AWS_ADAPTIVE:
+        adaptive_result(s, now, cls == CLS_429);
+        break;
+    case BUDGET_SRE:
+        /* accepted by the backend: anything but no answer or an overload answer */
+        if (cls != CLS_TIMEOUT && cls != CLS_CONN && cls != CLS_429 && cls != CLS_503 &&
+            cls != CLS_DEADLINE && cls != CLS_THROTTLED && cls != CLS_BREAKER)
+            window_add(&s->w, now, slice_of(p, SRE_SLICES), SRE_SLICES, 1, 1.0);
+        break;
+    case BUDGET_BUCKET:
+        if (success && p->deposit_on_success)
+            s->tokens = fmin(p->capacity, s->tokens + p->deposit);
+        break;
+    default:
+        break;
+    }
+}
+
+double budget_level(const struct budget_kind *k, const struct budget_params *p,
+                    struct budget_state *s, rs_time now)
+{
+    switch (k->id) {
+    case BUDGET_GRPC:
+    case BUDGET_AWS_STANDARD:
+    case BUDGET_BUCKET:
+        return s->tokens;
+    case BUDGET_RATIO:
+        return p->min_per_s * units_seconds(p->ttl) +
+               window_sum(&s->w, now, slice_of(p, RATIO_SLICES), RATIO_SLICES, 0);
+    case BUDGET_ENVOY:
+        return fmax(floor(p->percent * s->active_calls), p->min_concurrency) - s->active_retries;
+    case BUDGET_AWS_ADAPTIVE:
+        return s->enabled ? s->fill : -1.0; /* the allowed send rate, once throttled */
+    case BUDGET_SRE: {
+        rs_time sl = slice_of(p, SRE_SLICES);
+        double req = window_sum(&s->w, now, sl, SRE_SLICES, 0);
+        double acc = window_sum(&s->w, now, sl, SRE_SLICES, 1);
+        return fmax(0.0, (req - p->k * acc) / (req + 1.0));
+    }
+    default:
+        return -1.0;
+    }
+}
+
+#define S RS_S
+/* {max_tokens, token_ratio, percent, min_per_s, ttl, min_concurrency,
+ *  capacity, cost, timeout_cost, deposit, deposit_on_success, k} */
+const struct budget_kind budget_kinds[] = {
+    {"none", BUDGET_NONE, "", {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false, 0}},
+    {"grpc", BUDGET_GRPC, "grpc/proposal A6 retryThrottling; grpc-go clientconn.go (no default: the A6 example 10 / 0.1)",
+     {10, 0.1, 0, 0, 0, 0, 0, 0, 0, 0, false, 0}},
+    {"ratio", BUDGET_RATIO, "twitter/finagle RetryBudget.scala (20 % + 10/s over 10 s)",
+     {0, 0, 0.2, 10, 10 * S, 0, 0, 0, 0, 0, false, 0}},
+    {"finagle", BUDGET_RATIO, "twitter/finagle RetryBudget.scala defaults",
+     {0, 0, 0.2, 10, 10 * S, 0, 0, 0, 0, 0, false, 0}},
+    {"linkerd", BUDGET_RATIO, "linkerd.io ServiceProfile retryBudget defaults (2.10-2.15)",
+     {0, 0, 0.2, 10, 10 * S, 0, 0, 0, 0, 0, false, 0}},
+    {"envoy", BUDGET_ENVOY, "envoy circuit_breaker.proto RetryBudget (20 %, min 3)",
+     {0, 0, 0.2, 0, 0, 3, 0, 0, 0, 0, false, 0}},
+    {"envoy-max", BUDGET_ENVOY, "envoy circuit_breaker.proto thresholds max_retries = 3",
+     {0, 0, 0.0, 0, 0, 3, 0, 0, 0, 0, false, 0}},
+    {"aws-standard", BUDGET_AWS_STANDARD, "boto/botocore retries/quota.py, standard.py (500, 5, 10)",
+     {0, 0, 0, 0, 0, 0, 500, 5, 10, 0, false, 0}},
+    {"aws-adaptive", BUDGET_AWS_ADAPTIVE, "boto/botocore retries/adaptive.py, throttling.py, bucket.py",
+     {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false, 0}},
+    {"sre", BUDGET_SRE, "Google SRE book, Handling Overload (K = 2 over 2 min; 10 % retries)",
+     {0, 0, 0.1, 0, 120 * S, 0, 0, 0, 0, 0, false, 2}},
+    {"bucket", BUDGET_BUCKET, "mbrooker/simulator_example retry_sim (0.1 per call, 5 tokens, cost 1)",
+     {0, 0, 0, 0, 0, 0, 5, 1, 1, 0.1, false, 0}},
+};
+const unsigned budget_nkinds = sizeof budget_kinds / sizeof budget_kinds[0];
+
+const struct budget_kind *budget_find(const char *name)
+{
+    for (unsigned i = 0; i < budget_nkinds; i++)
+        if (strcmp(budget_kinds[i].name, name) == 0)
+            return &budget_kinds[i];
+    return NULL;
+}
