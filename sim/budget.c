@@ -14,6 +14,17 @@
 
 static rs_time slice_of(const struct budget_params *p, unsigned n) { return p->ttl / n > 0 ? p->ttl / n : 1; }
 
+/* Finagle: W = ⌊1000/percent⌋; reserve R = min_per_s · ttl · W. */
+static double ratio_withdrawal(const struct budget_params *p) { return floor(1000.0 / p->percent); }
+static double ratio_reserve(const struct budget_params *p)
+{
+    return p->min_per_s * units_seconds(p->ttl) * ratio_withdrawal(p);
+}
+
+/* Brooker's bucket counts in thousandths of a token, so that ten deposits
+ * of 0.1 make exactly one token. */
+static double milli(double x) { return (double)llround(x * 1000.0); }
+
 void budget_state_init(const struct budget_kind *k, const struct budget_params *p,
                        struct budget_state *s)
 {
@@ -23,8 +34,10 @@ void budget_state_init(const struct budget_kind *k, const struct budget_params *
         s->tokens = p->max_tokens;
         break;
     case BUDGET_AWS_STANDARD:
-    case BUDGET_BUCKET:
         s->tokens = p->capacity;
+        break;
+    case BUDGET_BUCKET:
+        s->tokens = milli(p->capacity);
         break;
     case BUDGET_AWS_ADAPTIVE:
         s->fill = 0.5;
@@ -39,15 +52,15 @@ void budget_call_start(const struct budget_kind *k, const struct budget_params *
                        struct budget_state *s, rs_time now)
 {
     switch (k->id) {
-    case BUDGET_RATIO: /* each request deposits one retry's worth × percent */
-        window_add(&s->w, now, slice_of(p, RATIO_SLICES), RATIO_SLICES, 0, p->percent);
+    case BUDGET_RATIO: /* Finagle's units: a request deposits 1000, a retry withdraws ⌊1000/percent⌋ */
+        window_add(&s->w, now, slice_of(p, RATIO_SLICES), RATIO_SLICES, 0, 1000.0);
         break;
     case BUDGET_ENVOY:
         s->active_calls++;
         break;
     case BUDGET_BUCKET:
         if (!p->deposit_on_success)
-            s->tokens = fmin(p->capacity, s->tokens + p->deposit);
+            s->tokens = fmin(milli(p->capacity), s->tokens + milli(p->deposit));
         break;
     default:
         break;
@@ -69,11 +82,13 @@ bool budget_admit(const struct budget_kind *k, const struct budget_params *p,
                   struct budget_state *s, rs_time now, gsl_rng *r)
 {
     if (k->id == BUDGET_SRE) {
+        /* the probability from the history, then this request joins it
+         * (requests include the ones rejected locally) */
         rs_time sl = slice_of(p, SRE_SLICES);
-        window_add(&s->w, now, sl, SRE_SLICES, 0, 1.0); /* requests include local rejects */
         double req = window_sum(&s->w, now, sl, SRE_SLICES, 0);
         double acc = window_sum(&s->w, now, sl, SRE_SLICES, 1);
         double reject = fmax(0.0, (req - p->k * acc) / (req + 1.0));
+        window_add(&s->w, now, sl, SRE_SLICES, 0, 1.0);
         return !(reject > 0.0 && gsl_rng_uniform(r) < reject);
     }
     if (k->id == BUDGET_AWS_ADAPTIVE && s->enabled) {
@@ -98,12 +113,11 @@ bool budget_allow_retry(const struct budget_kind *k, const struct budget_params 
         return s->tokens > p->max_tokens / 2.0;
     case BUDGET_RATIO: {
         rs_time sl = slice_of(p, RATIO_SLICES);
-        /* balance in retries: reserve + deposits·percent − withdrawals */
-        double reserve = p->min_per_s * units_seconds(p->ttl);
-        double balance = reserve + window_sum(&s->w, now, sl, RATIO_SLICES, 0);
-        if (balance < 1.0)
+        double w = ratio_withdrawal(p);
+        double balance = ratio_reserve(p) + window_sum(&s->w, now, sl, RATIO_SLICES, 0);
+        if (balance < w)
             return false;
-        window_add(&s->w, now, sl, RATIO_SLICES, 0, -1.0);
+        window_add(&s->w, now, sl, RATIO_SLICES, 0, -w);
         return true;
     }
     case BUDGET_ENVOY: {
@@ -132,9 +146,9 @@ bool budget_allow_retry(const struct budget_kind *k, const struct budget_params 
         return true;
     }
     case BUDGET_BUCKET:
-        if (s->tokens <= 1.0)
+        if (s->tokens <= 1000.0) /* more than one token */
             return false;
-        s->tokens -= p->cost;
+        s->tokens -= milli(p->cost);
         return true;
     }
     return true;
@@ -203,7 +217,7 @@ void budget_result(const struct budget_kind *k, const struct budget_params *p,
         break;
     case BUDGET_BUCKET:
         if (success && p->deposit_on_success)
-            s->tokens = fmin(p->capacity, s->tokens + p->deposit);
+            s->tokens = fmin(milli(p->capacity), s->tokens + milli(p->deposit));
         break;
     default:
         break;
@@ -216,11 +230,12 @@ double budget_level(const struct budget_kind *k, const struct budget_params *p,
     switch (k->id) {
     case BUDGET_GRPC:
     case BUDGET_AWS_STANDARD:
-    case BUDGET_BUCKET:
         return s->tokens;
-    case BUDGET_RATIO:
-        return p->min_per_s * units_seconds(p->ttl) +
-               window_sum(&s->w, now, slice_of(p, RATIO_SLICES), RATIO_SLICES, 0);
+    case BUDGET_BUCKET:
+        return s->tokens / 1000.0;
+    case BUDGET_RATIO: /* in retries available */
+        return (ratio_reserve(p) + window_sum(&s->w, now, slice_of(p, RATIO_SLICES), RATIO_SLICES, 0)) /
+               ratio_withdrawal(p);
     case BUDGET_ENVOY:
         return fmax(floor(p->percent * s->active_calls), p->min_concurrency) - s->active_retries;
     case BUDGET_AWS_ADAPTIVE:

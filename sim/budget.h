@@ -7,10 +7,10 @@
  * `throttled`. Kinds (a descriptor table, like backoff):
  *   grpc          tokens start at max; −1 per failed attempt, +ratio per
  *                 success; a retry only while tokens > max/2 (A6)
- *   ratio         Finagle / Linkerd: each call deposits 1, a retry withdraws
- *                 1/percent; retries allowed while the balance over the last
- *                 ttl (10 slices) plus a reserve of min_per_s·ttl retries
- *                 covers one more
+ *   ratio         Finagle / Linkerd: each call deposits 1000, a retry withdraws
+ *                 W = ⌊1000/percent⌋; a retry is allowed while the balance over
+ *                 the last ttl (10 slices) plus a reserve of min_per_s·ttl·W
+ *                 covers W
  *   envoy         concurrent retries ≤ max(⌊percent·active calls⌋, min_concurrency);
  *                 envoy-max: the plain max_retries = 3 concurrent limit
  *   aws-standard  a 500-token quota: a retry costs 5 (10 after a timeout);
