@@ -1,26 +1,16 @@
-# Load over time from a run directory's timeseries.csv.
-# usage: gnuplot -e "dir='out/storm'; out='out/storm/load.png'" plots/load.gp
-# Offered requests, attempts reaching the server and goodput (ok per second),
-# with the queue length on a second axis. Colours from the Okabe-Ito palette,
-# distinguishable for colour-blind readers and in print.
-if (!exists("dir")) dir = 'out/storm'
-if (!exists("out")) out = dir.'/load.png'
-set terminal pngcairo size 1200,600 enhanced font 'Sans,11'
+# Load over time (timeseries.csv): offered requests, attempts reaching the
+# server, goodput; phases shaded and labelled.
+# Variables set by retrystorm: dir, out, term, title, phases.
+if (term eq 'svg') { set terminal svg size 1200,600 dynamic enhanced font 'Sans,12' } else { set terminal pngcairo size 1200,600 enhanced font 'Sans,12' }
 set output out
 set datafile separator ','
-set key autotitle columnhead top left
-set title sprintf("retrystorm: load over time (%s)", dir) noenhanced
+set title sprintf('%s: load over time', title) noenhanced
 set xlabel 'simulated time (s)'
-set ylabel 'rate (per second)'
-set y2label 'queue length (requests)'
-set ytics nomirror
-set y2tics
+set ylabel 'per second'
+set key top right opaque box
 set grid
-set style line 1 lc rgb '#000000' lw 2
-set style line 2 lc rgb '#D55E00' lw 2
-set style line 3 lc rgb '#009E73' lw 2
-set style line 4 lc rgb '#0072B2' lw 1 dt 2
-plot dir.'/timeseries.csv' using 't':'offered' with lines ls 1 title 'offered requests/s', \
-     '' using 't':'server_arrivals' with lines ls 2 title 'attempts reaching the server/s', \
-     '' using 't':'ok' with lines ls 3 title 'goodput (ok/s)', \
-     '' using 't':'queue_len' axes x1y2 with lines ls 4 title 'queue length (right axis)'
+set yrange [0:*]
+eval(phases)
+plot dir.'/timeseries.csv' using 't':'offered' with lines lw 2 lc rgb '#000000' title 'offered requests', \
+     '' using 't':'server_arrivals' with lines lw 2 lc rgb '#D55E00' title 'attempts reaching the server', \
+     '' using 't':'ok' with lines lw 2 lc rgb '#009E73' title 'goodput (ok)'

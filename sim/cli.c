@@ -6,13 +6,16 @@
 #include "cli.h"
 
 #include <gsl/gsl_errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "compare.h"
 #include "output.h"
+#include "plot.h"
 #include "scenario.h"
 #include "sim.h"
 
@@ -20,7 +23,10 @@
 #define MAX_SETS 256
 
 static const char usage[] =
-    "usage: retrystorm [run] [SCENARIO] [-o DIR] [--set SECTION.KEY=VALUE]... [--seed N]\n"
+    "usage: retrystorm [run] [SCENARIO] [-o DIR] [--set SECTION.KEY=VALUE]... [--seed N] [--plot]\n"
+    "       retrystorm compare SCENARIO --vary KEY=V1,V2,... [--vary ...] [--reps N] [-o DIR]\n"
+    "                  [--set ...] [--seed N] [--plot]\n"
+    "       retrystorm plot DIR\n"
     "       retrystorm check SCENARIO\n"
     "       retrystorm list [presets]\n"
     "       retrystorm --help | --version\n"
@@ -105,11 +111,17 @@ static int cmd_list(int argc, char **argv)
     return 0;
 }
 
+#define MAX_VARY 8
+
 struct opts {
     const char *scenario, *outdir;
     const char *sets[MAX_SETS + 1];
     size_t nsets;
     char seed_set[64];
+    bool plot;
+    const char *vary[MAX_VARY];
+    size_t nvary;
+    unsigned reps;
 };
 
 /* Parses run options from argv[i..]; returns 0, or 2 after a message. */
@@ -134,6 +146,28 @@ static int parse_run_opts(int argc, char **argv, int i, struct opts *o)
                 snprintf(o->seed_set, sizeof o->seed_set, "run.seed=%.50s", v);
                 o->sets[o->nsets++] = o->seed_set;
             }
+        } else if (strcmp(a, "--plot") == 0) {
+            o->plot = true;
+        } else if (strcmp(a, "--vary") == 0 || strcmp(a, "--reps") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "retrystorm: %s needs a value\n%s", a, usage);
+                return 2;
+            }
+            const char *v = argv[++i];
+            if (strcmp(a, "--reps") == 0) {
+                char *end;
+                long r = strtol(v, &end, 10);
+                if (*end != '\0' || r < 1 || r > 100000) {
+                    fprintf(stderr, "retrystorm: --reps %s: expected an integer from 1 to 100000\n", v);
+                    return 2;
+                }
+                o->reps = (unsigned)r;
+            } else if (o->nvary == MAX_VARY) {
+                fprintf(stderr, "retrystorm: too many --vary options (limit is %d)\n", MAX_VARY);
+                return 2;
+            } else {
+                o->vary[o->nvary++] = v;
+            }
         } else if (a[0] == '-' && a[1] != '\0') {
             fprintf(stderr, "retrystorm: unknown option '%s'\n%s", a, usage);
             return 2;
@@ -146,6 +180,98 @@ static int parse_run_opts(int argc, char **argv, int i, struct opts *o)
         }
     }
     return 0;
+}
+
+/* Draws DIR's figures and says what happened; a missing gnuplot is a
+ * message, not a failure. Returns the exit code. */
+static int plot_and_say(const char *dir)
+{
+    if (!plot_available()) {
+        fprintf(stderr, "retrystorm: gnuplot not found: no figures drawn "
+                        "(install gnuplot, e.g. apt-get install gnuplot-nox)\n");
+        return 0;
+    }
+    char err[1024];
+    int n = plot_dir(dir, err, sizeof err);
+    if (n < 0) {
+        fprintf(stderr, "retrystorm: %s\n", err);
+        return 1;
+    }
+    printf("  %d figures (PNG and SVG) in %s/\n", n, dir);
+    return 0;
+}
+
+static int cmd_plot(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "retrystorm: plot needs one output directory\n%s", usage);
+        return 2;
+    }
+    return plot_and_say(argv[2]);
+}
+
+static void compare_row(void *user, const char *label, const char *const *names,
+                        const double *v, size_t n)
+{
+    (void)names, (void)n;
+    bool *first = user;
+    if (*first) {
+        printf("  %-34s %9s %7s %7s %9s %9s %9s %10s %9s\n", "variant", "requests", "ok", "amplif",
+               "p50 ms", "p99 ms", "peak/s", "duplicates", "recovered");
+        *first = false;
+    }
+    char rec[32];
+    if (isnan(v[7]))
+        snprintf(rec, sizeof rec, "-");
+    else if (isnan(v[8]))
+        snprintf(rec, sizeof rec, "%s", v[7] > 0 ? "some" : "no");
+    else
+        snprintf(rec, sizeof rec, "%s %.0fs", v[7] >= 1 ? "yes" : "some", v[8]);
+    printf("  %-34.34s %9.0f %6.1f%% %7.3f %9.1f %9.1f %9.0f %10.0f %9s\n", label, v[0], 100 * v[1],
+           v[2], 1e3 * v[3], 1e3 * v[4], v[5], v[6], rec);
+}
+
+static int cmd_compare(int argc, char **argv)
+{
+    struct opts o = {0};
+    int rc = parse_run_opts(argc, argv, 2, &o);
+    if (rc)
+        return rc;
+    if (o.scenario == NULL || o.nvary == 0) {
+        fprintf(stderr, "retrystorm: compare needs a scenario and at least one --vary KEY=V1,V2,...\n%s",
+                usage);
+        return 2;
+    }
+    struct scenario sc;
+    struct scenario_diag d = {0};
+    if (scenario_load(&sc, o.scenario, o.sets, o.nsets, &d) != 0) {
+        print_diag(&d);
+        scenario_diag_fini(&d);
+        return 2;
+    }
+    char dir[4096], err[1024];
+    if (o.outdir)
+        snprintf(dir, sizeof dir, "%s", o.outdir);
+    else
+        snprintf(dir, sizeof dir, "out/%s-compare", sc.name);
+    struct compare_spec spec = {o.scenario, o.sets, o.nsets, {0}, o.nvary, o.reps ? o.reps : 1, dir};
+    for (size_t i = 0; i < o.nvary; i++)
+        spec.vary[i] = o.vary[i];
+    bool first = true;
+    err[0] = '\0';
+    printf("retrystorm %s: %s compared on seed %llu (%u replication%s each)\n", RS_VERSION, sc.name,
+           (unsigned long long)sc.seed, spec.reps, spec.reps == 1 ? "" : "s");
+    rc = compare_run(&spec, &d, compare_row, &first, err, sizeof err);
+    print_diag(&d);
+    scenario_diag_fini(&d);
+    if (rc != 0) {
+        if (err[0])
+            fprintf(stderr, "retrystorm: %s\n", err);
+        return rc;
+    }
+    printf("  outputs in %s/ (summary.csv and timeseries.csv with a variant column; one directory per variant)\n",
+           dir);
+    return o.plot ? plot_and_say(dir) : 0;
 }
 
 static int cmd_check(int argc, char **argv)
@@ -217,7 +343,7 @@ static int cmd_run(int argc, char **argv, int first)
     }
     output_print_summary(stdout, s, &sum, dir);
     sim_destroy(s);
-    return 0;
+    return o.plot ? plot_and_say(dir) : 0;
 }
 
 int cli_main(int argc, char **argv)
@@ -239,6 +365,10 @@ int cli_main(int argc, char **argv)
             return cmd_check(argc, argv);
         if (strcmp(c, "run") == 0)
             return cmd_run(argc, argv, 2);
+        if (strcmp(c, "plot") == 0)
+            return cmd_plot(argc, argv);
+        if (strcmp(c, "compare") == 0)
+            return cmd_compare(argc, argv);
     }
     return cmd_run(argc, argv, 1);
 }

@@ -57,12 +57,7 @@ void output_summarise(const struct sim *s, double wall_s, struct summary *o)
 
 /* ---- atomic files ---- */
 
-struct outfile {
-    FILE *f;
-    char tmp[4096], final[4096];
-};
-
-static int out_open(struct outfile *of, const char *dir, const char *name, char *err, size_t errsz)
+int output_file_open(struct output_file *of, const char *dir, const char *name, char *err, size_t errsz)
 {
     snprintf(of->final, sizeof of->final, "%s/%s", dir, name);
     snprintf(of->tmp, sizeof of->tmp, "%s/.%s.tmp.%ld", dir, name, (long)getpid());
@@ -75,7 +70,7 @@ static int out_open(struct outfile *of, const char *dir, const char *name, char 
 }
 
 /* Flushes and closes; the file stays under its temporary name. */
-static int out_close(struct outfile *of, char *err, size_t errsz)
+static int file_close(struct output_file *of, char *err, size_t errsz)
 {
     int bad = ferror(of->f) | fflush(of->f) | fsync(fileno(of->f));
     if (fclose(of->f) != 0)
@@ -88,7 +83,22 @@ static int out_close(struct outfile *of, char *err, size_t errsz)
     return 0;
 }
 
-static void out_discard(struct outfile *of)
+int output_file_commit(struct output_file *of, char *err, size_t errsz)
+{
+    if (file_close(of, err, errsz) != 0) {
+        output_file_discard(of);
+        return -1;
+    }
+    if (rename(of->tmp, of->final) != 0) {
+        snprintf(err, errsz, "cannot rename %s to %s: %s", of->tmp, of->final, strerror(errno));
+        output_file_discard(of);
+        return -1;
+    }
+    of->tmp[0] = '\0';
+    return 0;
+}
+
+void output_file_discard(struct output_file *of)
 {
     if (of->f != NULL)
         fclose(of->f);
@@ -97,7 +107,7 @@ static void out_discard(struct outfile *of)
         unlink(of->tmp);
 }
 
-static int mkdir_p(const char *dir, char *err, size_t errsz)
+int output_mkdir(const char *dir, char *err, size_t errsz)
 {
     char buf[4096];
     snprintf(buf, sizeof buf, "%s", dir);
@@ -187,24 +197,26 @@ static void write_timeseries(FILE *f, const struct sim *s)
     }
 }
 
-static void write_summary(FILE *f, const struct sim *s, const struct summary *o)
+void output_write_summary_csv(FILE *f, const struct sim *s, const struct summary *o, bool header)
 {
     const struct scenario *sc = sim_scenario(s);
     const struct metrics *m = sim_metrics(s);
     double n = o->requests ? (double)o->requests : 1.0;
-    fprintf(f, "scenario,seed,requests");
-    for (int i = 0; i < OUT_NOUTCOMES; i++)
-        fprintf(f, ",%s", metrics_outcome_names[i]);
-    fprintf(f, ",in_flight");
-    for (int i = 0; i < OUT_NOUTCOMES; i++)
-        fprintf(f, ",%s_share", metrics_outcome_names[i]);
-    fprintf(f, ",in_flight_share,attempts_mean,attempts_max,amplification,server_arrivals,"
-               "server_completions,rejected,limited,dropped,wasted,side_effects,duplicates,"
-               "retry_after_waits");
-    for (int e = CLS_TIMEOUT; e < CLS_N; e++)
-        fprintf(f, ",err_%s", errclass_names[e]);
-    fprintf(f, ",lat_mean,lat_p50,lat_p90,lat_p99,lat_p999,lat_max,ok_lat_mean,ok_lat_p99,"
-               "goodput,peak_server_rate,recovered,recovery_s,events,wall_s\n");
+    if (header) {
+        fprintf(f, "scenario,seed,requests");
+        for (int i = 0; i < OUT_NOUTCOMES; i++)
+            fprintf(f, ",%s", metrics_outcome_names[i]);
+        fprintf(f, ",in_flight");
+        for (int i = 0; i < OUT_NOUTCOMES; i++)
+            fprintf(f, ",%s_share", metrics_outcome_names[i]);
+        fprintf(f, ",in_flight_share,attempts_mean,attempts_max,amplification,server_arrivals,"
+                   "server_completions,rejected,limited,dropped,wasted,side_effects,duplicates,"
+                   "retry_after_waits");
+        for (int e = CLS_TIMEOUT; e < CLS_N; e++)
+            fprintf(f, ",err_%s", errclass_names[e]);
+        fprintf(f, ",lat_mean,lat_p50,lat_p90,lat_p99,lat_p999,lat_max,ok_lat_mean,ok_lat_p99,"
+                   "goodput,peak_server_rate,recovered,recovery_s,events,wall_s\n");
+    }
 
     fprintf(f, "%s,%llu,%llu", sc->name, (unsigned long long)sc->seed,
             (unsigned long long)o->requests);
@@ -294,20 +306,20 @@ static const char *const file_names[F_N] = {"timeseries.csv", "summary.csv", "la
 int output_write_dir(const char *dir, const struct sim *s, const struct summary *sum, char *err,
                      size_t errsz)
 {
-    struct outfile of[F_N];
+    struct output_file of[F_N];
     memset(of, 0, sizeof of);
-    if (mkdir_p(dir, err, errsz) != 0)
+    if (output_mkdir(dir, err, errsz) != 0)
         return -1;
     int i;
     for (i = 0; i < F_N; i++) {
-        if (out_open(&of[i], dir, file_names[i], err, errsz) != 0)
+        if (output_file_open(&of[i], dir, file_names[i], err, errsz) != 0)
             goto fail;
         switch (i) {
         case F_TIMESERIES:
             write_timeseries(of[i].f, s);
             break;
         case F_SUMMARY:
-            write_summary(of[i].f, s, sum);
+            output_write_summary_csv(of[i].f, s, sum, true);
             break;
         case F_LATENCY:
             write_latency(of[i].f, s);
@@ -324,7 +336,7 @@ int output_write_dir(const char *dir, const struct sim *s, const struct summary 
                     (unsigned long long)sim_scenario(s)->seed);
             break;
         }
-        if (out_close(&of[i], err, errsz) != 0)
+        if (file_close(&of[i], err, errsz) != 0)
             goto fail;
     }
     for (i = 0; i < F_N; i++) {
@@ -338,7 +350,7 @@ int output_write_dir(const char *dir, const struct sim *s, const struct summary 
     return 0;
 fail:
     for (i = 0; i < F_N; i++)
-        out_discard(&of[i]);
+        output_file_discard(&of[i]);
     return -1;
 }
 

@@ -13,6 +13,7 @@
 #ifndef RS_OUTPUT_H
 #define RS_OUTPUT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -46,6 +47,23 @@ void output_summarise(const struct sim *s, double wall_s, struct summary *out);
  * file of this run in place). */
 int output_write_dir(const char *dir, const struct sim *s, const struct summary *sum, char *err,
                      size_t errsz);
+
+/* A file written under a temporary name in a directory and renamed into
+ * place by commit; discard removes the temporary. */
+struct output_file {
+    FILE *f;
+    char tmp[4096], final[4096];
+};
+int output_file_open(struct output_file *of, const char *dir, const char *name, char *err,
+                     size_t errsz);
+int output_file_commit(struct output_file *of, char *err, size_t errsz);
+void output_file_discard(struct output_file *of);
+
+/* Creates dir and its parents; -1 with a message when it cannot. */
+int output_mkdir(const char *dir, char *err, size_t errsz);
+
+/* The summary.csv row of a run, with the header line first if asked. */
+void output_write_summary_csv(FILE *f, const struct sim *s, const struct summary *sum, bool header);
 
 /* The short human summary. */
 void output_print_summary(FILE *f, const struct sim *s, const struct summary *sum,

@@ -1,0 +1,19 @@
+# Queue length, requests in flight and busy workers over time (timeseries.csv).
+# Variables set by retrystorm: dir, out, term, title, phases.
+if (term eq 'svg') { set terminal svg size 1200,600 dynamic enhanced font 'Sans,12' } else { set terminal pngcairo size 1200,600 enhanced font 'Sans,12' }
+set output out
+set datafile separator ','
+set title sprintf('%s: queue and work in progress', title) noenhanced
+set xlabel 'simulated time (s)'
+set ylabel 'requests (time average over the bucket)'
+set y2label 'busy workers'
+set ytics nomirror
+set y2tics
+set yrange [0:*]
+set y2range [0:*]
+set key top right opaque box
+set grid
+eval(phases)
+plot dir.'/timeseries.csv' using 't':'queue_len' with lines lw 2 lc rgb '#0072B2' title 'queue length', \
+     '' using 't':'in_flight' with lines lw 2 lc rgb '#E69F00' title 'logical requests in flight', \
+     '' using 't':'busy' axes x1y2 with lines lw 1 dt 2 lc rgb '#000000' title 'busy workers (right axis)'

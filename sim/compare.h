@@ -1,0 +1,47 @@
+/*
+ * compare — one scenario, several variants, the same seed.
+ *
+ * Each --vary KEY=V1,V2,... is a list of overrides; the variants are the
+ * product of the lists (the first key varies slowest). Every variant runs
+ * on the same seed (common random numbers: the same arrivals and service
+ * times), `reps` times with replication indices 0..reps−1. The run of
+ * replication 0 of each variant is written to DIR/<variant>/ like any run;
+ * DIR/summary.csv holds one row per variant (the mean of each column over
+ * the replications that have a value), DIR/timeseries.csv the time series
+ * of replication 0 of every variant, and DIR/replications.csv every
+ * replication's row; each row starts with the variant's label and one
+ * column per varied key. Cost: variants × reps runs.
+ */
+#ifndef RS_COMPARE_H
+#define RS_COMPARE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "scenario.h"
+
+#define COMPARE_MAX_KEYS 8
+#define COMPARE_MAX_VARIANTS 4096
+
+struct compare_spec {
+    const char *scenario;
+    const char *const *sets; /* applied to every variant before its own values */
+    size_t nsets;
+    const char *vary[COMPARE_MAX_KEYS]; /* "KEY=V1,V2,..." */
+    size_t nvary;
+    unsigned reps;
+    const char *dir;
+};
+
+/* Called after each variant with its label and the means of a few columns,
+ * so the caller can print progress and the side-by-side table. */
+typedef void (*compare_report_fn)(void *user, const char *label, const char *const *names,
+                                  const double *means, size_t n);
+
+/* Runs the comparison. Returns 0; 2 with every problem in diag (bad
+ * scenario, override or --vary); 1 with a message in err (a run or a write
+ * failed). */
+int compare_run(const struct compare_spec *spec, struct scenario_diag *diag, compare_report_fn report,
+                void *user, char *err, size_t errsz);
+
+#endif
