@@ -3,6 +3,7 @@
  */
 #include "dist.h"
 
+#include <gsl/gsl_math.h>
 #include <gsl/gsl_randist.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@ struct dist_desc {
     bool second_is_duration;
     const char *usage;
 };
+/* bimodal's third parameter is a probability */
 
 static const struct dist_desc descs[] = {
     [DIST_CONST] = {"const", 1, false, "const(D)"},
@@ -22,12 +24,14 @@ static const struct dist_desc descs[] = {
     [DIST_LOGNORMAL] = {"lognormal", 2, false, "lognormal(MEAN, CV)"},
     [DIST_GAMMA] = {"gamma", 2, false, "gamma(MEAN, CV)"},
     [DIST_PARETO] = {"pareto", 2, false, "pareto(MEAN, SHAPE)"},
+    [DIST_ABSNORMAL] = {"absnormal", 2, true, "absnormal(MEAN, SD)"},
+    [DIST_BIMODAL] = {"bimodal", 3, true, "bimodal(FAST, SLOW, P_SLOW)"},
 };
 #define NDESCS (sizeof descs / sizeof descs[0])
 
 static const char allowed[] =
     "const(D), exp(MEAN), uniform(LO, HI), lognormal(MEAN, CV), gamma(MEAN, CV), "
-    "pareto(MEAN, SHAPE>1)";
+    "pareto(MEAN, SHAPE>1), absnormal(MEAN, SD), bimodal(FAST, SLOW, P_SLOW)";
 
 static void trim(char *s)
 {
@@ -75,6 +79,18 @@ static bool derive(struct dist *d, char *why, size_t why_size)
             d->p2 = d->a / d->p1;        /* scale theta */
         }
         return true;
+    case DIST_ABSNORMAL:
+        d->p1 = d->a;
+        d->p2 = d->b;
+        return true;
+    case DIST_BIMODAL:
+        if (!(d->c >= 0.0 && d->c <= 1.0)) {
+            snprintf(why, why_size, "bimodal: P_SLOW must be a probability from 0 to 1");
+            return false;
+        }
+        d->p1 = d->a;
+        d->p2 = d->b;
+        return true;
     case DIST_PARETO:
         if (!(d->b > 1.0 && d->b <= 1000.0)) {
             snprintf(why, why_size, "pareto: SHAPE must be a number in (1, 1000] (the mean is infinite at 1)");
@@ -120,9 +136,10 @@ bool dist_parse(const char *text, struct dist *d, char *why, size_t why_size)
     const struct dist_desc *dd = &descs[k];
     char *args = open + 1;
     char *comma = strchr(args, ',');
-    int n = comma ? 2 : 1;
-    if (comma != NULL && strchr(comma + 1, ',') != NULL)
-        n = 3;
+    char *comma2 = comma ? strchr(comma + 1, ',') : NULL;
+    int n = comma ? (comma2 ? 3 : 2) : 1;
+    if (comma2 != NULL && strchr(comma2 + 1, ',') != NULL)
+        n = 4;
     if (n != dd->nparams) {
         snprintf(why, why_size, "%s takes %d parameter%s: %s", dd->name, dd->nparams,
                  dd->nparams == 1 ? "" : "s", dd->usage);
@@ -130,6 +147,8 @@ bool dist_parse(const char *text, struct dist *d, char *why, size_t why_size)
     }
     if (comma)
         *comma = '\0';
+    if (comma2)
+        *comma2 = '\0';
     trim(args);
     rs_time first;
     if (!units_parse_duration(args, &first)) {
@@ -140,7 +159,15 @@ bool dist_parse(const char *text, struct dist *d, char *why, size_t why_size)
     memset(d, 0, sizeof *d);
     d->kind = (enum dist_kind)k;
     d->a = (double)first;
-    if (n == 2) {
+    if (n == 3) {
+        char *third = comma2 + 1;
+        trim(third);
+        if (!units_parse_real(third, &d->c)) {
+            snprintf(why, why_size, "%s: '%s' is not a number; usage %s", dd->name, third, dd->usage);
+            return false;
+        }
+    }
+    if (n >= 2) {
         char *second = comma + 1;
         trim(second);
         if (dd->second_is_duration) {
@@ -166,6 +193,9 @@ char *dist_format(const struct dist *d, char *buf, size_t size)
     const struct dist_desc *dd = &descs[d->kind];
     if (dd->nparams == 1)
         snprintf(buf, size, "%s(%s)", dd->name, a);
+    else if (dd->nparams == 3)
+        snprintf(buf, size, "%s(%s, %s, %.17g)", dd->name, a,
+                 units_format_duration((rs_time)d->b, b, sizeof b), d->c);
     else if (dd->second_is_duration)
         snprintf(buf, size, "%s(%s, %s)", dd->name, a, units_format_duration((rs_time)d->b, b, sizeof b));
     else
@@ -175,7 +205,19 @@ char *dist_format(const struct dist *d, char *buf, size_t size)
 
 double dist_mean_ns(const struct dist *d)
 {
-    return d->kind == DIST_UNIFORM ? (d->a + d->b) / 2.0 : d->a;
+    double m = d->a, s = d->b;
+    switch (d->kind) {
+    case DIST_UNIFORM:
+        return (d->a + d->b) / 2.0;
+    case DIST_BIMODAL:
+        return (1.0 - d->c) * d->a + d->c * d->b;
+    case DIST_ABSNORMAL: /* the folded normal's mean */
+        if (s == 0)
+            return m;
+        return s * sqrt(2.0 / M_PI) * exp(-m * m / (2 * s * s)) + m * erf(m / (s * M_SQRT2));
+    default:
+        return d->a;
+    }
 }
 
 rs_time dist_sample(const struct dist *d, gsl_rng *r)
@@ -199,6 +241,11 @@ rs_time dist_sample(const struct dist *d, gsl_rng *r)
     case DIST_PARETO:
         ns = gsl_ran_pareto(r, d->p1, d->p2);
         break;
+    case DIST_ABSNORMAL:
+        ns = fabs(d->p1 + gsl_ran_gaussian(r, d->p2));
+        break;
+    case DIST_BIMODAL:
+        return gsl_rng_uniform(r) < d->c ? (rs_time)d->p2 : (rs_time)d->p1;
     }
     return units_from_ns(ns);
 }
@@ -208,7 +255,7 @@ struct dist dist_scaled(const struct dist *d, double f)
     struct dist s = *d;
     char why[256];
     s.a = d->a * f;
-    if (d->kind == DIST_UNIFORM)
+    if (d->kind == DIST_UNIFORM || d->kind == DIST_ABSNORMAL || d->kind == DIST_BIMODAL)
         s.b = d->b * f;
     (void)derive(&s, why, sizeof why);
     return s;

@@ -8,7 +8,10 @@
  *   lognormal(10ms, 0.5)    lognormal with mean 10 ms and coefficient of variation 0.5
  *   gamma(10ms, 0.5)        gamma with mean 10 ms and coefficient of variation 0.5
  *   pareto(10ms, 2.5)       Pareto with mean 10 ms and shape 2.5 (> 1; scale = mean·(shape−1)/shape)
- * Every kind takes the mean first, so swapping kinds keeps the load the same.
+ *   absnormal(10ms, 2ms)    |N(10 ms, 2 ms)|, the AWS study's network delay
+ *   bimodal(0.1ms, 10ms, 0.001)  0.1 ms, or 10 ms with probability 0.001
+ * Every kind but bimodal takes the mean first, so swapping kinds keeps the
+ * load the same.
  * Sampling is O(1) through GSL; parsing is O(length of the text).
  */
 #ifndef RS_DIST_H
@@ -20,11 +23,14 @@
 
 #include "units.h"
 
-enum dist_kind { DIST_CONST, DIST_EXP, DIST_UNIFORM, DIST_LOGNORMAL, DIST_GAMMA, DIST_PARETO };
+enum dist_kind {
+    DIST_CONST, DIST_EXP, DIST_UNIFORM, DIST_LOGNORMAL, DIST_GAMMA, DIST_PARETO, DIST_ABSNORMAL,
+    DIST_BIMODAL
+};
 
 struct dist {
     enum dist_kind kind;
-    double a, b;    /* parameters as written (ns, or the dimensionless second) */
+    double a, b, c; /* parameters as written (ns, or dimensionless) */
     double p1, p2;  /* parameters in the form GSL wants */
 };
 

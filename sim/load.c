@@ -1,6 +1,8 @@
 /*
  * load — where logical requests come from, and phases.
  *
+ * A herd makes every client send a request at one instant (closed loop:
+ * every client that is thinking).
  * Open loop: arrivals at an aggregate rate (Poisson, or evenly spaced), each
  * owned by a client drawn uniformly from `clients`. Closed loop: each client
  * thinks (a distribution, divided by the phase's rate factor), issues one
@@ -36,7 +38,9 @@ static void schedule_think(struct sim *s, uint32_t client)
     rs_time t = dist_sample(&s->sc.think, s->rng.s[RNG_ARRIVALS]);
     if (s->think_factor != 1.0)
         t = units_from_ns((double)t / s->think_factor);
-    evq_push(&s->q, units_add(s->now, t), EV_CLIENT, client, 0);
+    evq_handle h = evq_push(&s->q, units_add(s->now, t), EV_CLIENT, client, 0);
+    if (s->think != NULL)
+        s->think[client] = h;
 }
 
 static void start_request(struct sim *s, uint32_t client)
@@ -73,7 +77,27 @@ void load_on_arrival(struct sim *s)
     start_request(s, client);
 }
 
-void load_on_client(struct sim *s, uint32_t client) { start_request(s, client); }
+void load_on_client(struct sim *s, uint32_t client)
+{
+    if (s->think != NULL)
+        s->think[client] = EVQ_NONE;
+    start_request(s, client);
+}
+
+/* A herd: every client sends a request now. In a closed loop only the
+ * clients that are thinking can (each has at most one request out); their
+ * pending think is cancelled. O(clients · log pending events). */
+void load_on_herd(struct sim *s)
+{
+    for (uint32_t c = 0; c < s->sc.clients; c++) {
+        if (s->sc.model == LOAD_CLOSED) {
+            if (!evq_cancel(&s->q, s->think[c]))
+                continue; /* waiting for its outcome */
+            s->think[c] = EVQ_NONE;
+        }
+        start_request(s, c);
+    }
+}
 
 void load_on_phase(struct sim *s)
 {

@@ -216,13 +216,13 @@ static int on_entry(void *user, const char *section, const char *name, const cha
 
 /* ---- the key table ---- */
 
-enum sect_kind { S_RUN, S_LOAD, S_SERVER, S_PHASE, S_LAYER, S_NKINDS };
-static const char *const sect_names[S_NKINDS] = {"run", "load", "server", "phase", "layer"};
+enum sect_kind { S_RUN, S_LOAD, S_SERVER, S_HERD, S_PHASE, S_LAYER, S_NKINDS };
+static const char *const sect_names[S_NKINDS] = {"run", "load", "server", "herd", "phase", "layer"};
 
 enum key_type {
     T_NAME, T_DURATION, T_TIMEOUT, T_SEED, T_RATE, T_UINT, T_DIST, T_QUEUE, T_BACKOFF, T_MULT,
     T_CAP, T_PHASE_RATE, T_FACTOR, T_ENUM, T_BOOL, T_PROB, T_CLASSES, T_LIMIT_STATUS, T_DIST_NONE,
-    T_REAL, T_RATE_NONE, T_INSTANCES, T_BUDGET, T_BREAKER, T_WINDOW
+    T_REAL, T_RATE_NONE, T_INSTANCES, T_BUDGET, T_BREAKER, T_WINDOW, T_TIMES
 };
 
 struct key_desc {
@@ -242,6 +242,7 @@ static const char *const discipline_names[] = {"fifo", "lifo", NULL};
 static const char *const outage_names[] = {"none", "refuse", "hang", "error", NULL};
 static const char *const honor_names[] = {"ignore", "honor", NULL};
 static const char *const scope_names[] = {"instance", "client", "shared", NULL};
+static const char *const server_model_names[] = {"queue", "occ", NULL};
 
 #define RUN(f) offsetof(struct scenario, f)
 #define PH(f) offsetof(struct phase_cfg, f)
@@ -262,6 +263,8 @@ static const struct key_desc keys[] = {
     {S_LOAD, "clients", T_UINT, RUN(clients), 1, SCENARIO_MAX_CLIENTS, "an integer from 1 to 10000000", NULL, 0},
     {S_LOAD, "idempotent", T_BOOL, RUN(idempotent), 0, 0, "true, false", NULL, 0},
     {S_LOAD, "key", T_BOOL, RUN(key), 0, 0, "true, false", NULL, 0},
+    {S_SERVER, "model", T_ENUM, RUN(server_model), 0, 0, "queue, occ", server_model_names, 0},
+    {S_HERD, "at", T_TIMES, RUN(herds), 0, 0, "durations such as 30s (a list, or one per line)", NULL, 0},
     {S_SERVER, "workers", T_UINT, RUN(workers), 1, 1000000, "an integer from 1 to 1000000", NULL, 0},
     {S_SERVER, "queue", T_QUEUE, RUN(queue), 0, 1000000000, "an integer from 0 to 1000000000, or unbounded", NULL, 0},
     {S_SERVER, "service", T_DIST, RUN(service), 0, 0, "a distribution such as exp(10ms)", NULL, 0},
@@ -524,7 +527,7 @@ static bool given(const struct apply_ctx *ac, enum sect_kind k, const char *key)
 static const char *at(const struct apply_ctx *ac, const char *key, char *buf, size_t size)
 {
     for (size_t i = 0; i < NKEYS; i++)
-        if (strcmp(keys[i].key, key) == 0 && keys[i].sect <= S_SERVER && ac->last[i] != NULL)
+        if (strcmp(keys[i].key, key) == 0 && keys[i].sect <= S_HERD && ac->last[i] != NULL)
             return where(ac->last[i], buf, size);
     snprintf(buf, size, "%s", ac->sc->source);
     return buf;
@@ -720,6 +723,29 @@ static void apply_value(struct apply_ctx *ac, const struct entry *e, const struc
         } else {
             bad(ac, e, kd->allowed);
         }
+        return;
+    }
+    case T_TIMES: { /* appends: several `at` lines and lists add up */
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", v);
+        bool any = false;
+        for (char *tok = strtok(buf, " ,\t"); tok != NULL; tok = strtok(NULL, " ,\t")) {
+            rs_time t;
+            any = true;
+            if (!units_parse_duration(tok, &t)) {
+                bad(ac, e, kd->allowed);
+                return;
+            }
+            if (ac->sc->nherds == SCENARIO_MAX_HERDS) {
+                char w[400];
+                diag_add(ac->diag, "%s: [herd] too many instants (limit is %d)", where(e, w, sizeof w),
+                         SCENARIO_MAX_HERDS);
+                return;
+            }
+            ac->sc->herds[ac->sc->nherds++] = t;
+        }
+        if (!any)
+            bad(ac, e, kd->allowed);
         return;
     }
     case T_RATE_NONE: {
@@ -1003,12 +1029,18 @@ static void check_all(struct apply_ctx *ac)
                  at(ac, "bucket", w, sizeof w), units_format_duration(sc->bucket, a, sizeof a),
                  (long long)(sc->duration / sc->bucket), SCENARIO_MAX_BUCKETS,
                  (long long)(sc->duration / sc->bucket) * 200 / 1000000);
-    if (sc->model == LOAD_OPEN && !given(ac, S_LOAD, "rate"))
+    bool occ = sc->server_model == MODEL_OCC;
+    if (sc->model == LOAD_OPEN && !occ && !given(ac, S_LOAD, "rate"))
         diag_add(d, "%s: [load] rate is required when model = open (e.g. rate = 800/s)", at(ac, "model", w, sizeof w));
     if (sc->model == LOAD_CLOSED && !given(ac, S_LOAD, "think"))
         diag_add(d, "%s: [load] think is required when model = closed (e.g. think = exp(1s))", at(ac, "model", w, sizeof w));
-    if (!given(ac, S_SERVER, "service"))
+    if (!occ && !given(ac, S_SERVER, "service"))
         diag_add(d, "%s: [server] service is required (e.g. service = exp(10ms))", sc->source);
+    for (unsigned i = 0; i < sc->nherds; i++)
+        if (sc->herds[i] >= sc->duration)
+            diag_add(d, "%s: [herd] at = %s: must be before the end of the run (%s)",
+                     at(ac, "at", w, sizeof w), units_format_duration(sc->herds[i], a, sizeof a),
+                     units_format_duration(sc->duration, b, sizeof b));
     double perr = sc->p400 + sc->p500 + sc->p503 + sc->p_business;
     if (perr > 1.0 + 1e-12)
         diag_add(d, "%s: [server] error_400 + error_500 + error_503 + business = %g: must be at most 1",
@@ -1132,7 +1164,7 @@ static int load_common(struct scenario *sc, struct reader *rd, const char *sourc
 
     /* Duplicate keys in the file are mistakes; overrides replace. */
     for (size_t i = 0; i < es.n; i++)
-        for (size_t j = 0; j < i && es.e[i].key[0] != '\0'; j++)
+        for (size_t j = 0; j < i && es.e[i].key[0] != '\0' && strcmp(es.e[i].section, "herd") != 0; j++)
             if (strcmp(es.e[i].section, es.e[j].section) == 0 &&
                 strcmp(es.e[i].key, es.e[j].key) == 0) {
                 diag_add(diag, "%s:%d: [%s] %s given twice (first at line %d)", source,
@@ -1235,7 +1267,8 @@ int scenario_write_ini(const struct scenario *sc, FILE *f)
         fprintf(f, "think = %s\n", dist_format(&sc->think, a, sizeof a));
     fprintf(f, "clients = %u\nidempotent = %s\nkey = %s\n\n", sc->clients, tf(sc->idempotent),
             tf(sc->key));
-    fprintf(f, "[server]\nworkers = %u\n", sc->workers);
+    fprintf(f, "[server]\nmodel = %s\nworkers = %u\n", server_model_names[sc->server_model],
+            sc->workers);
     if (sc->queue < 0)
         fprintf(f, "queue = unbounded\n");
     else
@@ -1252,6 +1285,11 @@ int scenario_write_ini(const struct scenario *sc, FILE *f)
             errclass_names[sc->limit_status], time_or_none(sc->limit_retry_after, a, sizeof a));
     fprintf(f, "degrade = %.17g\ndrop_expired = %s\ndedup = %s\nreplay = %s\n", sc->degrade,
             tf(sc->drop_expired), tf(sc->dedup), dist_format(&sc->replay, a, sizeof a));
+    if (sc->nherds > 0) {
+        fprintf(f, "\n[herd]\n");
+        for (unsigned i = 0; i < sc->nherds; i++)
+            fprintf(f, "at = %s\n", units_format_duration(sc->herds[i], a, sizeof a));
+    }
     for (unsigned i = 0; i < sc->nphases; i++) {
         const struct phase_cfg *p = &sc->phases[i];
         fprintf(f, "\n[phase %s]\nstart = %s\nend = %s\n", p->name,

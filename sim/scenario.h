@@ -28,6 +28,7 @@
 
 #define SCENARIO_MAX_LAYERS 8
 #define SCENARIO_MAX_PHASES 64
+#define SCENARIO_MAX_HERDS 64
 #define SCENARIO_NAME_MAX 48
 #define SCENARIO_MAX_CLIENTS 10000000LL
 #define SCENARIO_MAX_BUCKETS 1000000LL
@@ -38,6 +39,7 @@ enum discipline { DISC_FIFO, DISC_LIFO };
 enum outage { OUTAGE_NONE, OUTAGE_REFUSE, OUTAGE_HANG, OUTAGE_ERROR };
 enum retry_after_mode { RA_IGNORE, RA_HONOR };
 enum scope { SCOPE_INSTANCE, SCOPE_CLIENT, SCOPE_SHARED };
+enum server_model { MODEL_QUEUE, MODEL_OCC };
 
 struct phase_cfg {
     char name[SCENARIO_NAME_MAX];
@@ -90,6 +92,7 @@ struct scenario {
     bool idempotent;   /* false: every execution is a side effect */
     bool key;          /* requests carry an idempotency key */
 
+    enum server_model server_model;
     unsigned workers;
     long long queue; /* -1: unbounded */
     struct dist service;
@@ -108,6 +111,8 @@ struct scenario {
     struct phase_cfg phases[SCENARIO_MAX_PHASES];
     unsigned nlayers;
     struct layer_cfg layers[SCENARIO_MAX_LAYERS];
+    unsigned nherds;
+    rs_time herds[SCENARIO_MAX_HERDS]; /* every client sends a request at these instants */
 };
 
 /* A list of messages; each is one line without a trailing newline. */

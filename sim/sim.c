@@ -125,6 +125,19 @@ struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *er
     }
     if (layers_init(s, err, errsz) != 0)
         goto fail;
+    if (sc->model == LOAD_CLOSED && sc->nherds > 0) {
+        s->think = malloc(sc->clients * sizeof *s->think);
+        if (s->think == NULL) {
+            snprintf(err, errsz, "out of memory for %u clients' think timers", sc->clients);
+            goto fail;
+        }
+        for (uint32_t i = 0; i < sc->clients; i++)
+            s->think[i] = EVQ_NONE;
+    }
+    if (sc->server_model == MODEL_OCC && occ_init(s) != 0) {
+        snprintf(err, errsz, "out of memory for %u occ clients", sc->clients);
+        goto fail;
+    }
     /* Phase boundaries: every start and end inside the run, sorted, distinct. */
     s->phase_times = malloc((2 * sc->nphases + 1) * sizeof *s->phase_times);
     if (s->phase_times == NULL) {
@@ -153,6 +166,8 @@ void sim_destroy(struct sim *s)
     if (s == NULL)
         return;
     free(s->phase_times);
+    free(s->think);
+    free(s->occ);
     for (unsigned i = 0; i < SCENARIO_MAX_LAYERS; i++) {
         free(s->lrt[i].budgets);
         free(s->lrt[i].breakers);
@@ -196,6 +211,15 @@ static void dispatch(struct sim *s, const struct evq_event *ev)
     case EV_ANSWER:
         net_on_answer(s, ev->obj);
         break;
+    case EV_HERD:
+        load_on_herd(s);
+        break;
+    case EV_OCC_READ:
+    case EV_OCC_READ_RSP:
+    case EV_OCC_WRITE:
+    case EV_OCC_WRITE_RSP:
+        occ_dispatch(s, (enum ev_type)ev->type, ev->obj, ev->aux);
+        break;
     }
 }
 
@@ -232,7 +256,12 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
     struct evq_event ev;
     for (uint32_t i = 0; i < s->nphase_times; i++)
         evq_push(&s->q, s->phase_times[i], EV_PHASE, i, 0);
-    load_start(s);
+    for (unsigned i = 0; i < s->sc.nherds; i++)
+        evq_push(&s->q, s->sc.herds[i], EV_HERD, i, 0);
+    if (s->sc.server_model == MODEL_OCC)
+        occ_start(s);
+    else
+        load_start(s);
     uint64_t next_report = 1u << 20;
     while (evq_next_time(&s->q) < s->sc.duration) {
         evq_pop(&s->q, &ev);
@@ -264,6 +293,8 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
         snprintf(err, errsz, "out of memory checking the outcomes");
         return -1;
     }
+    if (s->sc.server_model == MODEL_OCC)
+        open_all = open_counted = occ_finish(s);
     for (int o = 0; o < OUT_NOUTCOMES; o++)
         done += s->m.outcomes[o];
     if (open_all != s->in_flight || done + open_counted != s->m.requests ||

@@ -33,7 +33,16 @@
 #define NO_PARENT UINT32_MAX
 
 enum ev_type {
-    EV_ARRIVAL, EV_CLIENT, EV_PHASE, EV_TIMEOUT, EV_RETRY, EV_SERVICE_DONE, EV_DELIVER, EV_ANSWER
+    EV_ARRIVAL, EV_CLIENT, EV_PHASE, EV_TIMEOUT, EV_RETRY, EV_SERVICE_DONE, EV_DELIVER, EV_ANSWER,
+    EV_HERD, EV_OCC_READ, EV_OCC_READ_RSP, EV_OCC_WRITE, EV_OCC_WRITE_RSP
+};
+
+/* One client of the `occ` model (the AWS backoff study). */
+struct occ_client {
+    uint32_t attempt; /* failed writes so far */
+    uint32_t writes;
+    bool done;
+    struct backoff_state bs;
 };
 
 enum call_state { CALL_WAITING, CALL_BACKOFF };
@@ -132,6 +141,10 @@ struct sim {
 
     struct layer_rt lrt[SCENARIO_MAX_LAYERS];
     size_t sampled;       /* buckets whose layer levels are recorded */
+
+    evq_handle *think;    /* closed loop with herds: each client's pending think */
+    struct occ_client *occ; /* the occ model's clients */
+    uint64_t occ_version;
 };
 
 /* load.c */
@@ -142,6 +155,15 @@ void load_on_phase(struct sim *s);
 /* A logical request ended (the root call finished); o is its outcome. */
 void load_request_done(struct sim *s, uint32_t req, enum outcome o);
 void load_request_unref(struct sim *s, uint32_t req);
+
+void load_on_herd(struct sim *s);
+
+/* occ.c: the optimistic-concurrency model (server model = occ) */
+int occ_init(struct sim *s);
+void occ_start(struct sim *s);
+void occ_dispatch(struct sim *s, enum ev_type type, uint32_t client, uint32_t aux);
+/* Clients not done at the end (and their writes recorded in the attempts). */
+uint64_t occ_finish(struct sim *s);
 
 /* layer.c */
 void layer_call_start(struct sim *s, uint32_t layer, uint32_t req, struct reply_to parent,

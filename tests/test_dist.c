@@ -59,6 +59,10 @@ static void kinds(void **state)
     /* pareto(mean, shape): cv = 1/sqrt(shape·(shape−2)); shape 6 keeps the
      * fourth moment finite so the sample cv converges. */
     check("pareto(10ms, 6)", 1e7, 1.0 / sqrt(24.0));
+    check("absnormal(10ms, 2ms)", 1e7, 0.2); /* folding at 5 sd changes nothing visible */
+    /* bimodal: mean 0.999·0.1 + 0.001·10 ms; cv = sd/mean with sd² = E[X²] − mean² */
+    double m = 0.999 * 1e5 + 0.001 * 1e7, ex2 = 0.999 * 1e10 + 0.001 * 1e14;
+    check("bimodal(100us, 10ms, 0.001)", m, sqrt(ex2 - m * m) / m);
 }
 
 static void bad_text(void **state)
@@ -67,7 +71,7 @@ static void bad_text(void **state)
     static const char *bad[] = {"exp", "exp()", "exp(10)", "exp(10ms", "expo(10ms)",
                                 "uniform(3ms, 1ms)", "lognormal(10ms)", "lognormal(10ms, -1)",
                                 "pareto(10ms, 1)", "gamma(0, 1)", "const(1ms, 2ms)",
-                                "uniform(1ms, 2ms, 3ms)"};
+                                "uniform(1ms, 2ms, 3ms)", "bimodal(1ms, 2ms, 1.5)", "absnormal(1ms)"};
     struct dist d;
     char why[256];
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
