@@ -13,3 +13,5 @@ rs_need_packages() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null
 }
 RS_BUILD_PACKAGES=(gcc make cmake pkg-config libc6-dev libgsl-dev libcmocka-dev libinih-dev)
+# gnuplot draws the figures; the tests check them (and skip without it).
+RS_PLOT_PACKAGES=(gnuplot-nox)

@@ -206,12 +206,21 @@ int plot_dir(const char *dir, char *err, size_t errsz)
     int n = 0;
     snprintf(vars, sizeof vars, "dir = '%s'\ntitle = '%s'\nphases = \"%s\"\n", dir, title, phases);
     if (distinct(dir, "timeseries.csv", "variant", list, sizeof list)) {
-        figs[n].name = "compare";
-        snprintf(figs[n++].extra, sizeof figs[0].extra, "variants = '%s'", list);
-        if (distinct(dir, "summary.csv", "layer.app.backoff", list, sizeof list) &&
-            distinct(dir, "summary.csv", "load.clients", xs, sizeof xs)) {
+        size_t words = 1;
+        for (const char *p = list; *p; p++)
+            words += *p == ' ';
+        if (distinct(dir, "summary.csv", "load.clients", xs, sizeof xs) &&
+            distinct(dir, "summary.csv", "layer.app.backoff", list, sizeof list)) {
+            /* the AWS study: figures against the number of clients */
             figs[n].name = "occ";
             snprintf(figs[n++].extra, sizeof figs[0].extra, "lines = '%s'", list);
+        } else if (words <= 12) {
+            figs[n].name = "compare";
+            snprintf(figs[n++].extra, sizeof figs[0].extra, "variants = '%s'", list);
+        } else {
+            snprintf(err, errsz, "%s: %zu variants are too many lines for one figure (at most 12)",
+                     dir, words);
+            return -1;
         }
     } else if (exists(dir, "timeseries.csv")) {
         const char *ts[] = {"load", "queue", "latency"};

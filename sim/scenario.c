@@ -1261,7 +1261,7 @@ int scenario_write_ini(const struct scenario *sc, FILE *f)
             units_format_duration(sc->warmup, b, sizeof b), (unsigned long long)sc->seed,
             units_format_duration(sc->bucket, c, sizeof c));
     fprintf(f, "[load]\nmodel = %s\n", model_names[sc->model]);
-    if (sc->model == LOAD_OPEN)
+    if (sc->model == LOAD_OPEN && sc->rate > 0)
         fprintf(f, "arrival = %s\nrate = %.17g/s\n", arrival_names[sc->arrival], sc->rate);
     else
         fprintf(f, "think = %s\n", dist_format(&sc->think, a, sizeof a));
