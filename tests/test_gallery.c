@@ -98,6 +98,19 @@ static void collapse_and_recovery(void **state)
     assert_true(jit.recovery_s < 30);
 }
 
+/* collapse-ramp: a slow ramp to 80/s keeps the service past its timeout
+ * for minutes; neither immediate retries nor backoff with jitter bring it
+ * back once the load is down again. */
+static void collapse_ramp_defeats_both(void **state)
+{
+    (void)state;
+    struct summary none = summary_of("collapse-ramp", (const char *const[]){"layer.app.backoff=none"}, 1);
+    struct summary full = summary_of("collapse-ramp", NULL, 0);
+    assert_int_equal(none.recovered, 0);
+    assert_int_equal(full.recovered, 0);
+    assert_true((double)full.outcomes[OUT_OK] / (double)full.requests < 0.5);
+}
+
 /* omission: with a 15 ms timeout nearly everything times out (the queue
  * runs away); waiting clients see every request through. */
 static void omission_runaway(void **state)
@@ -190,7 +203,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(herd_waves_and_jitter),  cmocka_unit_test(layered_amplification),
-        cmocka_unit_test(collapse_and_recovery),  cmocka_unit_test(omission_runaway),
+        cmocka_unit_test(collapse_and_recovery),  cmocka_unit_test(collapse_ramp_defeats_both),
+        cmocka_unit_test(omission_runaway),
         cmocka_unit_test(orbit_metastable),       cmocka_unit_test(aws_study_orderings),
         cmocka_unit_test(every_builtin_runs),
     };
