@@ -26,3 +26,20 @@ bench() { # name scenario [--set ...]
 bench storm storm
 bench large-open-600s scenarios/large-open.ini
 bench large-open-300s scenarios/large-open.ini --set run.duration=300s
+
+# Sweeps scale with cores: a 64-job sweep (16 points × 4 replications) of
+# storm, 120 simulated seconds each, on one thread and on two.
+echo
+sweep() {
+  local start end
+  start=$(date +%s.%N)
+  "$bin" sweep storm --set run.duration=120s --grid layer.app.attempts=1..4 \
+    --grid layer.app.timeout=100ms..800ms*2 --reps 4 -j "$1" --quiet -o "$tmp/sweep-j$1" > /dev/null
+  end=$(date +%s.%N)
+  echo "$end - $start" | bc -l
+}
+t1=$(sweep 1)
+t2=$(sweep 2)
+cmp -s "$tmp/sweep-j1/sweep.csv" "$tmp/sweep-j2/sweep.csv" && same=identical || same=DIFFERENT
+printf 'sweep of 64 jobs: -j 1 %.2f s, -j 2 %.2f s: %.2fx faster (results %s)\n' "$t1" "$t2" \
+  "$(echo "$t1 / $t2" | bc -l)" "$same"

@@ -15,3 +15,5 @@ rs_need_packages() {
 RS_BUILD_PACKAGES=(gcc make cmake pkg-config libc6-dev libgsl-dev libcmocka-dev libinih-dev)
 # gnuplot draws the figures; the tests check them (and skip without it).
 RS_PLOT_PACKAGES=(gnuplot-nox)
+# GNU parallel runs a sharded sweep in the tests.
+RS_TEST_PACKAGES=(parallel)

@@ -5,6 +5,7 @@
 
 #include "cli.h"
 
+#include <errno.h>
 #include <gsl/gsl_errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "compare.h"
+#include "experiment.h"
 #include "output.h"
 #include "plot.h"
 #include "scenario.h"
@@ -26,6 +28,11 @@ static const char usage[] =
     "usage: retrystorm [run] [SCENARIO] [-o DIR] [--set SECTION.KEY=VALUE]... [--seed N] [--plot]\n"
     "       retrystorm compare SCENARIO --vary KEY=V1,V2,... [--vary ...] [--reps N] [-o DIR]\n"
     "                  [--set ...] [--seed N] [--plot]\n"
+    "       retrystorm sweep SCENARIO --grid KEY=V1,V2,...|KEY=A..B[*F|+S] [--grid ...] [--reps N]\n"
+    "                  [-j N] [--shard K/N] [-o DIR] [--set ...] [--quiet|--progress]\n"
+    "       retrystorm merge DIR... -o OUT\n"
+    "       retrystorm tune SCENARIO --grid ... --objective max:METRIC|min:METRIC...\n"
+    "                  [--constraint 'METRIC<=VALUE'...] [--reps N] [-j N] [-o DIR]\n"
     "       retrystorm plot DIR\n"
     "       retrystorm check SCENARIO\n"
     "       retrystorm list [presets]\n"
@@ -122,6 +129,15 @@ struct opts {
     const char *vary[MAX_VARY];
     size_t nvary;
     unsigned reps;
+    const char *grid[EXP_MAX_AXES];
+    size_t ngrid;
+    unsigned threads, shard_k, shard_n;
+    int progress; /* -1 quiet, 1 forced, 0 when stderr is a terminal */
+    const char *objective[8], *constraint[16];
+    size_t nobjective, nconstraint;
+    const char *rest[64]; /* extra positional arguments (merge) */
+    size_t nrest;
+    bool collect_rest;
 };
 
 /* Parses run options from argv[i..]; returns 0, or 2 after a message. */
@@ -148,6 +164,48 @@ static int parse_run_opts(int argc, char **argv, int i, struct opts *o)
             }
         } else if (strcmp(a, "--plot") == 0) {
             o->plot = true;
+        } else if (strcmp(a, "--quiet") == 0) {
+            o->progress = -1;
+        } else if (strcmp(a, "--progress") == 0) {
+            o->progress = 1;
+        } else if (strcmp(a, "--grid") == 0 || strcmp(a, "-j") == 0 || strcmp(a, "--shard") == 0 ||
+                   strcmp(a, "--objective") == 0 || strcmp(a, "--constraint") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "retrystorm: %s needs a value\n%s", a, usage);
+                return 2;
+            }
+            const char *v = argv[++i];
+            char *end;
+            if (strcmp(a, "--grid") == 0) {
+                if (o->ngrid == EXP_MAX_AXES) {
+                    fprintf(stderr, "retrystorm: too many --grid options (limit is %d)\n", EXP_MAX_AXES);
+                    return 2;
+                }
+                o->grid[o->ngrid++] = v;
+            } else if (strcmp(a, "-j") == 0) {
+                long n = strtol(v, &end, 10);
+                if (*end != '\0' || n < 1 || n > 256) {
+                    fprintf(stderr, "retrystorm: -j %s: expected a number of threads from 1 to 256\n", v);
+                    return 2;
+                }
+                o->threads = (unsigned)n;
+            } else if (strcmp(a, "--shard") == 0) {
+                unsigned k, n;
+                char tail;
+                if (sscanf(v, "%u/%u%c", &k, &n, &tail) != 2 || n < 1 || k < 1 || k > n) {
+                    fprintf(stderr, "retrystorm: --shard %s: expected K/N with 1 <= K <= N (e.g. --shard 2/4)\n", v);
+                    return 2;
+                }
+                o->shard_k = k;
+                o->shard_n = n;
+            } else if (strcmp(a, "--objective") == 0 && o->nobjective < 8) {
+                o->objective[o->nobjective++] = v;
+            } else if (strcmp(a, "--constraint") == 0 && o->nconstraint < 16) {
+                o->constraint[o->nconstraint++] = v;
+            } else {
+                fprintf(stderr, "retrystorm: too many %s options\n", a);
+                return 2;
+            }
         } else if (strcmp(a, "--vary") == 0 || strcmp(a, "--reps") == 0) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "retrystorm: %s needs a value\n%s", a, usage);
@@ -173,6 +231,8 @@ static int parse_run_opts(int argc, char **argv, int i, struct opts *o)
             return 2;
         } else if (o->scenario == NULL) {
             o->scenario = a;
+        } else if (o->nrest < 64 && o->collect_rest) {
+            o->rest[o->nrest++] = a;
         } else {
             fprintf(stderr, "retrystorm: more than one scenario given ('%s' and '%s')\n",
                     o->scenario, a);
@@ -274,6 +334,288 @@ static int cmd_compare(int argc, char **argv)
     return o.plot ? plot_and_say(dir) : 0;
 }
 
+static unsigned default_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)n : 1;
+}
+
+static bool want_progress(const struct opts *o)
+{
+    return o->progress > 0 || (o->progress == 0 && isatty(STDERR_FILENO));
+}
+
+/* Runs a sweep (or the sweep behind tune); fills res when asked. */
+static int run_sweep(const struct opts *o, const char *dir, struct exp_result *res)
+{
+    struct exp_spec spec = {o->scenario, o->sets, o->nsets, {0}, o->ngrid,
+                            o->reps ? o->reps : 1, o->threads ? o->threads : default_threads(),
+                            o->shard_k, o->shard_n, dir, want_progress(o)};
+    for (size_t i = 0; i < o->ngrid; i++)
+        spec.grid[i] = o->grid[i];
+    struct scenario_diag d = {0};
+    char err[1024] = "";
+    int rc = exp_run(&spec, &d, res, err, sizeof err);
+    print_diag(&d);
+    scenario_diag_fini(&d);
+    if (rc != 0 && err[0])
+        fprintf(stderr, "retrystorm: %s\n", err);
+    return rc;
+}
+
+static int cmd_sweep(int argc, char **argv)
+{
+    struct opts o = {0};
+    int rc = parse_run_opts(argc, argv, 2, &o);
+    if (rc)
+        return rc;
+    if (o.scenario == NULL || o.ngrid == 0) {
+        fprintf(stderr, "retrystorm: sweep needs a scenario and at least one --grid KEY=VALUES\n%s", usage);
+        return 2;
+    }
+    char dir[4096];
+    if (o.outdir)
+        snprintf(dir, sizeof dir, "%s", o.outdir);
+    else if (o.shard_n)
+        snprintf(dir, sizeof dir, "out/sweep-shard-%u-of-%u", o.shard_k, o.shard_n);
+    else
+        snprintf(dir, sizeof dir, "out/sweep");
+    rc = run_sweep(&o, dir, NULL);
+    if (rc == 0)
+        printf("%s: %s written to %s/\n", o.scenario,
+               o.shard_n ? "this shard's jobs.csv (merge the shards for sweep.csv)" : "sweep.csv",
+               dir);
+    return rc;
+}
+
+static int cmd_merge(int argc, char **argv)
+{
+    struct opts o = {0};
+    o.collect_rest = true;
+    int rc = parse_run_opts(argc, argv, 2, &o);
+    if (rc)
+        return rc;
+    const char *dirs[65];
+    size_t n = 0;
+    if (o.scenario)
+        dirs[n++] = o.scenario;
+    for (size_t i = 0; i < o.nrest; i++)
+        dirs[n++] = o.rest[i];
+    if (n == 0 || o.outdir == NULL) {
+        fprintf(stderr, "retrystorm: merge needs shard directories and -o OUT\n%s", usage);
+        return 2;
+    }
+    char err[1024];
+    rc = exp_merge(dirs, n, o.outdir, err, sizeof err);
+    if (rc != 0) {
+        fprintf(stderr, "retrystorm: %s\n", err);
+        return rc;
+    }
+    printf("merged %zu shard%s into %s/sweep.csv\n", n, n == 1 ? "" : "s", o.outdir);
+    return 0;
+}
+
+/* "lat_p99<=800ms" into metric, direction and value (durations in seconds). */
+static bool parse_constraint(const char *text, char *metric, size_t msz, int *dir, double *value)
+{
+    const char *op = strstr(text, "<=");
+    *dir = -1;
+    if (op == NULL) {
+        op = strstr(text, ">=");
+        *dir = 1;
+    }
+    if (op == NULL || op == text)
+        return false;
+    snprintf(metric, msz, "%.*s", (int)(op - text), text);
+    const char *v = op + 2;
+    rs_time t;
+    char *end;
+    *value = strtod(v, &end);
+    if (end != v && *end == '\0' && isfinite(*value))
+        return true;
+    if (units_parse_duration(v, &t)) {
+        *value = units_seconds(t);
+        return true;
+    }
+    return false;
+}
+
+static int metric_index(const struct exp_result *r, const char *name)
+{
+    for (size_t m = 0; m < r->nmetrics; m++)
+        if (strcmp(r->metric[m], name) == 0)
+            return (int)m;
+    return -1;
+}
+
+static int cmd_tune(int argc, char **argv)
+{
+    struct opts o = {0};
+    int rc = parse_run_opts(argc, argv, 2, &o);
+    if (rc)
+        return rc;
+    if (o.scenario == NULL || o.ngrid == 0 || o.nobjective == 0) {
+        fprintf(stderr, "retrystorm: tune needs a scenario, --grid and --objective max:METRIC or min:METRIC\n%s", usage);
+        return 2;
+    }
+    if (o.shard_n) {
+        fprintf(stderr, "retrystorm: tune runs the whole grid: --shard is for sweep\n");
+        return 2;
+    }
+    char dir[4096], err[256];
+    snprintf(dir, sizeof dir, "%s", o.outdir ? o.outdir : "out/tune");
+    /* check the objectives' and constraints' syntax before running */
+    int osign[8];
+    char oname[8][64];
+    for (size_t i = 0; i < o.nobjective; i++) {
+        const char *v = o.objective[i];
+        if (strncmp(v, "max:", 4) && strncmp(v, "min:", 4)) {
+            fprintf(stderr, "retrystorm: --objective %s: expected max:METRIC or min:METRIC (e.g. max:ok_share)\n", v);
+            return 2;
+        }
+        osign[i] = v[1] == 'a' ? 1 : -1;
+        snprintf(oname[i], sizeof oname[i], "%s", v + 4);
+    }
+    char cname[16][64];
+    int cdir[16];
+    double cval[16];
+    for (size_t i = 0; i < o.nconstraint; i++)
+        if (!parse_constraint(o.constraint[i], cname[i], sizeof cname[i], &cdir[i], &cval[i])) {
+            fprintf(stderr, "retrystorm: --constraint %s: expected METRIC<=VALUE or METRIC>=VALUE (e.g. lat_p99<=800ms)\n",
+                    o.constraint[i]);
+            return 2;
+        }
+    struct exp_result r;
+    memset(&r, 0, sizeof r);
+    rc = run_sweep(&o, dir, &r);
+    if (rc != 0)
+        return rc;
+    size_t oi[8], ci[16];
+    for (size_t i = 0; i < o.nobjective; i++) {
+        int x = metric_index(&r, oname[i]);
+        if (x < 0) {
+            fprintf(stderr, "retrystorm: --objective %s: no such metric (see summary.csv's columns)\n", oname[i]);
+            exp_result_fini(&r);
+            return 2;
+        }
+        oi[i] = (size_t)x;
+    }
+    for (size_t i = 0; i < o.nconstraint; i++) {
+        int x = metric_index(&r, cname[i]);
+        if (x < 0) {
+            fprintf(stderr, "retrystorm: --constraint %s: no such metric\n", cname[i]);
+            exp_result_fini(&r);
+            return 2;
+        }
+        ci[i] = (size_t)x;
+    }
+    size_t np = r.npoints, nm = r.nmetrics;
+    bool *feasible = calloc(np, sizeof *feasible), *pareto = calloc(np, sizeof *pareto);
+    double *score = calloc(np, sizeof *score);
+    size_t *order = calloc(np, sizeof *order);
+    size_t nf = 0;
+    /* the pessimistic side of each interval must clear every constraint */
+    for (size_t p = 0; p < np; p++) {
+        feasible[p] = true;
+        for (size_t i = 0; i < o.nconstraint; i++) {
+            double m = r.mean[p * nm + ci[i]], h = r.hw[p * nm + ci[i]];
+            if (isnan(h))
+                h = 0;
+            if (isnan(m) || (cdir[i] < 0 ? m + h > cval[i] : m - h < cval[i]))
+                feasible[p] = false;
+        }
+        double m = r.mean[p * nm + oi[0]], h = r.hw[p * nm + oi[0]];
+        score[p] = isnan(m) ? -INFINITY : osign[0] * m - (isnan(h) ? 0 : h);
+        if (feasible[p])
+            order[nf++] = p;
+    }
+    for (size_t a = 1; a < nf; a++) /* best first; ties keep grid order */
+        for (size_t b = a; b > 0 && score[order[b]] > score[order[b - 1]]; b--) {
+            size_t t = order[b];
+            order[b] = order[b - 1];
+            order[b - 1] = t;
+        }
+    for (size_t a = 0; a < nf; a++) { /* the Pareto front of the objectives' means */
+        size_t p = order[a];
+        bool dominated = false;
+        for (size_t b = 0; b < nf && !dominated; b++) {
+            size_t q = order[b];
+            bool ge = true, gt = false;
+            for (size_t i = 0; i < o.nobjective; i++) {
+                double x = osign[i] * r.mean[q * nm + oi[i]], y = osign[i] * r.mean[p * nm + oi[i]];
+                ge = ge && x >= y;
+                gt = gt || x > y;
+            }
+            dominated = q != p && ge && gt;
+        }
+        pareto[p] = !dominated;
+    }
+    struct output_file of;
+    if (output_file_open(&of, dir, "tune.csv", err, sizeof err) == 0) {
+        fprintf(of.f, "rank,point");
+        for (size_t k = 0; k < r.naxes; k++)
+            fprintf(of.f, ",%s", r.axis_keys[k]);
+        fprintf(of.f, ",feasible,pareto,score");
+        for (size_t i = 0; i < o.nobjective; i++)
+            fprintf(of.f, ",%s,%s_hw", oname[i], oname[i]);
+        for (size_t i = 0; i < o.nconstraint; i++)
+            fprintf(of.f, ",%s,%s_hw", cname[i], cname[i]);
+        fputc('\n', of.f);
+        for (size_t a = 0; a < np; a++) {
+            size_t p = a < nf ? order[a] : a;
+            if (a >= nf) { /* the infeasible ones after, in grid order */
+                size_t seen = 0;
+                for (p = 0; p < np; p++)
+                    if (!feasible[p] && seen++ == a - nf)
+                        break;
+            }
+            if (a < nf)
+                fprintf(of.f, "%zu,%zu", a + 1, p);
+            else
+                fprintf(of.f, ",%zu", p);
+            for (size_t k = 0; k < r.naxes; k++)
+                fprintf(of.f, ",%s", r.values[p][k]);
+            fprintf(of.f, ",%d,%d,", feasible[p], feasible[p] && pareto[p]);
+            if (feasible[p])
+                fprintf(of.f, "%.9g", score[p] * osign[0]);
+            for (size_t i = 0; i < o.nobjective + o.nconstraint; i++) {
+                size_t m = i < o.nobjective ? oi[i] : ci[i - o.nobjective];
+                double h = r.hw[p * nm + m];
+                fprintf(of.f, ",%.9g,", r.mean[p * nm + m]);
+                if (!isnan(h))
+                    fprintf(of.f, "%.9g", h);
+            }
+            fputc('\n', of.f);
+        }
+        if (output_file_commit(&of, err, sizeof err) != 0)
+            rc = 1;
+    } else {
+        rc = 1;
+    }
+    if (rc)
+        fprintf(stderr, "retrystorm: %s\n", err);
+    printf("tune %s: %zu points × %zu replications; %zu meet every constraint (pessimistic side of the 95%% interval)\n",
+           o.scenario, np, r.reps, nf);
+    for (size_t a = 0; a < nf && a < 5; a++) {
+        size_t p = order[a];
+        printf("  %s ", a == 0 ? "best:" : "      ");
+        for (size_t k = 0; k < r.naxes; k++)
+            printf(" %s=%s", r.axis_keys[k], r.values[p][k]);
+        double h = r.hw[p * nm + oi[0]];
+        printf("   %s = %.4g ± %.2g%s\n", oname[0], r.mean[p * nm + oi[0]], isnan(h) ? 0.0 : h,
+               pareto[p] ? "  (Pareto)" : "");
+    }
+    if (nf == 0)
+        printf("  no point clears the constraints: nothing is recommended\n");
+    printf("  tune.csv in %s/\n", dir);
+    free(feasible);
+    free(pareto);
+    free(score);
+    free(order);
+    exp_result_fini(&r);
+    return rc;
+}
+
 static int cmd_check(int argc, char **argv)
 {
     struct opts o = {0};
@@ -295,6 +637,72 @@ static int cmd_check(int argc, char **argv)
     }
     printf("%s: ok (%s, %u layer%s, %u phase%s)\n", o.scenario, sc.name, sc.nlayers,
            sc.nlayers == 1 ? "" : "s", sc.nphases, sc.nphases == 1 ? "" : "s");
+    return 0;
+}
+
+/* run --reps N: every replication's summary row in replications.csv, and
+ * summary.csv rewritten with the mean, standard deviation and 95 %
+ * half-width of every metric over the replications. */
+static int replicate(const struct opts *o, const char *dir)
+{
+    char tmp[4200], err[1024], from[4300], to[4300];
+    snprintf(tmp, sizeof tmp, "%s/.replications", dir);
+    struct opts r = *o;
+    r.ngrid = 0;
+    r.shard_n = r.shard_k = 0;
+    struct exp_result res;
+    memset(&res, 0, sizeof res);
+    int rc = run_sweep(&r, tmp, &res);
+    if (rc != 0)
+        return rc;
+    snprintf(from, sizeof from, "%s/jobs.csv", tmp);
+    snprintf(to, sizeof to, "%s/replications.csv", dir);
+    if (rename(from, to) != 0) {
+        fprintf(stderr, "retrystorm: cannot rename %s: %s\n", from, strerror(errno));
+        exp_result_fini(&res);
+        return 1;
+    }
+    snprintf(from, sizeof from, "%s/experiment.csv", tmp);
+    unlink(from);
+    snprintf(from, sizeof from, "%s/sweep.csv", tmp);
+    unlink(from);
+    rmdir(tmp);
+    struct output_file of;
+    if (output_file_open(&of, dir, "summary.csv", err, sizeof err) != 0) {
+        fprintf(stderr, "retrystorm: %s\n", err);
+        exp_result_fini(&res);
+        return 1;
+    }
+    fprintf(of.f, "reps");
+    for (size_t m = 0; m < res.nmetrics; m++)
+        fprintf(of.f, ",%s,%s_sd,%s_hw", res.metric[m], res.metric[m], res.metric[m]);
+    fprintf(of.f, "\n%zu", res.reps);
+    for (size_t m = 0; m < res.nmetrics; m++) {
+        double v[3] = {res.mean[m], res.sd[m], res.hw[m]};
+        for (int i = 0; i < 3; i++) {
+            if (isnan(v[i]))
+                fputc(',', of.f);
+            else
+                fprintf(of.f, ",%.9g", v[i]);
+        }
+    }
+    fputc('\n', of.f);
+    if (output_file_commit(&of, err, sizeof err) != 0) {
+        fprintf(stderr, "retrystorm: %s\n", err);
+        exp_result_fini(&res);
+        return 1;
+    }
+    printf("  over %zu replications (mean ± 95%% half-width):\n", res.reps);
+    static const char *const show[] = {"ok_share", "amplification", "lat_p50", "lat_p99", "goodput",
+                                       "recovered", "recovery_s"};
+    for (size_t i = 0; i < sizeof show / sizeof show[0]; i++) {
+        int m = metric_index(&res, show[i]);
+        if (m < 0 || isnan(res.mean[m]))
+            continue;
+        printf("    %-14s %.4g ± %.2g\n", show[i], res.mean[m], isnan(res.hw[m]) ? 0.0 : res.hw[m]);
+    }
+    printf("  summary.csv holds the means, sd and half-widths; replications.csv each replication\n");
+    exp_result_fini(&res);
     return 0;
 }
 
@@ -343,6 +751,8 @@ static int cmd_run(int argc, char **argv, int first)
     }
     output_print_summary(stdout, s, &sum, dir);
     sim_destroy(s);
+    if (o.reps > 1 && (rc = replicate(&o, dir)) != 0)
+        return rc;
     return o.plot ? plot_and_say(dir) : 0;
 }
 
@@ -369,6 +779,12 @@ int cli_main(int argc, char **argv)
             return cmd_plot(argc, argv);
         if (strcmp(c, "compare") == 0)
             return cmd_compare(argc, argv);
+        if (strcmp(c, "sweep") == 0)
+            return cmd_sweep(argc, argv);
+        if (strcmp(c, "merge") == 0)
+            return cmd_merge(argc, argv);
+        if (strcmp(c, "tune") == 0)
+            return cmd_tune(argc, argv);
     }
     return cmd_run(argc, argv, 1);
 }

@@ -729,7 +729,8 @@ static void apply_value(struct apply_ctx *ac, const struct entry *e, const struc
         char buf[256];
         snprintf(buf, sizeof buf, "%s", v);
         bool any = false;
-        for (char *tok = strtok(buf, " ,\t"); tok != NULL; tok = strtok(NULL, " ,\t")) {
+        char *save = NULL;
+        for (char *tok = strtok_r(buf, " ,\t", &save); tok != NULL; tok = strtok_r(NULL, " ,\t", &save)) {
             rs_time t;
             any = true;
             if (!units_parse_duration(tok, &t)) {

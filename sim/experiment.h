@@ -1,0 +1,71 @@
+/*
+ * experiment — replications, sweeps, shards, merges and tuning.
+ *
+ * An experiment is a grid of points (the product of --grid axes, the first
+ * varying slowest) × `reps` replications; job j is point j / reps,
+ * replication j % reps (replication r seeds every stream from (seed, r)).
+ * Jobs run on `threads` threads; each simulation stays single-threaded and
+ * every result is stored at its job's index, so the outputs are identical
+ * whatever the thread count. `--shard K/N` runs only the jobs with
+ * j mod N = K − 1. A run directory holds:
+ *   experiment.csv  the grid (keys, points, reps): what merge checks
+ *   jobs.csv        one row per job run here: every summary metric, exact
+ *   sweep.csv       one row per point: the mean and 95 % Student-t
+ *                   half-width of each metric (only when every job is here)
+ * `merge` reads shard directories' jobs.csv and writes the same sweep.csv,
+ * byte for byte, that one machine would have. Wall-clock times are left
+ * out so that the outputs depend only on the scenario and the seed.
+ * Costs: jobs × one run; memory: jobs × metrics doubles.
+ */
+#ifndef RS_EXPERIMENT_H
+#define RS_EXPERIMENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "scenario.h"
+
+#define EXP_MAX_AXES 8
+
+struct exp_spec {
+    const char *scenario;
+    const char *const *sets;
+    size_t nsets;
+    const char *grid[EXP_MAX_AXES]; /* "KEY=V1,V2", "KEY=1..5", "KEY=50ms..800ms*2" */
+    size_t ngrid;
+    unsigned reps;
+    unsigned threads;
+    unsigned shard_k, shard_n; /* 0/0: everything */
+    const char *dir;
+    bool progress;
+};
+
+/* A finished experiment, in memory. */
+struct exp_result {
+    size_t npoints, reps, naxes, nmetrics;
+    char axis_keys[EXP_MAX_AXES][128];
+    char (*values)[EXP_MAX_AXES][128]; /* per point */
+    char (*metric)[64];                /* metric names */
+    double *mean, *sd, *hw;            /* npoints × nmetrics; sd, hw NaN when reps < 2 */
+};
+
+void exp_result_fini(struct exp_result *r);
+
+/* Expands one grid axis ("KEY=V1,V2", "KEY=A..B" integer step 1,
+ * "KEY=A..B*F" geometric with factor F > 1, "KEY=A..B+S" arithmetic; A and B
+ * may carry a unit, such as 50ms..800ms*2). Returns the number of values
+ * written to out (each up to 127 chars), or 0 with a message in err. */
+size_t exp_expand_axis(const char *text, char *key, size_t keysz, char out[][128], size_t max,
+                       char *err, size_t errsz);
+
+/* Runs the experiment into spec->dir. Returns 0; 2 for bad input (messages
+ * in diag or err); 1 for a failure while running or writing. With a
+ * result, also fills it (only when every job ran here). */
+int exp_run(const struct exp_spec *spec, struct scenario_diag *diag, struct exp_result *result,
+            char *err, size_t errsz);
+
+/* Merges shard directories into out. Returns 0, or 2 (inconsistent or
+ * incomplete shards) / 1 (I/O) with a message in err. */
+int exp_merge(const char *const *dirs, size_t ndirs, const char *out, char *err, size_t errsz);
+
+#endif

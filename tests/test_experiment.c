@@ -1,0 +1,88 @@
+/*
+ * Experiments: grid expansion, and the coverage of the 95 % confidence
+ * intervals that sweeps and replications report.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "rs_test.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "experiment.h"
+
+static void grids(void **state)
+{
+    (void)state;
+    char key[128], v[64][128], err[512];
+    assert_int_equal(exp_expand_axis("layer.app.attempts=1..5", key, sizeof key, v, 64, err, sizeof err), 5);
+    assert_string_equal(key, "layer.app.attempts");
+    assert_string_equal(v[4], "5");
+    assert_int_equal(exp_expand_axis("layer.app.timeout=50ms..800ms*2", key, sizeof key, v, 64, err, sizeof err), 5);
+    assert_string_equal(v[0], "50ms");
+    assert_string_equal(v[4], "800ms");
+    assert_int_equal(exp_expand_axis("server.error_503=0.1..0.5+0.1", key, sizeof key, v, 64, err, sizeof err), 5);
+    assert_int_equal(exp_expand_axis("layer.app.backoff=none,full", key, sizeof key, v, 64, err, sizeof err), 2);
+    assert_string_equal(v[1], "full");
+    static const char *bad[] = {"layer.app.attempts=1..", "x=5..1", "x=1..5*1", "x=a..b", "x=",
+                                "=1", "x=1,,2", "x", "x=1ms..2*2", "x=0..8*2", "x=1..5+0"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = '\0';
+        if (exp_expand_axis(bad[i], key, sizeof key, v, 64, err, sizeof err) != 0)
+            fail_msg("'%s' was accepted", bad[i]);
+        assert_true(strlen(err) > 10);
+    }
+}
+
+/* M/M/1 at ρ = 0.5 (λ = 50/s, 1/μ = 10 ms): W = 1/(μ − λ) = 20 ms. 200
+ * independent experiments (seeds 1..200) of 5 replications of 40 s each;
+ * the 95 % Student-t interval of the mean response time should cover
+ * 20 ms in about 95 % of them. With 200 experiments the count's standard
+ * deviation is √(200·0.05·0.95) ≈ 3.1, so we accept 176..200 covered
+ * (−3.9 sd: a correct interval fails this less than once in 10,000),
+ * while an interval of half the right width covers only about 75 %. */
+static void intervals_cover_the_truth(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/rs-exp-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    FILE *f = fopen("/tmp/rs-mm1.ini", "w");
+    fputs("[run]\nduration = 42s\nwarmup = 2s\nbucket = 42s\n[load]\nrate = 50/s\n"
+          "[server]\nworkers = 1\nservice = exp(10ms)\n", f);
+    fclose(f);
+    int covered = 0, total = 200;
+    for (int e = 1; e <= total; e++) {
+        char seed[64];
+        snprintf(seed, sizeof seed, "run.seed=%d", e);
+        const char *sets[] = {seed};
+        struct exp_spec spec = {"/tmp/rs-mm1.ini", sets, 1, {0}, 0, 5, 2, 0, 0, dir, false};
+        struct scenario_diag d = {0};
+        struct exp_result r;
+        char err[512];
+        assert_int_equal(exp_run(&spec, &d, &r, err, sizeof err), 0);
+        size_t m;
+        for (m = 0; m < r.nmetrics; m++)
+            if (strcmp(r.metric[m], "ok_lat_mean") == 0)
+                break;
+        assert_true(m < r.nmetrics);
+        if (fabs(r.mean[m] - 0.020) <= r.hw[m])
+            covered++;
+        exp_result_fini(&r);
+        scenario_diag_fini(&d);
+    }
+    print_message("95%% intervals covering W = 20 ms: %d of %d\n", covered, total);
+    assert_true(covered >= 176);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s /tmp/rs-mm1.ini", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(grids),
+        cmocka_unit_test(intervals_cover_the_truth),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
