@@ -29,8 +29,8 @@ static const char usage[] =
     "       retrystorm compare SCENARIO --vary KEY=V1,V2,... [--vary ...] [--reps N] [-o DIR]\n"
     "                  [--set ...] [--seed N] [--plot]\n"
     "       retrystorm sweep SCENARIO --grid KEY=V1,V2,...|KEY=A..B[*F|+S] [--grid ...] [--reps N]\n"
-    "                  [-j N] [--shard K/N] [-o DIR] [--set ...] [--quiet|--progress]\n"
-    "       retrystorm merge DIR... -o OUT\n"
+    "                  [-j N] [--shard K/N] [-o DIR] [--set ...] [--quiet|--progress] [--plot]\n"
+    "       retrystorm merge DIR... -o OUT [--plot]\n"
     "       retrystorm tune SCENARIO --grid ... --objective max:METRIC|min:METRIC...\n"
     "                  [--constraint 'METRIC<=VALUE'...] [--reps N] [-j N] [-o DIR]\n"
     "       retrystorm plot DIR\n"
@@ -385,7 +385,7 @@ static int cmd_sweep(int argc, char **argv)
         printf("%s: %s written to %s/\n", o.scenario,
                o.shard_n ? "this shard's jobs.csv (merge the shards for sweep.csv)" : "sweep.csv",
                dir);
-    return rc;
+    return rc == 0 && o.plot && !o.shard_n ? plot_and_say(dir) : rc;
 }
 
 static int cmd_merge(int argc, char **argv)
@@ -412,7 +412,7 @@ static int cmd_merge(int argc, char **argv)
         return rc;
     }
     printf("merged %zu shard%s into %s/sweep.csv\n", n, n == 1 ? "" : "s", o.outdir);
-    return 0;
+    return o.plot ? plot_and_say(o.outdir) : 0;
 }
 
 /* "lat_p99<=800ms" into metric, direction and value (durations in seconds). */

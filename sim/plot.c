@@ -147,8 +147,18 @@ static int shell_quote(const char *s, char *out, size_t size)
 
 /* Runs one script for one format with the given variable definitions.
  * Returns 0, or -1 with gnuplot's first error line in err. */
+static int draw_as(const char *dir, const char *script_name, const char *name, const char *term,
+                   const char *vars, const char *extra, char *err, size_t errsz);
+
 static int draw(const char *dir, const char *name, const char *term, const char *vars,
                 const char *extra, char *err, size_t errsz)
+{
+    return draw_as(dir, name, name, term, vars, extra, err, errsz);
+}
+
+/* Runs script `script_name` for one format, writing DIR/<name>.<term>. */
+static int draw_as(const char *dir, const char *script_name, const char *name, const char *term,
+                   const char *vars, const char *extra, char *err, size_t errsz)
 {
     char final[4096], tmp[4096], errfile[4096], q[8192], cmd[8300];
     snprintf(final, sizeof final, "%s/%s.%s", dir, name, term);
@@ -164,7 +174,7 @@ static int draw(const char *dir, const char *name, const char *term, const char 
         snprintf(err, errsz, "cannot run gnuplot: %s", strerror(errno));
         return -1;
     }
-    fprintf(g, "out = '%s'\nterm = '%s'\n%s%s\n%s\n", tmp, term, vars, extra, script(name));
+    fprintf(g, "out = '%s'\nterm = '%s'\n%s%s\n%s\n", tmp, term, vars, extra, script(script_name));
     int st = pclose(g);
     FILE *ef = fopen(errfile, "r");
     char line[512] = "";
@@ -189,6 +199,48 @@ static int draw(const char *dir, const char *name, const char *term, const char 
     return 0;
 }
 
+/* A sweep: ok share, amplification and p99 latency over its first one or
+ * two keys (a line with error bars, or a heat map). */
+static int plot_sweep(const char *dir, const char *vars, char *err, size_t errsz)
+{
+    char path[4200], line[8192], keys[2][128] = {"", ""}, xs[4000], ys[4000], extra[8600];
+    snprintf(path, sizeof path, "%s/experiment.csv", dir);
+    FILE *f = fopen(path, "r");
+    size_t nk = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "key,", 4)) {
+            line[strcspn(line, "\r\n")] = '\0';
+            if (nk < 2)
+                snprintf(keys[nk], sizeof keys[0], "%.127s", line + 4);
+            nk++;
+        }
+    if (f)
+        fclose(f);
+    if (nk == 0 || nk > 2) {
+        snprintf(err, errsz, "%s: a sweep over %zu keys; figures are drawn for one or two", dir, nk);
+        return -1;
+    }
+    distinct(dir, "sweep.csv", keys[0], xs, sizeof xs);
+    ys[0] = '\0';
+    if (nk == 2)
+        distinct(dir, "sweep.csv", keys[1], ys, sizeof ys);
+    static const char *const metrics[] = {"ok_share", "amplification", "lat_p99"};
+    static const char *const terms[] = {"png", "svg"};
+    int written = 0;
+    for (int i = 0; i < 3; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "sweep_%s", metrics[i]);
+        snprintf(extra, sizeof extra, "metric = '%s'\nkey1 = '%s'\nkey2 = '%s'\nxs = '%s'\nys = '%s'",
+                 metrics[i], keys[0], nk == 2 ? keys[1] : "", xs, ys);
+        for (int t = 0; t < 2; t++) {
+            if (draw_as(dir, "sweep", name, terms[t], vars, extra, err, errsz) != 0)
+                return -1;
+            written++;
+        }
+    }
+    return written;
+}
+
 int plot_dir(const char *dir, char *err, size_t errsz)
 {
     static const char *const terms[] = {"png", "svg"};
@@ -205,6 +257,8 @@ int plot_dir(const char *dir, char *err, size_t errsz)
     } figs[8];
     int n = 0;
     snprintf(vars, sizeof vars, "dir = '%s'\ntitle = '%s'\nphases = \"%s\"\n", dir, title, phases);
+    if (exists(dir, "sweep.csv") && exists(dir, "experiment.csv"))
+        return plot_sweep(dir, vars, err, errsz);
     if (distinct(dir, "timeseries.csv", "variant", list, sizeof list)) {
         size_t words = 1;
         for (const char *p = list; *p; p++)

@@ -28,6 +28,11 @@ head -1 "$tmp/cmp/summary.csv" | grep -q '^variant,layer.app.attempts,scenario,'
 "$bin" compare aws-occ --vary layer.app.backoff=none,full --vary load.clients=10,20 --reps 2 -o "$tmp/occ" --plot > "$tmp/occ.log" || { cat "$tmp/occ.log"; exit 1; }
 check "$tmp/occ/occ.png" "$tmp/occ/occ.svg" "$tmp/occ/replications.csv"
 [ "$(wc -l < "$tmp/occ/replications.csv")" = 9 ] || { echo "FAIL: replications.csv rows"; fails=$((fails + 1)); }
+"$bin" sweep storm --set run.duration=80s --grid layer.app.attempts=1..2 --grid layer.app.timeout=100ms,200ms \
+  --reps 2 -o "$tmp/sweep" --quiet --plot > "$tmp/sweep.log" || { cat "$tmp/sweep.log"; exit 1; }
+for m in ok_share amplification lat_p99; do check "$tmp/sweep/sweep_$m.png" "$tmp/sweep/sweep_$m.svg"; done
+"$bin" sweep storm --set run.duration=80s --grid layer.app.attempts=1..3 --reps 2 -o "$tmp/sweep1" --quiet --plot > /dev/null
+check "$tmp/sweep1/sweep_ok_share.png"
 # plot on a directory with nothing to draw is a clear error
 "$bin" plot "$tmp" > "$tmp/empty.log" 2>&1 && { echo "FAIL: plot on an empty directory succeeded"; fails=$((fails + 1)); }
 grep -q 'no retrystorm output to plot' "$tmp/empty.log" || { echo "FAIL: message"; cat "$tmp/empty.log"; fails=$((fails + 1)); }
