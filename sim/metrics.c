@@ -196,9 +196,9 @@ void metrics_advance(struct metrics *m, rs_time now, uint32_t queue, uint32_t bu
     }
 }
 
-void metrics_finish(struct metrics *m, uint32_t queue, uint32_t busy, uint64_t inflight)
+void metrics_finish(struct metrics *m, rs_time end, uint32_t queue, uint32_t busy, uint64_t inflight)
 {
-    metrics_advance(m, m->duration, queue, busy, inflight);
+    metrics_advance(m, end, queue, busy, inflight);
     close_bucket(m);
 }
 

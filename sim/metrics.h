@@ -117,8 +117,9 @@ void metrics_outcome(struct metrics *m, enum outcome o, rs_time lat, bool counte
  * the server (n[nlayers]). */
 void metrics_request_attempts(struct metrics *m, const uint64_t *n);
 
-/* Closes the last bucket at the end of the run. */
-void metrics_finish(struct metrics *m, uint32_t queue, uint32_t busy, uint64_t inflight);
+/* Closes the bucket holding `end` (the run's duration, or the time an
+ * interrupted run reached). */
+void metrics_finish(struct metrics *m, rs_time end, uint32_t queue, uint32_t busy, uint64_t inflight);
 
 /* Latency quantile q in [0, 1] in seconds; NaN-free: returns -1 when empty. */
 double metrics_quantile(const struct lat_hist *h, double q);

@@ -45,7 +45,7 @@ void output_summarise(const struct sim *s, double wall_s, struct summary *o)
     rs_time end = sim_last_phase_end(s), start;
     o->recovered = -1;
     o->recovery_s = -1.0;
-    if (end >= 0) {
+    if (end >= 0 && sim_complete(s)) { /* an interrupted run cannot say */
         o->recovered = metrics_recovery(m, end, OUTPUT_RECOVERY_WINDOW, OUTPUT_RECOVERY_SHARE,
                                         &start);
         if (o->recovered)
@@ -53,6 +53,7 @@ void output_summarise(const struct sim *s, double wall_s, struct summary *o)
     }
     o->events = m->events;
     o->wall_s = wall_s;
+    o->complete = sim_complete(s);
 }
 
 /* ---- atomic files ---- */
@@ -215,7 +216,7 @@ void output_write_summary_csv(FILE *f, const struct sim *s, const struct summary
         for (int e = CLS_TIMEOUT; e < CLS_N; e++)
             fprintf(f, ",err_%s", errclass_names[e]);
         fprintf(f, ",lat_mean,lat_p50,lat_p90,lat_p99,lat_p999,lat_max,ok_lat_mean,ok_lat_p99,"
-                   "goodput,peak_server_rate,recovered,recovery_s,events,wall_s\n");
+                   "goodput,peak_server_rate,recovered,recovery_s,complete,events,wall_s\n");
     }
 
     fprintf(f, "%s,%llu,%llu", sc->name, (unsigned long long)sc->seed,
@@ -246,7 +247,7 @@ void output_write_summary_csv(FILE *f, const struct sim *s, const struct summary
     if (o->recovered >= 0)
         fprintf(f, "%d", o->recovered);
     cell(f, o->recovery_s);
-    fprintf(f, ",%llu,%.3f\n", (unsigned long long)o->events, o->wall_s);
+    fprintf(f, ",%d,%llu,%.3f\n", o->complete, (unsigned long long)o->events, o->wall_s);
 }
 
 static void write_latency(FILE *f, const struct sim *s)

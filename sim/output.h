@@ -32,6 +32,7 @@ struct summary {
     double recovery_s;   /* -1: none */
     uint64_t events;
     double wall_s;
+    int complete; /* 0 when the run was interrupted */
 };
 
 /* The recovery rule (README): after the last phase ends, the first window of

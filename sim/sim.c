@@ -264,6 +264,10 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
         load_start(s);
     uint64_t next_report = 1u << 20;
     while (evq_next_time(&s->q) < s->sc.duration) {
+        if ((s->m.events & 4095) == 0 && s->stop != NULL && *s->stop) {
+            s->interrupted = true;
+            break;
+        }
         evq_pop(&s->q, &ev);
         if (ev.t >= (rs_time)(s->sampled + 1) * s->sc.bucket)
             sample_layers(s, (size_t)(ev.t / s->sc.bucket));
@@ -283,9 +287,10 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
         }
 #endif
     }
-    s->now = s->sc.duration;
+    if (!s->interrupted)
+        s->now = s->sc.duration;
     sample_layers(s, s->m.nbuckets);
-    metrics_finish(&s->m, s->q_len, s->busy, s->in_flight);
+    metrics_finish(&s->m, s->now, s->q_len, s->busy, s->in_flight);
     /* Conservation: every request that started has one outcome or is in
      * flight, checked against an independent count of live requests. */
     uint64_t open_all, open_counted, done = 0;
@@ -311,6 +316,8 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
 }
 
 const struct metrics *sim_metrics(const struct sim *s) { return &s->m; }
+void sim_set_stop(struct sim *s, volatile sig_atomic_t *flag) { s->stop = flag; }
+bool sim_complete(const struct sim *s) { return !s->interrupted; }
 const struct scenario *sim_scenario(const struct sim *s) { return &s->sc; }
 uint32_t sim_replication(const struct sim *s) { return s->replication; }
 

@@ -13,6 +13,7 @@
 #ifndef RS_SIM_H
 #define RS_SIM_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -32,6 +33,12 @@ void sim_destroy(struct sim *s);
 /* Runs to the end. Returns 0, or -1 with a message in err when an invariant
  * broke (a bug, not bad input). */
 int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size_t errsz);
+
+/* A flag (set by a signal handler) that makes sim_run stop at the next
+ * batch of events; the run then ends at the time reached, incomplete. */
+void sim_set_stop(struct sim *s, volatile sig_atomic_t *flag);
+/* Whether the run reached its full duration. */
+bool sim_complete(const struct sim *s);
 
 const struct metrics *sim_metrics(const struct sim *s);
 const struct scenario *sim_scenario(const struct sim *s);

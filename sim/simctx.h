@@ -17,6 +17,7 @@
 #ifndef RS_SIMCTX_H
 #define RS_SIMCTX_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -142,6 +143,8 @@ struct sim {
     struct layer_rt lrt[SCENARIO_MAX_LAYERS];
     size_t sampled;       /* buckets whose layer levels are recorded */
 
+    volatile sig_atomic_t *stop; /* set by a signal: end the run early */
+    bool interrupted;
     evq_handle *think;    /* closed loop with herds: each client's pending think */
     struct occ_client *occ; /* the occ model's clients */
     uint64_t occ_version;

@@ -65,7 +65,7 @@ static void levels_are_time_weighted(void **state)
     /* queue 0 on [0, 0.5 s), 4 on [0.5 s, 2.5 s), 2 on [2.5 s, 3 s) */
     metrics_advance(&m, RS_S / 2, 0, 0, 0);
     metrics_advance(&m, 5 * RS_S / 2, 4, 0, 0);
-    metrics_finish(&m, 2, 0, 0);
+    metrics_finish(&m, 3 * RS_S, 2, 0, 0);
     assert_true(fabs(m.b[0].area_queue / 1e9 - 2.0) < 1e-9);
     assert_true(fabs(m.b[1].area_queue / 1e9 - 4.0) < 1e-9);
     assert_true(fabs(m.b[2].area_queue / 1e9 - 3.0) < 1e-9);
