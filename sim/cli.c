@@ -2,16 +2,21 @@
  * cli — commands and options. See cli.h.
  */
 #define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 
 #include "cli.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <gsl/gsl_errno.h>
+#include <signal.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "compare.h"
@@ -22,14 +27,35 @@
 #include "sim.h"
 
 #define DEFAULT_SCENARIO "storm"
+
+/* Set by SIGINT or SIGTERM: runs and sweeps stop at their next batch of
+ * events, write what they have (marked incomplete) and exit 128 + signal.
+ * The only global, and the CLI's: the library takes it as a parameter. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig) { stop_signal = sig; }
+
+static int check_out_dir(const char *dir, bool force);
+
+static void install_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
 #define MAX_SETS 256
 
 static const char usage[] =
-    "usage: retrystorm [run] [SCENARIO] [-o DIR] [--set SECTION.KEY=VALUE]... [--seed N] [--plot]\n"
+    "usage: retrystorm [run] [SCENARIO] [-o DIR] [--set SECTION.KEY=VALUE]... [--seed N] [--reps N]\n"
+    "                  [--plot] [--force]\n"
     "       retrystorm compare SCENARIO --vary KEY=V1,V2,... [--vary ...] [--reps N] [-o DIR]\n"
     "                  [--set ...] [--seed N] [--plot]\n"
     "       retrystorm sweep SCENARIO --grid KEY=V1,V2,...|KEY=A..B[*F|+S] [--grid ...] [--reps N]\n"
     "                  [-j N] [--shard K/N] [-o DIR] [--set ...] [--quiet|--progress] [--plot]\n"
+    "                  [--resume] [--force]\n"
     "       retrystorm merge DIR... -o OUT [--plot]\n"
     "       retrystorm tune SCENARIO --grid ... --objective max:METRIC|min:METRIC...\n"
     "                  [--constraint 'METRIC<=VALUE'...] [--reps N] [-j N] [-o DIR]\n"
@@ -138,6 +164,7 @@ struct opts {
     const char *rest[64]; /* extra positional arguments (merge) */
     size_t nrest;
     bool collect_rest;
+    bool resume, force;
 };
 
 /* Parses run options from argv[i..]; returns 0, or 2 after a message. */
@@ -164,6 +191,10 @@ static int parse_run_opts(int argc, char **argv, int i, struct opts *o)
             }
         } else if (strcmp(a, "--plot") == 0) {
             o->plot = true;
+        } else if (strcmp(a, "--resume") == 0) {
+            o->resume = true;
+        } else if (strcmp(a, "--force") == 0) {
+            o->force = true;
         } else if (strcmp(a, "--quiet") == 0) {
             o->progress = -1;
         } else if (strcmp(a, "--progress") == 0) {
@@ -314,6 +345,8 @@ static int cmd_compare(int argc, char **argv)
         snprintf(dir, sizeof dir, "%s", o.outdir);
     else
         snprintf(dir, sizeof dir, "out/%s-compare", sc.name);
+    if ((rc = check_out_dir(dir, o.force)) != 0)
+        return rc;
     struct compare_spec spec = {o.scenario, o.sets, o.nsets, {0}, o.nvary, o.reps ? o.reps : 1, dir};
     for (size_t i = 0; i < o.nvary; i++)
         spec.vary[i] = o.vary[i];
@@ -334,6 +367,37 @@ static int cmd_compare(int argc, char **argv)
     return o.plot ? plot_and_say(dir) : 0;
 }
 
+/* A directory we may write into: absent, empty, or holding an earlier
+ * retrystorm output (it has the marker file output_mkdir leaves); anything
+ * else is refused unless --force, and left untouched. */
+static int check_out_dir(const char *dir, bool force)
+{
+    char marker[4200];
+    snprintf(marker, sizeof marker, "%s/.retrystorm", dir);
+    if (force || access(marker, F_OK) == 0)
+        return 0;
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return 0; /* absent (or not a directory: the writer says so) */
+    struct dirent *e;
+    bool empty = true;
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            empty = false;
+    closedir(d);
+    if (empty)
+        return 0;
+    fprintf(stderr, "retrystorm: %s holds files that are not a retrystorm output; "
+                    "choose another -o, or add --force to write into it\n", dir);
+    return 2;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
 static unsigned default_threads(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -350,7 +414,7 @@ static int run_sweep(const struct opts *o, const char *dir, struct exp_result *r
 {
     struct exp_spec spec = {o->scenario, o->sets, o->nsets, {0}, o->ngrid,
                             o->reps ? o->reps : 1, o->threads ? o->threads : default_threads(),
-                            o->shard_k, o->shard_n, dir, want_progress(o)};
+                            o->shard_k, o->shard_n, dir, want_progress(o), &stop_signal, o->resume};
     for (size_t i = 0; i < o->ngrid; i++)
         spec.grid[i] = o->grid[i];
     struct scenario_diag d = {0};
@@ -380,7 +444,11 @@ static int cmd_sweep(int argc, char **argv)
         snprintf(dir, sizeof dir, "out/sweep-shard-%u-of-%u", o.shard_k, o.shard_n);
     else
         snprintf(dir, sizeof dir, "out/sweep");
+    if (!o.resume && (rc = check_out_dir(dir, o.force)) != 0)
+        return rc;
     rc = run_sweep(&o, dir, NULL);
+    if (rc == 3)
+        return 128 + (stop_signal ? stop_signal : SIGINT);
     if (rc == 0)
         printf("%s: %s written to %s/\n", o.scenario,
                o.shard_n ? "this shard's jobs.csv (merge the shards for sweep.csv)" : "sweep.csv",
@@ -406,6 +474,8 @@ static int cmd_merge(int argc, char **argv)
         return 2;
     }
     char err[1024];
+    if ((rc = check_out_dir(o.outdir, o.force)) != 0)
+        return rc;
     rc = exp_merge(dirs, n, o.outdir, err, sizeof err);
     if (rc != 0) {
         fprintf(stderr, "retrystorm: %s\n", err);
@@ -485,9 +555,13 @@ static int cmd_tune(int argc, char **argv)
                     o.constraint[i]);
             return 2;
         }
+    if ((rc = check_out_dir(dir, o.force)) != 0)
+        return rc;
     struct exp_result r;
     memset(&r, 0, sizeof r);
     rc = run_sweep(&o, dir, &r);
+    if (rc == 3)
+        return 128 + (stop_signal ? stop_signal : SIGINT);
     if (rc != 0)
         return rc;
     size_t oi[8], ci[16];
@@ -646,7 +720,7 @@ static int cmd_check(int argc, char **argv)
 static int replicate(const struct opts *o, const char *dir)
 {
     char tmp[4200], err[1024], from[4300], to[4300];
-    snprintf(tmp, sizeof tmp, "%s/.replications", dir);
+    snprintf(tmp, sizeof tmp, "%.4000s/.replications", dir);
     struct opts r = *o;
     r.ngrid = 0;
     r.shard_n = r.shard_k = 0;
@@ -706,6 +780,28 @@ static int replicate(const struct opts *o, const char *dir)
     return 0;
 }
 
+/* Moves the finished work directory into place as a whole: an earlier
+ * output in dir is replaced, never mixed with the new files. */
+static int swap_into_place(const char *work, const char *dir)
+{
+    char old[4200];
+    snprintf(old, sizeof old, "%s.old-%ld", dir, (long)getpid());
+    bool had = access(dir, F_OK) == 0;
+    if (had && rename(dir, old) != 0) {
+        fprintf(stderr, "retrystorm: cannot move %s aside: %s\n", dir, strerror(errno));
+        return 1;
+    }
+    if (rename(work, dir) != 0) {
+        fprintf(stderr, "retrystorm: cannot rename %s to %s: %s\n", work, dir, strerror(errno));
+        if (had)
+            rename(old, dir);
+        return 1;
+    }
+    if (had)
+        nftw(old, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    return 0;
+}
+
 static int cmd_run(int argc, char **argv, int first)
 {
     struct opts o = {0};
@@ -721,11 +817,18 @@ static int cmd_run(int argc, char **argv, int first)
     scenario_diag_fini(&d);
     if (n)
         return 2;
-    char dir[4096], err[1024];
+    char dir[4096], work[4200], err[1024];
     if (o.outdir)
         snprintf(dir, sizeof dir, "%s", o.outdir);
     else
         snprintf(dir, sizeof dir, "out/%s", sc.name);
+    size_t dl = strlen(dir);
+    while (dl > 1 && dir[dl - 1] == '/')
+        dir[--dl] = '\0';
+    if ((rc = check_out_dir(dir, o.force)) != 0)
+        return rc;
+    /* Everything is written into a sibling work directory first. */
+    snprintf(work, sizeof work, "%s.new-%ld", dir, (long)getpid());
 
     double t0 = wall_now();
     struct sim *s = sim_create(&sc, 0, err, sizeof err);
@@ -733,6 +836,7 @@ static int cmd_run(int argc, char **argv, int first)
         fprintf(stderr, "retrystorm: %s\n", err);
         return 1;
     }
+    sim_set_stop(s, &stop_signal);
     bool tty = isatty(STDERR_FILENO);
     rc = sim_run(s, tty ? progress : NULL, NULL, err, sizeof err);
     if (tty)
@@ -744,21 +848,40 @@ static int cmd_run(int argc, char **argv, int first)
     }
     struct summary sum;
     output_summarise(s, wall_now() - t0, &sum);
-    if (output_write_dir(dir, s, &sum, err, sizeof err) != 0) {
+    if (output_write_dir(work, s, &sum, err, sizeof err) != 0) {
         fprintf(stderr, "retrystorm: %s\n", err);
         sim_destroy(s);
+        nftw(work, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
         return 1;
     }
+    bool complete = sim_complete(s);
     output_print_summary(stdout, s, &sum, dir);
     sim_destroy(s);
-    if (o.reps > 1 && (rc = replicate(&o, dir)) != 0)
+    if (!complete) {
+        int sig = stop_signal;
+        fprintf(stderr, "retrystorm: interrupted: outputs marked complete = 0 in %s/\n", dir);
+        swap_into_place(work, dir);
+        return 128 + sig;
+    }
+    if (o.reps > 1 && (rc = replicate(&o, work)) != 0) {
+        if (stop_signal) {
+            swap_into_place(work, dir);
+            return 128 + stop_signal;
+        }
+        nftw(work, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
         return rc;
-    return o.plot ? plot_and_say(dir) : 0;
+    }
+    if (o.plot && (rc = plot_and_say(work)) != 0) {
+        nftw(work, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        return rc;
+    }
+    return swap_into_place(work, dir);
 }
 
 int cli_main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
+    install_handlers();
     if (argc >= 2) {
         const char *c = argv[1];
         if (strcmp(c, "--help") == 0 || strcmp(c, "-h") == 0 || strcmp(c, "help") == 0) {

@@ -155,6 +155,7 @@ struct worker_ctx {
     const int *cols; /* summary column → metric index, −1 to skip */
     size_t ncols;
     atomic_int failed;
+    volatile sig_atomic_t *stop;
     char err[512];
     pthread_mutex_t lock;
 };
@@ -172,16 +173,20 @@ static size_t split_csv(char *line, char **f, size_t max)
 }
 
 /* One run's summary row, as the header and a line of values. */
-static int summary_row(const struct scenario *sc, uint32_t rep, bool run, char **text, char *err,
+static int summary_row(const struct scenario *sc, uint32_t rep, bool run,
+                       volatile sig_atomic_t *stop, bool *complete, char **text, char *err,
                        size_t errsz)
 {
     struct sim *s = sim_create(sc, rep, err, errsz);
     if (s == NULL)
         return -1;
+    sim_set_stop(s, stop);
     if (run && sim_run(s, NULL, NULL, err, errsz) != 0) {
         sim_destroy(s);
         return -1;
     }
+    if (complete)
+        *complete = sim_complete(s);
     struct summary o;
     output_summarise(s, 0.0, &o);
     size_t len;
@@ -197,17 +202,22 @@ static void *worker(void *arg)
     struct worker_ctx *w = arg;
     for (;;) {
         size_t i = atomic_fetch_add(&w->next, 1);
-        if (i >= w->njobs || atomic_load(&w->failed))
+        if (i >= w->njobs || atomic_load(&w->failed) || (w->stop && *w->stop))
             break;
         size_t j = w->jobs[i];
         char *text = NULL, err[512];
-        if (summary_row(&w->points[j / w->reps], (uint32_t)(j % w->reps), true, &text, err,
-                        sizeof err) != 0) {
+        bool complete = true;
+        if (summary_row(&w->points[j / w->reps], (uint32_t)(j % w->reps), true, w->stop, &complete,
+                        &text, err, sizeof err) != 0) {
             pthread_mutex_lock(&w->lock);
             if (!atomic_load(&w->failed))
                 snprintf(w->err, sizeof w->err, "job %zu: %.400s", j, err);
             atomic_store(&w->failed, 1);
             pthread_mutex_unlock(&w->lock);
+            free(text);
+            break;
+        }
+        if (!complete) { /* interrupted: this job is not recorded */
             free(text);
             break;
         }
@@ -376,6 +386,81 @@ static int fill_result(struct exp_result *r, const struct layout *g, size_t reps
     return 0;
 }
 
+static int write_status(const char *dir, bool complete, size_t done, size_t total, char *err,
+                        size_t errsz)
+{
+    struct output_file of;
+    if (output_file_open(&of, dir, "status.csv", err, errsz) != 0)
+        return -1;
+    fprintf(of.f, "field,value\ncomplete,%d\njobs_done,%zu\njobs_total,%zu\n", complete, done, total);
+    return output_file_commit(&of, err, errsz);
+}
+
+static char *slurp(const char *path);
+
+/* With --resume, the jobs already in dir/jobs.csv (of the same
+ * experiment) are kept; without it, an unfinished sweep in dir is not
+ * overwritten by accident. Returns 0, or 2 with a message. */
+static int previous_jobs(const struct exp_spec *spec, const struct layout *lay, size_t reps,
+                         struct table *t, char *err, size_t errsz)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/status.csv", spec->dir);
+    char *status = slurp(path);
+    bool unfinished = status && strstr(status, "complete,0") != NULL;
+    free(status);
+    if (!spec->resume) {
+        if (unfinished) {
+            snprintf(err, errsz, "%s holds an unfinished sweep: add --resume to finish it, or choose another -o", spec->dir);
+            return 2;
+        }
+        return 0;
+    }
+    /* the same experiment? compare experiment.csv with what this one writes */
+    char *mine = NULL;
+    size_t len;
+    FILE *mf = open_memstream(&mine, &len);
+    fprintf(mf, "field,value\nversion,%s\nreps,%zu\npoints,%zu\n", RS_VERSION, reps, lay->npoints);
+    for (size_t k = 0; k < lay->naxes; k++)
+        fprintf(mf, "key,%s\n", lay->keys[k]);
+    for (size_t p = 0; p < lay->npoints; p++) {
+        fprintf(mf, "point,%zu", p);
+        for (size_t k = 0; k < lay->naxes; k++)
+            fprintf(mf, ",%s", lay->pv[p][k]);
+        fputc('\n', mf);
+    }
+    fclose(mf);
+    snprintf(path, sizeof path, "%s/experiment.csv", spec->dir);
+    char *theirs = slurp(path);
+    bool same = theirs && strcmp(mine, theirs) == 0;
+    free(mine);
+    free(theirs);
+    if (!same) {
+        snprintf(err, errsz, "--resume: %s holds no sweep of this experiment (experiment.csv differs or is missing)",
+                 spec->dir);
+        return 2;
+    }
+    snprintf(path, sizeof path, "%s/jobs.csv", spec->dir);
+    char *text = slurp(path);
+    if (text == NULL)
+        return 0;
+    size_t first = 3 + lay->naxes;
+    char *save = NULL;
+    char *line = strtok_r(text, "\n", &save); /* the header */
+    for (line = strtok_r(NULL, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char *f[256];
+        size_t n = split_csv(line, f, 256);
+        size_t j = strtoul(f[0], NULL, 10);
+        if (n != first + t->nmetrics || j >= t->njobs)
+            continue;
+        for (size_t m = 0; m < t->nmetrics; m++)
+            t->v[j * t->nmetrics + m] = f[first + m][0] ? strtod(f[first + m], NULL) : NAN;
+        t->done[j] = true;
+    }
+    free(text);
+    return 0;
+}
+
 static void progress_line(size_t done, size_t total, double t0)
 {
     struct timespec ts;
@@ -455,7 +540,7 @@ int exp_run(const struct exp_spec *spec, struct scenario_diag *diag, struct exp_
     }
     /* The metric columns: every summary column but text and wall-clock. */
     char *text = NULL;
-    if (summary_row(&points[0], 0, false, &text, err, errsz) != 0) {
+    if (summary_row(&points[0], 0, false, NULL, NULL, &text, err, errsz) != 0) {
         rc = 1;
         goto out;
     }
@@ -478,16 +563,26 @@ int exp_run(const struct exp_spec *spec, struct scenario_diag *diag, struct exp_
         rc = 1;
         goto out;
     }
-    size_t nmine = 0;
-    for (size_t j = 0; j < t.njobs; j++)
-        if (spec->shard_n == 0 || j % spec->shard_n == spec->shard_k - 1)
-            jobs[nmine++] = j;
+    if (layout_of_grid(&lay, &g) != 0) {
+        snprintf(err, errsz, "out of memory for the points");
+        rc = 1;
+        goto out;
+    }
     if (output_mkdir(spec->dir, err, errsz) != 0) {
         rc = 1;
         goto out;
     }
+    if ((rc = previous_jobs(spec, &lay, reps, &t, err, errsz)) != 0)
+        goto out;
+    size_t nmine = 0, ntotal = 0;
+    for (size_t j = 0; j < t.njobs; j++)
+        if (spec->shard_n == 0 || j % spec->shard_n == spec->shard_k - 1) {
+            ntotal++;
+            if (!t.done[j])
+                jobs[nmine++] = j;
+        }
     struct worker_ctx w = {.points = points, .reps = reps, .jobs = jobs, .njobs = nmine, .t = &t,
-                           .cols = cols, .ncols = nh};
+                           .cols = cols, .ncols = nh, .stop = spec->stop};
     atomic_init(&w.next, 0);
     atomic_init(&w.finished, 0);
     atomic_init(&w.failed, 0);
@@ -519,15 +614,20 @@ int exp_run(const struct exp_spec *spec, struct scenario_diag *diag, struct exp_
         rc = 1;
         goto out;
     }
-    bool complete = nmine == t.njobs;
-    if (layout_of_grid(&lay, &g) != 0) {
-        snprintf(err, errsz, "out of memory for the points");
+    size_t ndone = 0;
+    for (size_t j = 0; j < t.njobs; j++)
+        ndone += t.done[j];
+    bool mine_done = ndone == ntotal, complete = ndone == t.njobs;
+    if (write_experiment_csv(spec->dir, &lay, reps, err, errsz) != 0 ||
+        write_jobs_csv(spec->dir, &lay, reps, &t, err, errsz) != 0 ||
+        write_status(spec->dir, mine_done, ndone, ntotal, err, errsz) != 0) {
         rc = 1;
         goto out;
     }
-    if (write_experiment_csv(spec->dir, &lay, reps, err, errsz) != 0 ||
-        write_jobs_csv(spec->dir, &lay, reps, &t, err, errsz) != 0) {
-        rc = 1;
+    if (!mine_done) {
+        snprintf(err, errsz, "interrupted: %zu of %zu jobs done and kept in %s/jobs.csv; run the same command with --resume to finish",
+                 ndone, ntotal, spec->dir);
+        rc = 3;
         goto out;
     }
     if (complete) {

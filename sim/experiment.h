@@ -20,6 +20,7 @@
 #ifndef RS_EXPERIMENT_H
 #define RS_EXPERIMENT_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -38,6 +39,8 @@ struct exp_spec {
     unsigned shard_k, shard_n; /* 0/0: everything */
     const char *dir;
     bool progress;
+    volatile sig_atomic_t *stop; /* set by a signal: stop after the jobs running */
+    bool resume;                 /* keep the jobs already in dir/jobs.csv */
 };
 
 /* A finished experiment, in memory. */
@@ -59,8 +62,10 @@ size_t exp_expand_axis(const char *text, char *key, size_t keysz, char out[][128
                        char *err, size_t errsz);
 
 /* Runs the experiment into spec->dir. Returns 0; 2 for bad input (messages
- * in diag or err); 1 for a failure while running or writing. With a
- * result, also fills it (only when every job ran here). */
+ * in diag or err); 1 for a failure while running or writing; 3 when
+ * stopped by spec->stop (the jobs done so far are written, status.csv
+ * says complete = 0, and --resume finishes the rest). With a result, also
+ * fills it (only when every job ran here). */
 int exp_run(const struct exp_spec *spec, struct scenario_diag *diag, struct exp_result *result,
             char *err, size_t errsz);
 

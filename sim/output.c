@@ -131,6 +131,15 @@ int output_mkdir(const char *dir, char *err, size_t errsz)
         snprintf(err, errsz, "%s exists and is not a directory", buf);
         return -1;
     }
+    /* The marker that says "a retrystorm output": reruns may replace it. */
+    char marker[4200];
+    snprintf(marker, sizeof marker, "%s/.retrystorm", buf);
+    FILE *f = fopen(marker, "a");
+    if (f == NULL) {
+        snprintf(err, errsz, "cannot write in %s: %s", buf, strerror(errno));
+        return -1;
+    }
+    fclose(f);
     return 0;
 }
 

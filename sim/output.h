@@ -60,7 +60,8 @@ int output_file_open(struct output_file *of, const char *dir, const char *name, 
 int output_file_commit(struct output_file *of, char *err, size_t errsz);
 void output_file_discard(struct output_file *of);
 
-/* Creates dir and its parents; -1 with a message when it cannot. */
+/* Creates dir and its parents, and leaves in it the empty file .retrystorm
+ * that marks a retrystorm output; -1 with a message when it cannot. */
 int output_mkdir(const char *dir, char *err, size_t errsz);
 
 /* The summary.csv row of a run, with the header line first if asked. */
