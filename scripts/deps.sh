@@ -15,5 +15,6 @@ rs_need_packages() {
 RS_BUILD_PACKAGES=(gcc make cmake pkg-config libc6-dev libgsl-dev libcmocka-dev libinih-dev)
 # gnuplot draws the figures; the tests check them (and skip without it).
 RS_PLOT_PACKAGES=(gnuplot-nox)
-# GNU parallel runs a sharded sweep in the tests.
-RS_TEST_PACKAGES=(parallel)
+# GNU parallel runs a sharded sweep in the tests; clang and its runtime
+# build the libFuzzer target; valgrind checks runs for leaks and bad reads.
+RS_TEST_PACKAGES=(parallel clang libclang-rt-14-dev valgrind)

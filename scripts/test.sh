@@ -2,7 +2,9 @@
 # Installs what is missing, then builds twice and runs every test through
 # ctest: a Release build with warnings as errors, and a build with
 # AddressSanitizer + UndefinedBehaviorSanitizer (and the engine's
-# self-checks) on. Exits non-zero if anything fails.
+# self-checks) on; then fuzzes the scenario parser for 60 s with libFuzzer
+# and runs a small scenario of each kind under valgrind. Exits non-zero if
+# anything fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
@@ -19,4 +21,32 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRS_WERROR=ON -DRS_S
 cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs"
+echo "== fuzzing the scenario parser and --set for 60 s (libFuzzer)"
+CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRS_FUZZ=ON > /dev/null
+cmake --build build-fuzz -j "$jobs" --target fuzz_scenario > /dev/null
+corpus=$(mktemp -d)
+cp tests/fuzz/* "$corpus"/
+if ! ./build-fuzz/tests/fuzz_scenario "$corpus" -max_total_time=60 -max_len=4096 -timeout=10 \
+       -artifact_prefix=build-fuzz/ -print_final_stats=1 > build-fuzz/fuzz.log 2>&1; then
+  tail -30 build-fuzz/fuzz.log
+  echo "the fuzzer found a failing input (build-fuzz/crash-*): add it to tests/fuzz/ and fix it"
+  exit 1
+fi
+grep -E 'stat::number_of_executed_units' build-fuzz/fuzz.log || true
+rm -rf "$corpus"
+
+echo "== valgrind: a small scenario of each kind"
+vg=(valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect)
+vtmp=$(mktemp -d)
+"${vg[@]}" ./build/retrystorm run storm --set run.duration=70s --set load.rate=100/s -o "$vtmp/a"
+"${vg[@]}" ./build/retrystorm run payments-safe --set run.duration=400s --set load.rate=5/s -o "$vtmp/b"
+"${vg[@]}" ./build/retrystorm run outage-breaker --set run.duration=100s --set load.rate=50/s -o "$vtmp/c"
+"${vg[@]}" ./build/retrystorm run herd --set run.duration=35s --set load.clients=100 -o "$vtmp/d"
+"${vg[@]}" ./build/retrystorm run aws-occ --set load.clients=20 -o "$vtmp/e"
+"${vg[@]}" ./build/retrystorm run layers-27 --set run.duration=70s --set load.rate=20/s -o "$vtmp/f"
+"${vg[@]}" ./build/retrystorm run storm-budget --set run.duration=70s --set load.rate=100/s -o "$vtmp/g"
+"${vg[@]}" ./build/retrystorm compare retry-after --set run.duration=40s --vary layer.app.retry_after=honor,ignore -o "$vtmp/h"
+"${vg[@]}" ./build/retrystorm sweep storm --set run.duration=70s --set load.rate=100/s \
+  --grid layer.app.attempts=1..2 --reps 2 -j 2 --quiet -o "$vtmp/i"
+rm -rf "$vtmp"
 echo "all tests passed"

@@ -170,9 +170,9 @@ const struct breaker_kind breaker_kinds[] = {
     {"resilience4j", BREAKER_RATE, "resilience4j CircuitBreakerConfig.java defaults",
      {0, 60 * S, 10, 100, 0, 100, 0.5, 1.0, 60 * S, 0}},
     {"hystrix", BREAKER_RATE, "Netflix/Hystrix HystrixCommandProperties.java (10 s window, 20 requests, 50 %, 5 s)",
-     {0, 5 * S, 1, 0, 10 * S, 20, 0.5, 2.0, NEVER, 0}},
+     {0, 5 * S, 1, 0, 10 * S, 20, 0.5, 1.0, NEVER, 0}},
     {"polly", BREAKER_RATE, "App-vNext/Polly CircuitBreakerConstants.cs (v8: 10 %, 100 calls, 30 s, 5 s)",
-     {0, 5 * S, 1, 0, 30 * S, 100, 0.1, 2.0, NEVER, 0}},
+     {0, 5 * S, 1, 0, 30 * S, 100, 0.1, 1.0, NEVER, 0}},
     {"brooker", BREAKER_BROOKER, "mbrooker/simulator_example retry_sim (10 % cumulative, retries only)",
      {0, 0, 0, 0, 0, 0, 0, 0, NEVER, 0.1}},
 };

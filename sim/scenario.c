@@ -325,7 +325,7 @@ static const struct key_desc keys[] = {
     {S_LAYER, "breaker_open_for", T_DURATION, LY(breaker_p.open_for), 0, 0, "a duration such as 60s", NULL, 0},
     {S_LAYER, "breaker_probes", T_UINT, LY(breaker_p.probes), 1, 1000000, "an integer from 1 to 1000000", NULL, 0},
     {S_LAYER, "breaker_window", T_WINDOW, LY(breaker_p.window_calls), 1, BREAKER_MAX_WINDOW_CALLS, "a number of calls from 1 to 1000, or a duration such as 10s", NULL, 0},
-    {S_LAYER, "breaker_min_calls", T_UINT, LY(breaker_p.min_calls), 1, 1000000, "an integer from 1 to 1000000", NULL, 0},
+    {S_LAYER, "breaker_min_calls", T_UINT, LY(breaker_p.min_calls), 0, 1000000, "an integer from 0 to 1000000", NULL, 0},
     {S_LAYER, "breaker_failure_rate", T_PROB, LY(breaker_p.failure_rate), 0, 0, PROB_ALLOWED, NULL, 0},
     {S_LAYER, "breaker_slow_rate", T_PROB, LY(breaker_p.slow_rate), 0, 0, PROB_ALLOWED, NULL, 0},
     {S_LAYER, "breaker_slow_call", T_CAP, LY(breaker_p.slow_call), 0, 0, "a duration such as 60s, or none", NULL, 0},
