@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
-rs_need_packages "${RS_BUILD_PACKAGES[@]}" time bc
+rs_need_packages "${RS_BUILD_PACKAGES[@]}" time bc valgrind
 cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF > /dev/null
 cmake --build build-bench -j "$(nproc)" > /dev/null
 bin=build-bench/retrystorm
@@ -16,6 +16,7 @@ trap 'rm -rf "$tmp"' EXIT
 printf '%-28s %12s %9s %12s %10s\n' scenario events wall_s Mevents/s maxRSS_MB
 bench() { # name scenario [--set ...]
   local name=$1; shift
+  rm -rf "$tmp/out"
   /usr/bin/time -f '%M' -o "$tmp/rss" "$bin" run "$@" -o "$tmp/out" > /dev/null
   local events wall
   events=$(awk -F, 'NR==1{for(i=1;i<=NF;i++)h[$i]=i} NR==2{print $h["events"]}' "$tmp/out/summary.csv")
@@ -26,6 +27,18 @@ bench() { # name scenario [--set ...]
 bench storm storm
 bench large-open-600s scenarios/large-open.ini
 bench large-open-300s scenarios/large-open.ini --set run.duration=300s
+bench fleet-1M-clients-10min scenarios/fleet.ini --set run.duration=10m \
+  --set phase.brownout.start=5m --set phase.brownout.end=6m
+
+# Instructions per event (callgrind counts instructions, not time: stable
+# whatever else the machine does), on 120 simulated seconds of storm.
+rm -rf "$tmp/out"
+valgrind --tool=callgrind --callgrind-out-file="$tmp/cg" "$bin" run storm --set run.duration=120s \
+  -o "$tmp/out" > /dev/null 2> "$tmp/cg.log"
+ir=$(grep -oE 'Collected : [0-9]+' "$tmp/cg.log" | grep -oE '[0-9]+')
+ev=$(awk -F, 'NR==1{for(i=1;i<=NF;i++)h[$i]=i} NR==2{print $h["events"]}' "$tmp/out/summary.csv")
+printf 'storm 120 s under callgrind: %d instructions for %d events: %.0f instructions per event (start-up and outputs included)\n' \
+  "$ir" "$ev" "$(echo "$ir / $ev" | bc -l)"
 
 # Sweeps scale with cores: a 64-job sweep (16 points × 4 replications) of
 # storm, 120 simulated seconds each, on one thread and on two.
