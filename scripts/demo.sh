@@ -6,8 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
 rs_need_packages "${RS_BUILD_PACKAGES[@]}" "${RS_PLOT_PACKAGES[@]}"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null
-cmake --build build -j "$(nproc)" --target retrystorm > /dev/null
+rs_build_release
 echo "== retrystorm (the built-in 'storm' scenario)"
 ./build/retrystorm -o out/storm --plot
 echo

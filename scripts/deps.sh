@@ -18,3 +18,9 @@ RS_PLOT_PACKAGES=(gnuplot-nox)
 # GNU parallel runs a sharded sweep in the tests; clang and its runtime
 # build the libFuzzer target; valgrind checks runs for leaks and bad reads.
 RS_TEST_PACKAGES=(parallel clang libclang-rt-14-dev valgrind)
+
+# Builds the Release binary build/retrystorm (the demo and the gallery use it).
+rs_build_release() {
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null
+  cmake --build build -j "$(nproc)" --target retrystorm > /dev/null
+}

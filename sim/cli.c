@@ -275,7 +275,12 @@ static int parse_run_opts(int argc, char **argv, int i, struct opts *o)
 
 /* Draws DIR's figures and says what happened; a missing gnuplot is a
  * message, not a failure. Returns the exit code. */
-static int plot_and_say(const char *dir)
+static int plot_and_say_as(const char *dir, const char *shown);
+
+static int plot_and_say(const char *dir) { return plot_and_say_as(dir, dir); }
+
+/* Draws the figures in dir, naming `shown` (where they will be) to the user. */
+static int plot_and_say_as(const char *dir, const char *shown)
 {
     if (!plot_available()) {
         fprintf(stderr, "retrystorm: gnuplot not found: no figures drawn "
@@ -288,7 +293,7 @@ static int plot_and_say(const char *dir)
         fprintf(stderr, "retrystorm: %s\n", err);
         return 1;
     }
-    printf("  %d figures (PNG and SVG) in %s/\n", n, dir);
+    printf("  %d figures (PNG and SVG) in %s/\n", n, shown);
     return 0;
 }
 
@@ -871,7 +876,7 @@ static int cmd_run(int argc, char **argv, int first)
         nftw(work, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
         return rc;
     }
-    if (o.plot && (rc = plot_and_say(work)) != 0) {
+    if (o.plot && (rc = plot_and_say_as(work, dir)) != 0) {
         nftw(work, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
         return rc;
     }

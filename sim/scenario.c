@@ -540,6 +540,21 @@ static void bad(struct apply_ctx *ac, const struct entry *e, const char *allowed
              e->key, e->value, allowed);
 }
 
+/* The names of the backoff kinds, budgets or breakers, for messages. */
+static void kind_names(enum key_type t, char *buf, size_t size)
+{
+    unsigned n = t == T_BACKOFF ? backoff_nkinds : t == T_BUDGET ? budget_nkinds : breaker_nkinds;
+    size_t used = 0;
+    buf[0] = '\0';
+    for (unsigned i = 0; i < n && used < size; i++) {
+        const char *name = t == T_BACKOFF  ? backoff_kinds[i].name
+                           : t == T_BUDGET ? budget_kinds[i].name
+                                           : breaker_kinds[i].name;
+        int w = snprintf(buf + used, size - used, "%s%s", i ? ", " : "", name);
+        used += w > 0 ? (size_t)w : 0;
+    }
+}
+
 static void apply_value(struct apply_ctx *ac, const struct entry *e, const struct key_desc *kd,
                         void *base)
 {
@@ -688,13 +703,7 @@ static void apply_value(struct apply_ctx *ac, const struct entry *e, const struc
     case T_BUDGET:
     case T_BREAKER: {
         char allowed[600];
-        size_t used = 0;
-        unsigned n = kd->type == T_BUDGET ? budget_nkinds : breaker_nkinds;
-        for (unsigned i = 0; i < n && used < sizeof allowed; i++) {
-            int w = snprintf(allowed + used, sizeof allowed - used, "%s%s", i ? ", " : "",
-                             kd->type == T_BUDGET ? budget_kinds[i].name : breaker_kinds[i].name);
-            used += w > 0 ? (size_t)w : 0;
-        }
+        kind_names(kd->type, allowed, sizeof allowed);
         if (kd->type == T_BUDGET) {
             const struct budget_kind *b = budget_find(v);
             if (b == NULL)
@@ -772,12 +781,7 @@ static void apply_value(struct apply_ctx *ac, const struct entry *e, const struc
     case T_BACKOFF: {
         const struct backoff_kind *b = backoff_find(v);
         char allowed[600];
-        size_t used = 0;
-        for (unsigned i = 0; i < backoff_nkinds && used < sizeof allowed; i++) {
-            int n = snprintf(allowed + used, sizeof allowed - used, "%s%s", i ? ", " : "",
-                             backoff_kinds[i].name);
-            used += n > 0 ? (size_t)n : 0;
-        }
+        kind_names(kd->type, allowed, sizeof allowed);
         if (b == NULL)
             bad(ac, e, allowed);
         else
