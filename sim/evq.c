@@ -7,6 +7,8 @@
 #include <stdlib.h>
 
 #define NOPOS UINT32_MAX
+#define NIL UINT32_MAX
+#define IN_LANE 0x80000000u
 
 static void *grow(void *p, uint32_t *cap, size_t elem)
 {
@@ -68,10 +70,14 @@ void evq_init(struct evq *q)
 {
     *q = (struct evq){0};
     q->next_seq = 1;
+    q->free_node = NIL;
+    for (unsigned l = 0; l < EVQ_LANES; l++)
+        q->lane_head[l] = q->lane_tail[l] = NIL;
 }
 
 void evq_fini(struct evq *q)
 {
+    free(q->nodes);
     free(q->heap);
     free(q->pos);
     free(q->free_slots);
@@ -115,8 +121,97 @@ static void remove_at(struct evq *q, uint32_t i)
         sift_down(q, i, last);
 }
 
+/* ---- lanes ---- */
+
+static void unlink_node(struct evq *q, unsigned lane, uint32_t i)
+{
+    struct evq_lane_node *nd = &q->nodes[i];
+    if (nd->prev != NIL)
+        q->nodes[nd->prev].next = nd->next;
+    else
+        q->lane_head[lane] = nd->next;
+    if (nd->next != NIL)
+        q->nodes[nd->next].prev = nd->prev;
+    else
+        q->lane_tail[lane] = nd->prev;
+    q->pos[nd->e.slot] = NOPOS;
+    q->free_slots[q->nfree++] = nd->e.slot;
+    nd->next = q->free_node;
+    q->free_node = i;
+}
+
+/* The lane whose head comes before every other head and the heap's top, or -1. */
+static int first_lane(const struct evq *q)
+{
+    int best = -1;
+    const struct evq_event *b = q->n ? &q->heap[0] : NULL;
+    for (unsigned l = 0; l < q->nlanes; l++) {
+        uint32_t h = q->lane_head[l];
+        if (h != NIL && (b == NULL || before(&q->nodes[h].e, b))) {
+            b = &q->nodes[h].e;
+            best = (int)l;
+        }
+    }
+    return best;
+}
+
+rs_time evq_next_time(const struct evq *q)
+{
+    int l = first_lane(q);
+    if (l >= 0)
+        return q->nodes[q->lane_head[l]].e.t;
+    return q->n ? q->heap[0].t : RS_TIME_NEVER;
+}
+
+evq_handle evq_push_lane(struct evq *q, unsigned lane, rs_time t, uint32_t type, uint32_t obj,
+                         uint32_t aux)
+{
+    if (lane >= EVQ_LANES || (q->lane_tail[lane] != NIL && t < q->lane_last[lane]))
+        return evq_push(q, t, type, obj, aux);
+    uint32_t i = q->free_node;
+    if (i != NIL) {
+        q->free_node = q->nodes[i].next;
+    } else {
+        if (q->nodes_used == q->nodes_cap)
+            q->nodes = grow(q->nodes, &q->nodes_cap, sizeof *q->nodes);
+        i = q->nodes_used++;
+    }
+    struct evq_lane_node *nd = &q->nodes[i];
+    nd->e = (struct evq_event){t, q->next_seq++, take_slot(q), type, obj, aux};
+    nd->next = NIL;
+    nd->prev = q->lane_tail[lane];
+    if (nd->prev != NIL)
+        q->nodes[nd->prev].next = i;
+    else
+        q->lane_head[lane] = i;
+    q->lane_tail[lane] = i;
+    q->lane_last[lane] = t;
+    if (lane >= q->nlanes)
+        q->nlanes = lane + 1;
+    q->pos[nd->e.slot] = IN_LANE | i;
+    return (evq_handle){nd->e.seq, nd->e.slot};
+}
+
+/* The lane node i belongs to (by walking to its head: only for checks). */
+static int lane_of(const struct evq *q, uint32_t i)
+{
+    while (q->nodes[i].prev != NIL)
+        i = q->nodes[i].prev;
+    for (unsigned l = 0; l < q->nlanes; l++)
+        if (q->lane_head[l] == i)
+            return (int)l;
+    return -1;
+}
+
 bool evq_pop(struct evq *q, struct evq_event *ev)
 {
+    int l = first_lane(q);
+    if (l >= 0) {
+        uint32_t i = q->lane_head[l];
+        *ev = q->nodes[i].e;
+        unlink_node(q, (unsigned)l, i);
+        return true;
+    }
     if (q->n == 0)
         return false;
     *ev = q->heap[0];
@@ -129,7 +224,24 @@ bool evq_cancel(struct evq *q, evq_handle h)
     if (h.slot >= q->nslots)
         return false;
     uint32_t i = q->pos[h.slot];
-    if (i == NOPOS || q->heap[i].seq != h.seq)
+    if (i == NOPOS)
+        return false;
+    if (i & IN_LANE) {
+        uint32_t node = i & ~IN_LANE;
+        if (q->nodes[node].e.seq != h.seq)
+            return false;
+        /* find the lane from the neighbours: the node is a head or has a prev */
+        struct evq_lane_node *nd = &q->nodes[node];
+        unsigned lane = 0;
+        if (nd->prev == NIL || nd->next == NIL) {
+            for (lane = 0; lane < q->nlanes; lane++)
+                if (q->lane_head[lane] == node || q->lane_tail[lane] == node)
+                    break;
+        }
+        unlink_node(q, lane, node); /* the lane only matters at an end */
+        return true;
+    }
+    if (q->heap[i].seq != h.seq)
         return false;
     remove_at(q, i);
     return true;
@@ -141,6 +253,17 @@ bool evq_check(const struct evq *q)
         if (q->pos[q->heap[i].slot] != i)
             return false;
         if (i > 0 && before(&q->heap[i], &q->heap[(i - 1) / 2]))
+            return false;
+    }
+    for (unsigned l = 0; l < q->nlanes; l++) { /* each lane in order, linked both ways */
+        uint32_t prev = NIL;
+        for (uint32_t i = q->lane_head[l]; i != NIL; prev = i, i = q->nodes[i].next) {
+            if (q->nodes[i].prev != prev || q->pos[q->nodes[i].e.slot] != (IN_LANE | i))
+                return false;
+            if (prev != NIL && before(&q->nodes[i].e, &q->nodes[prev].e))
+                return false;
+        }
+        if (q->lane_tail[l] != prev || (prev != NIL && lane_of(q, prev) != (int)l))
             return false;
     }
     return true;

@@ -7,11 +7,20 @@
  * O(log n) if it is still pending and does nothing otherwise (a stale handle
  * is harmless: it names a sequence number that no pending event has).
  *
- * Storage is two arrays that grow by doubling and never shrink: the heap of
- * 32-byte entries and a slot → heap-position map. Steady state does no
- * allocation; memory follows the peak number of pending events.
+ * Lanes: events that a caller schedules at non-decreasing times (each
+ * layer's timeouts are now + the same duration) can go to one of a few
+ * FIFO lanes, doubly linked lists, instead of the heap: push, pop and
+ * cancel are O(1). A pop takes the earliest of the heap's top and the
+ * lanes' heads by (time, sequence), so the order of events is exactly the
+ * heap-only order; a push earlier than its lane's last goes to the heap.
  *
- * Costs: push O(log n), pop O(log n), cancel O(log n), peek O(1).
+ * Storage: arrays that grow by doubling and never shrink (the heap of
+ * 32-byte entries, lane nodes of 40 bytes, a slot → position map). Steady
+ * state does no allocation; memory follows the peak number of pending
+ * events.
+ *
+ * Costs: heap push/pop/cancel O(log n), lane push/pop/cancel O(1); a pop or
+ * a peek also looks at each lane in use.
  */
 #ifndef RS_EVQ_H
 #define RS_EVQ_H
@@ -38,13 +47,25 @@ typedef struct {
 
 #define EVQ_NONE ((evq_handle){0, UINT32_MAX})
 
+#define EVQ_LANES 16
+
+struct evq_lane_node {
+    struct evq_event e;
+    uint32_t prev, next;
+};
+
 struct evq {
     struct evq_event *heap;
     uint32_t n, cap;
-    uint32_t *pos;       /* slot → heap index, or UINT32_MAX when free */
+    uint32_t *pos;       /* slot → heap index, EVQ_IN_LANE | node index, or UINT32_MAX when free */
     uint32_t *free_slots;
     uint32_t nfree, nslots, slot_cap;
     uint64_t next_seq;
+    struct evq_lane_node *nodes; /* lane nodes, with a free list through next */
+    uint32_t nodes_used, nodes_cap, free_node;
+    uint32_t lane_head[EVQ_LANES], lane_tail[EVQ_LANES];
+    rs_time lane_last[EVQ_LANES];
+    uint32_t nlanes;     /* lanes used: 0 .. nlanes - 1 */
 };
 
 void evq_init(struct evq *q);
@@ -52,6 +73,12 @@ void evq_fini(struct evq *q);
 
 /* Schedules an event at time t; aborts with a message if memory runs out. */
 evq_handle evq_push(struct evq *q, rs_time t, uint32_t type, uint32_t obj, uint32_t aux);
+
+/* Schedules an event in lane `lane` (< EVQ_LANES), meant for events a
+ * caller schedules at non-decreasing times; one earlier than the lane's
+ * last goes to the heap. The order of events is the same as with evq_push. */
+evq_handle evq_push_lane(struct evq *q, unsigned lane, rs_time t, uint32_t type, uint32_t obj,
+                         uint32_t aux);
 
 /* Removes the earliest event into *ev; false when the queue is empty. */
 bool evq_pop(struct evq *q, struct evq_event *ev);
@@ -61,11 +88,9 @@ bool evq_cancel(struct evq *q, evq_handle h);
 
 static inline uint32_t evq_size(const struct evq *q) { return q->n; }
 
-/* The time of the earliest pending event, or RS_TIME_NEVER when none. O(1). */
-static inline rs_time evq_next_time(const struct evq *q)
-{
-    return q->n ? q->heap[0].t : RS_TIME_NEVER;
-}
+/* The time of the earliest pending event, or RS_TIME_NEVER when none.
+ * O(lanes in use). */
+rs_time evq_next_time(const struct evq *q);
 
 /* Checks the heap order and the position map; O(n). For tests and the
  * self-checking build. */

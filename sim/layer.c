@@ -136,7 +136,9 @@ static void attempt(struct sim *s, uint32_t ci)
     s->lrt[c->layer].attempts++;
     metrics_attempt(&s->m, c->layer);
     rs_time at = min_t(units_add(s->now, cfg->timeout), c->deadline_at);
-    c->timer = at == RS_TIME_NEVER ? EVQ_NONE : evq_push(&s->q, at, EV_TIMEOUT, ci, c->attempts);
+    /* a layer's timeouts are now + the same duration: a FIFO lane */
+    c->timer = at == RS_TIME_NEVER ? EVQ_NONE
+                                   : evq_push_lane(&s->q, c->layer, at, EV_TIMEOUT, ci, c->attempts);
     struct reply_to me = {ci, c->gen, c->attempts};
     net_send_down(s, c->layer, c->req, me, cfg->propagate_deadline ? c->deadline_at : RS_TIME_NEVER);
 }
@@ -251,7 +253,8 @@ static void failed_attempt(struct sim *s, uint32_t ci, enum errclass cls, rs_tim
     }
     c->state = CALL_BACKOFF;
     s->lrt[c->layer].retries++;
-    c->timer = evq_push(&s->q, at, EV_RETRY, ci, c->attempts);
+    /* constant delays keep a lane in order; others fall back to the heap */
+    c->timer = evq_push_lane(&s->q, SCENARIO_MAX_LAYERS + c->layer, at, EV_RETRY, ci, c->attempts);
 }
 
 void layer_on_answer(struct sim *s, struct reply_to to, enum errclass cls, rs_time retry_after)

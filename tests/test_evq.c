@@ -1,7 +1,8 @@
 /*
  * Event queue: order, FIFO ties and cancellation, against a trivially
  * correct reference (an unsorted array searched linearly for the minimum)
- * on random schedules of pushes, pops and cancels.
+ * on random schedules of pushes (to the heap and to lanes), pops and
+ * cancels.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -82,9 +83,20 @@ static void random_schedules_match_reference(void **state)
         for (int step = 0; step < 20000; step++) {
             double u = gsl_rng_uniform(r);
             if (u < 0.5 && n < cap) {
-                /* Small time range: many ties. */
+                /* Small time range: many ties. Half the pushes go to lanes:
+                 * lane l holds now + 10·l (non-decreasing, as timeouts are),
+                 * and now and then an earlier time that must fall back to
+                 * the heap. */
                 rs_time t = now + (rs_time)gsl_rng_uniform_int(r, 50);
-                ref[n] = (struct ref_ev){t, seq++, (uint32_t)n, evq_push(&q, t, 0, (uint32_t)n, 0), 1};
+                evq_handle h;
+                if (gsl_rng_uniform(r) < 0.5) {
+                    unsigned lane = (unsigned)gsl_rng_uniform_int(r, 3);
+                    t = now + 10 * (rs_time)lane - (gsl_rng_uniform(r) < 0.05 ? 5 : 0);
+                    h = evq_push_lane(&q, lane, t, 0, (uint32_t)n, 0);
+                } else {
+                    h = evq_push(&q, t, 0, (uint32_t)n, 0);
+                }
+                ref[n] = (struct ref_ev){t, seq++, (uint32_t)n, h, 1};
                 n++;
             } else if (u < 0.7 && n > 0) {
                 size_t i = gsl_rng_uniform_int(r, n);
