@@ -8,7 +8,18 @@
 
 #define TIME_SLICES 10
 
-void breaker_state_init(struct breaker_state *s) { memset(s, 0, sizeof *s); }
+void breaker_state_init(struct breaker_state *s, struct window *w)
+{
+    memset(s, 0, sizeof *s);
+    s->w = w;
+    if (w != NULL)
+        memset(w, 0, sizeof *w);
+}
+
+bool breaker_needs_window(const struct breaker_kind *k, const struct breaker_params *p)
+{
+    return k->id == BREAKER_RATE && p->window_calls == 0;
+}
 
 static void to_open(struct breaker_state *s, const struct breaker_params *p, rs_time now)
 {
@@ -26,7 +37,8 @@ static void to_closed(struct breaker_state *s, uint8_t *ring, const struct break
     s->ring_pos = s->ring_n = s->ring_fail = s->ring_slow = 0;
     if (ring != NULL)
         memset(ring, 0, p->window_calls);
-    memset(&s->w, 0, sizeof s->w);
+    if (s->w != NULL)
+        memset(s->w, 0, sizeof *s->w);
 }
 
 bool breaker_admit(const struct breaker_kind *k, const struct breaker_params *p,
@@ -87,14 +99,14 @@ static bool window_trips(const struct breaker_params *p, struct breaker_state *s
             min_calls = p->window_calls; /* Resilience4j: min(minimumNumberOfCalls, N) */
     } else {
         rs_time sl = p->window / TIME_SLICES > 0 ? p->window / TIME_SLICES : 1;
-        window_add(&s->w, now, sl, TIME_SLICES, 0, 1.0);
+        window_add(s->w, now, sl, TIME_SLICES, 0, 1.0);
         if (failed)
-            window_add(&s->w, now, sl, TIME_SLICES, 1, 1.0);
+            window_add(s->w, now, sl, TIME_SLICES, 1, 1.0);
         if (slow)
-            window_add(&s->w, now, sl, TIME_SLICES, 2, 1.0);
-        calls = window_sum(&s->w, now, sl, TIME_SLICES, 0);
-        fails = window_sum(&s->w, now, sl, TIME_SLICES, 1);
-        slows = window_sum(&s->w, now, sl, TIME_SLICES, 2);
+            window_add(s->w, now, sl, TIME_SLICES, 2, 1.0);
+        calls = window_sum(s->w, now, sl, TIME_SLICES, 0);
+        fails = window_sum(s->w, now, sl, TIME_SLICES, 1);
+        slows = window_sum(s->w, now, sl, TIME_SLICES, 2);
     }
     if (calls < (double)min_calls)
         return false;

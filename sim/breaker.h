@@ -66,13 +66,15 @@ struct breaker_state {
     uint32_t half_results, half_failures, half_slow;
     /* count window: a ring of results (bit 0 failure, bit 1 slow) */
     uint32_t ring_pos, ring_n, ring_fail, ring_slow;
-    struct window w;          /* time window: [0] calls [1] failures [2] slow */
+    struct window *w;         /* time window: [0] calls [1] failures [2] slow (NULL if none) */
     double calls, failed;     /* brooker: cumulative */
 };
 
 /* The ring of a count window lives outside the state (ring may be NULL for
- * other kinds); it needs window_calls bytes. */
-void breaker_state_init(struct breaker_state *s);
+ * other kinds; it needs window_calls bytes), and so does a time window:
+ * w is the state's window when breaker_needs_window, else NULL. */
+void breaker_state_init(struct breaker_state *s, struct window *w);
+bool breaker_needs_window(const struct breaker_kind *k, const struct breaker_params *p);
 
 /* Before an attempt: true to let it through (its generation in *gen). A
  * transition (to half-open) is reported in *transition. */

@@ -25,10 +25,18 @@ static double ratio_reserve(const struct budget_params *p)
  * of 0.1 make exactly one token. */
 static double milli(double x) { return (double)llround(x * 1000.0); }
 
+bool budget_needs_window(const struct budget_kind *k)
+{
+    return k->id == BUDGET_RATIO || k->id == BUDGET_SRE;
+}
+
 void budget_state_init(const struct budget_kind *k, const struct budget_params *p,
-                       struct budget_state *s)
+                       struct budget_state *s, struct window *w)
 {
     memset(s, 0, sizeof *s);
+    s->w = w;
+    if (w != NULL)
+        memset(w, 0, sizeof *w);
     switch (k->id) {
     case BUDGET_GRPC:
         s->tokens = p->max_tokens;
@@ -53,7 +61,7 @@ void budget_call_start(const struct budget_kind *k, const struct budget_params *
 {
     switch (k->id) {
     case BUDGET_RATIO: /* Finagle's units: a request deposits 1000, a retry withdraws ⌊1000/percent⌋ */
-        window_add(&s->w, now, slice_of(p, RATIO_SLICES), RATIO_SLICES, 0, 1000.0);
+        window_add(s->w, now, slice_of(p, RATIO_SLICES), RATIO_SLICES, 0, 1000.0);
         break;
     case BUDGET_ENVOY:
         s->active_calls++;
@@ -85,10 +93,10 @@ bool budget_admit(const struct budget_kind *k, const struct budget_params *p,
         /* the probability from the history, then this request joins it
          * (requests include the ones rejected locally) */
         rs_time sl = slice_of(p, SRE_SLICES);
-        double req = window_sum(&s->w, now, sl, SRE_SLICES, 0);
-        double acc = window_sum(&s->w, now, sl, SRE_SLICES, 1);
+        double req = window_sum(s->w, now, sl, SRE_SLICES, 0);
+        double acc = window_sum(s->w, now, sl, SRE_SLICES, 1);
         double reject = fmax(0.0, (req - p->k * acc) / (req + 1.0));
-        window_add(&s->w, now, sl, SRE_SLICES, 0, 1.0);
+        window_add(s->w, now, sl, SRE_SLICES, 0, 1.0);
         return !(reject > 0.0 && gsl_rng_uniform(r) < reject);
     }
     if (k->id == BUDGET_AWS_ADAPTIVE && s->enabled) {
@@ -114,10 +122,10 @@ bool budget_allow_retry(const struct budget_kind *k, const struct budget_params 
     case BUDGET_RATIO: {
         rs_time sl = slice_of(p, RATIO_SLICES);
         double w = ratio_withdrawal(p);
-        double balance = ratio_reserve(p) + window_sum(&s->w, now, sl, RATIO_SLICES, 0);
+        double balance = ratio_reserve(p) + window_sum(s->w, now, sl, RATIO_SLICES, 0);
         if (balance < w)
             return false;
-        window_add(&s->w, now, sl, RATIO_SLICES, 0, -w);
+        window_add(s->w, now, sl, RATIO_SLICES, 0, -w);
         return true;
     }
     case BUDGET_ENVOY: {
@@ -138,11 +146,11 @@ bool budget_allow_retry(const struct budget_kind *k, const struct budget_params 
     }
     case BUDGET_SRE: {
         rs_time sl = slice_of(p, SRE_SLICES);
-        double req = window_sum(&s->w, now, sl, SRE_SLICES, 0);
-        double ret = window_sum(&s->w, now, sl, SRE_SLICES, 2);
+        double req = window_sum(s->w, now, sl, SRE_SLICES, 0);
+        double ret = window_sum(s->w, now, sl, SRE_SLICES, 2);
         if (ret >= p->percent * req)
             return false;
-        window_add(&s->w, now, sl, SRE_SLICES, 2, 1.0);
+        window_add(s->w, now, sl, SRE_SLICES, 2, 1.0);
         return true;
     }
     case BUDGET_BUCKET:
@@ -213,7 +221,7 @@ void budget_result(const struct budget_kind *k, const struct budget_params *p,
         /* accepted by the backend: anything but no answer or an overload answer */
         if (cls != CLS_TIMEOUT && cls != CLS_CONN && cls != CLS_429 && cls != CLS_503 &&
             cls != CLS_DEADLINE && cls != CLS_THROTTLED && cls != CLS_BREAKER)
-            window_add(&s->w, now, slice_of(p, SRE_SLICES), SRE_SLICES, 1, 1.0);
+            window_add(s->w, now, slice_of(p, SRE_SLICES), SRE_SLICES, 1, 1.0);
         break;
     case BUDGET_BUCKET:
         if (success && p->deposit_on_success)
@@ -234,7 +242,7 @@ double budget_level(const struct budget_kind *k, const struct budget_params *p,
     case BUDGET_BUCKET:
         return s->tokens / 1000.0;
     case BUDGET_RATIO: /* in retries available */
-        return (ratio_reserve(p) + window_sum(&s->w, now, slice_of(p, RATIO_SLICES), RATIO_SLICES, 0)) /
+        return (ratio_reserve(p) + window_sum(s->w, now, slice_of(p, RATIO_SLICES), RATIO_SLICES, 0)) /
                ratio_withdrawal(p);
     case BUDGET_ENVOY:
         return fmax(floor(p->percent * s->active_calls), p->min_concurrency) - s->active_retries;
@@ -242,8 +250,8 @@ double budget_level(const struct budget_kind *k, const struct budget_params *p,
         return s->enabled ? s->fill : -1.0; /* the allowed send rate, once throttled */
     case BUDGET_SRE: {
         rs_time sl = slice_of(p, SRE_SLICES);
-        double req = window_sum(&s->w, now, sl, SRE_SLICES, 0);
-        double acc = window_sum(&s->w, now, sl, SRE_SLICES, 1);
+        double req = window_sum(s->w, now, sl, SRE_SLICES, 0);
+        double acc = window_sum(s->w, now, sl, SRE_SLICES, 1);
         return fmax(0.0, (req - p->k * acc) / (req + 1.0));
     }
     default:

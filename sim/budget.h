@@ -67,7 +67,7 @@ const struct budget_kind *budget_find(const char *name);
 struct budget_state {
     double tokens;              /* grpc, aws-standard (capacity), bucket, adaptive bucket */
     uint32_t active_calls, active_retries; /* envoy */
-    struct window w;            /* ratio: [0] balance; sre: [0] requests [1] accepts [2] retries */
+    struct window *w;           /* ratio: [0] balance; sre: [0] requests [1] accepts [2] retries */
     /* aws-adaptive */
     double measured, fill, cap, last_max, cnt;
     rs_time last_bucket, last_throttle, last_refill;
@@ -80,8 +80,13 @@ struct budget_call {
     double last_cost;  /* aws-standard: what the last retry acquired */
 };
 
+/* Whether the kind keeps a sliding window (ratio, sre); the window lives
+ * outside the state so that states of other kinds stay small. */
+bool budget_needs_window(const struct budget_kind *k);
+
+/* w: the state's window when the kind needs one, else NULL. */
 void budget_state_init(const struct budget_kind *k, const struct budget_params *p,
-                       struct budget_state *s);
+                       struct budget_state *s, struct window *w);
 
 /* A call starts / ends at the layer (deposits; envoy's active count). */
 void budget_call_start(const struct budget_kind *k, const struct budget_params *p,

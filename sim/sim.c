@@ -35,10 +35,12 @@ static int layers_init(struct sim *s, char *err, size_t errsz)
         double need = 0;
         if (l->budget->id != BUDGET_NONE)
             need += (double)scope_count(sc, l, l->budget_scope, rt->ninstances) *
-                    sizeof(struct budget_state);
+                    (double)(sizeof(struct budget_state) +
+                             (budget_needs_window(l->budget) ? sizeof(struct window) : 0));
         if (l->breaker->id != BREAKER_NONE)
             need += (double)scope_count(sc, l, l->breaker_scope, rt->ninstances) *
-                    (sizeof(struct breaker_state) + l->breaker_p.window_calls);
+                    (double)(sizeof(struct breaker_state) + l->breaker_p.window_calls +
+                             (breaker_needs_window(l->breaker, &l->breaker_p) ? sizeof(struct window) : 0));
         if (need > SIM_STATE_LIMIT) {
             snprintf(err, errsz,
                      "[layer %s]: budget and breaker states would need %.1f GB (limit %.0f GB); "
@@ -51,14 +53,24 @@ static int layers_init(struct sim *s, char *err, size_t errsz)
             rt->budgets = calloc(rt->nbudgets, sizeof *rt->budgets);
             if (rt->budgets == NULL)
                 goto oom;
+            if (budget_needs_window(l->budget) &&
+                (rt->budget_windows = calloc(rt->nbudgets, sizeof *rt->budget_windows)) == NULL)
+                goto oom;
             for (uint32_t j = 0; j < rt->nbudgets; j++)
-                budget_state_init(l->budget, &l->budget_p, &rt->budgets[j]);
+                budget_state_init(l->budget, &l->budget_p, &rt->budgets[j],
+                                  rt->budget_windows ? &rt->budget_windows[j] : NULL);
         }
         if (l->breaker->id != BREAKER_NONE) {
             rt->nbreakers = scope_count(sc, l, l->breaker_scope, rt->ninstances);
             rt->breakers = calloc(rt->nbreakers, sizeof *rt->breakers);
             if (rt->breakers == NULL)
                 goto oom;
+            if (breaker_needs_window(l->breaker, &l->breaker_p) &&
+                (rt->breaker_windows = calloc(rt->nbreakers, sizeof *rt->breaker_windows)) == NULL)
+                goto oom;
+            for (uint32_t j = 0; j < rt->nbreakers; j++)
+                breaker_state_init(&rt->breakers[j],
+                                   rt->breaker_windows ? &rt->breaker_windows[j] : NULL);
             if (l->breaker_p.window_calls > 0) {
                 rt->rings = calloc(rt->nbreakers, l->breaker_p.window_calls);
                 if (rt->rings == NULL)
@@ -172,6 +184,8 @@ void sim_destroy(struct sim *s)
         free(s->lrt[i].budgets);
         free(s->lrt[i].breakers);
         free(s->lrt[i].rings);
+        free(s->lrt[i].budget_windows);
+        free(s->lrt[i].breaker_windows);
     }
     server_fini(s);
     metrics_fini(&s->m);

@@ -16,7 +16,15 @@ struct br {
     struct breaker_params p;
     struct breaker_state s;
     uint8_t ring[BREAKER_MAX_WINDOW_CALLS];
+    struct window w;
 };
+
+/* Points the state at its own time window (after the copy out of make). */
+static void attach(struct br *b)
+{
+    if (breaker_needs_window(b->k, &b->p))
+        breaker_state_init(&b->s, &b->w);
+}
 
 static struct br make(const char *name)
 {
@@ -24,7 +32,7 @@ static struct br make(const char *name)
     b.k = breaker_find(name);
     assert_non_null(b.k);
     b.p = b.k->defaults;
-    breaker_state_init(&b.s);
+    breaker_state_init(&b.s, NULL);
     memset(b.ring, 0, sizeof b.ring);
     return b;
 }
@@ -47,7 +55,7 @@ static bool call(struct br *b, rs_time now, bool failed, rs_time duration)
 static void gobreaker_machine(void **state)
 {
     (void)state;
-    struct br b = make("gobreaker");
+    struct br b = make("gobreaker"); attach(&b);
     for (int i = 0; i < 5; i++)
         assert_true(call(&b, 0, true, 0));
     assert_true(b.s.mode == BRK_CLOSED);
@@ -73,7 +81,7 @@ static void gobreaker_machine(void **state)
     assert_true(call(&b, 160 * RS_S, true, 0));
     assert_true(b.s.mode == BRK_OPEN && b.s.open_until == 220 * RS_S);
     /* an old generation's result changes nothing */
-    struct br c = make("gobreaker");
+    struct br c = make("gobreaker"); attach(&c);
     uint32_t old;
     assert_true(breaker_admit(c.k, &c.p, &c.s, 0, &old, &half));
     for (int i = 0; i < 6; i++)
@@ -88,7 +96,7 @@ static void gobreaker_machine(void **state)
 static void resilience4j_machine(void **state)
 {
     (void)state;
-    struct br b = make("resilience4j");
+    struct br b = make("resilience4j"); attach(&b);
     for (int i = 0; i < 99; i++)
         call(&b, 0, i < 60, 0); /* 60 % failing, but fewer than 100 calls */
     assert_true(b.s.mode == BRK_CLOSED);
@@ -103,7 +111,7 @@ static void resilience4j_machine(void **state)
     }
     assert_true(b.s.mode == BRK_CLOSED);
     /* a fresh window: 49 failures in 100 keep it closed */
-    struct br c = make("resilience4j");
+    struct br c = make("resilience4j"); attach(&c);
     for (int i = 0; i < 100; i++)
         call(&c, 0, i % 100 < 49, 0);
     assert_true(c.s.mode == BRK_CLOSED);
@@ -122,7 +130,7 @@ static void resilience4j_machine(void **state)
     }
     assert_true(c.s.mode == BRK_OPEN);
     /* slow calls: 100 successes slower than 60 s trip it (slow rate 100 %) */
-    struct br d = make("resilience4j");
+    struct br d = make("resilience4j"); attach(&d);
     for (int i = 0; i < 100; i++)
         call(&d, 0, false, 61 * RS_S);
     assert_true(d.s.mode == BRK_OPEN);
@@ -133,7 +141,7 @@ static void resilience4j_machine(void **state)
 static void hystrix_and_polly(void **state)
 {
     (void)state;
-    struct br h = make("hystrix");
+    struct br h = make("hystrix"); attach(&h);
     for (int i = 0; i < 19; i++)
         call(&h, i * RS_MS, true, 0);
     assert_true(h.s.mode == BRK_CLOSED); /* below the request volume */
@@ -143,13 +151,13 @@ static void hystrix_and_polly(void **state)
     assert_true(call(&h, 5 * RS_S + 20 * RS_MS, false, 0)); /* the probe */
     assert_true(h.s.mode == BRK_CLOSED);
     /* failures older than the window do not count */
-    struct br o = make("hystrix");
+    struct br o = make("hystrix"); attach(&o);
     for (int i = 0; i < 15; i++)
         call(&o, 0, true, 0);
     for (int i = 0; i < 15; i++)
         call(&o, 11 * RS_S, true, 0);
     assert_true(o.s.mode == BRK_CLOSED);
-    struct br p = make("polly");
+    struct br p = make("polly"); attach(&p);
     for (int i = 0; i < 100; i++)
         call(&p, i * 10 * RS_MS, i < 9, 0);
     assert_true(p.s.mode == BRK_CLOSED); /* 9 % */
@@ -163,7 +171,7 @@ static void hystrix_and_polly(void **state)
 static void brooker_ratio(void **state)
 {
     (void)state;
-    struct br b = make("brooker");
+    struct br b = make("brooker"); attach(&b);
     for (int i = 0; i < 100; i++)
         assert_true(call(&b, 0, i < 10, 0)); /* first tries always go */
     assert_true(breaker_allow_retry(b.k, &b.p, &b.s)); /* exactly 10 % */

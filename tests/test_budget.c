@@ -16,6 +16,7 @@ struct b {
     struct budget_params p;
     struct budget_state s;
     struct budget_call c;
+    struct window w;
 };
 
 static struct b make(const char *name)
@@ -24,9 +25,16 @@ static struct b make(const char *name)
     b.k = budget_find(name);
     assert_non_null(b.k);
     b.p = b.k->defaults;
-    budget_state_init(b.k, &b.p, &b.s);
+    budget_state_init(b.k, &b.p, &b.s, NULL);
     b.c = (struct budget_call){false, 0};
     return b;
+}
+
+/* Points the state at its own window (after the copy out of make). */
+static void attach(struct b *b)
+{
+    if (budget_needs_window(b->k))
+        budget_state_init(b->k, &b->p, &b->s, &b->w);
 }
 
 static bool retry(struct b *b, rs_time now, enum errclass cls)
@@ -44,7 +52,7 @@ static void result(struct b *b, rs_time now, enum errclass cls, bool retried)
 static void grpc_threshold(void **state)
 {
     (void)state;
-    struct b b = make("grpc");
+    struct b b = make("grpc"); attach(&b);
     for (int i = 1; i <= 4; i++) {
         result(&b, 0, CLS_503, false);
         assert_true(retry(&b, 0, CLS_503)); /* 9, 8, 7, 6 > 5 */
@@ -66,12 +74,12 @@ static void grpc_threshold(void **state)
 static void ratio_budget(void **state)
 {
     (void)state;
-    struct b b = make("ratio");
+    struct b b = make("ratio"); attach(&b);
     int n = 0;
     while (retry(&b, RS_S, CLS_503))
         n++;
     assert_int_equal(n, 100);
-    struct b c = make("ratio");
+    struct b c = make("ratio"); attach(&c);
     for (int i = 0; i < 1000; i++)
         budget_call_start(c.k, &c.p, &c.s, RS_S);
     n = 0;
@@ -89,7 +97,7 @@ static void ratio_budget(void **state)
 static void envoy_concurrency(void **state)
 {
     (void)state;
-    struct b b = make("envoy");
+    struct b b = make("envoy"); attach(&b);
     struct budget_call calls[40] = {0};
     for (int i = 0; i < 10; i++)
         budget_call_start(b.k, &b.p, &b.s, 0);
@@ -105,7 +113,7 @@ static void envoy_concurrency(void **state)
     for (int i = 21; i < 40; i++)
         n += budget_allow_retry(b.k, &b.p, &b.s, &calls[i], 0, CLS_503);
     assert_int_equal(n, 17); /* 3 already active */
-    struct b m = make("envoy-max");
+    struct b m = make("envoy-max"); attach(&m);
     for (int i = 0; i < 100; i++)
         budget_call_start(m.k, &m.p, &m.s, 0);
     struct budget_call mc[5] = {0};
@@ -120,7 +128,7 @@ static void envoy_concurrency(void **state)
 static void aws_quota(void **state)
 {
     (void)state;
-    struct b b = make("aws-standard");
+    struct b b = make("aws-standard"); attach(&b);
     assert_true(retry(&b, 0, CLS_503));
     assert_true(b.s.tokens == 495);
     assert_true(retry(&b, 0, CLS_TIMEOUT));
@@ -148,7 +156,7 @@ static void aws_quota(void **state)
 static void aws_adaptive_cubic(void **state)
 {
     (void)state;
-    struct b b = make("aws-adaptive");
+    struct b b = make("aws-adaptive"); attach(&b);
     rs_time t = 0;
     for (int i = 0; i < 100; i++, t += 100 * RS_MS) { /* 10 responses a second for 10 s */
         assert_true(budget_admit(b.k, &b.p, &b.s, t, NULL));
@@ -175,7 +183,7 @@ static void aws_adaptive_cubic(void **state)
 static void sre_throttling(void **state)
 {
     (void)state;
-    struct b b = make("sre");
+    struct b b = make("sre"); attach(&b);
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     for (int i = 0; i < 100; i++) {
         /* the history never asks for a rejection here: requests ≤ 2·accepts + 1 */
@@ -206,7 +214,7 @@ static void sre_throttling(void **state)
 static void brooker_bucket(void **state)
 {
     (void)state;
-    struct b b = make("bucket");
+    struct b b = make("bucket"); attach(&b);
     int n = 0;
     while (retry(&b, 0, CLS_503))
         n++;
