@@ -89,20 +89,15 @@ static rs_time d_decorrelated(const struct backoff_params *p, struct backoff_sta
 
 /* ---- presets ---- */
 
-/* botocore standard and legacy: U[0,1)·min(base·2^(a−1), cap), a = k. */
-static rs_time d_aws_standard(const struct backoff_params *p, struct backoff_state *s, unsigned k,
-                              enum errclass cls, gsl_rng *r)
+/* Full jitter numbered from the first retry, U[0,1)·min(base·mult^(k−1), cap):
+ * botocore standard and legacy (U·min(2^(a−1), 20) s, a = k) and tenacity's
+ * wait_random_exponential(multiplier=base, max=cap, exp_base=mult, min=0).
+ * (aws-sdk-go-v2's U·min(2^a, 20) s is the AWS blog's `full`.) */
+static rs_time d_full_from_first(const struct backoff_params *p, struct backoff_state *s,
+                                 unsigned k, enum errclass cls, gsl_rng *r)
 {
     (void)s, (void)cls;
     return units_from_ns(gsl_rng_uniform(r) * backoff_envelope(p, (double)k - 1.0));
-}
-
-/* aws-sdk-go-v2: U[0,1)·min(base·2^a, cap), a = k: the first retry in [0, 2 s). */
-static rs_time d_aws_go(const struct backoff_params *p, struct backoff_state *s, unsigned k,
-                        enum errclass cls, gsl_rng *r)
-{
-    (void)s, (void)cls;
-    return units_from_ns(gsl_rng_uniform(r) * backoff_envelope(p, (double)k));
 }
 
 /* AWS JS v3: floor(U·min(x·2^(k−1), cap)) whole milliseconds, x = base, or
@@ -176,15 +171,6 @@ static rs_time d_cenkalti(const struct backoff_params *p, struct backoff_state *
     return units_from_ns(d);
 }
 
-/* tenacity wait_random_exponential(multiplier=base, max=cap, exp_base=mult, min=0):
- * U(0, min(base·mult^(k−1), cap)). */
-static rs_time d_tenacity(const struct backoff_params *p, struct backoff_state *s, unsigned k,
-                          enum errclass cls, gsl_rng *r)
-{
-    (void)s, (void)cls;
-    return units_from_ns(gsl_rng_uniform(r) * backoff_envelope(p, (double)k - 1.0));
-}
-
 /* urllib3 Retry: 0 for the first retry, then min(cap, base·2^(k−1) + U(0, jitter·1 s)). */
 static rs_time d_urllib3(const struct backoff_params *p, struct backoff_state *s, unsigned k,
                          enum errclass cls, gsl_rng *r)
@@ -218,11 +204,11 @@ const struct backoff_kind backoff_kinds[] = {
     {"decorrelated", "AWS Architecture Blog 2015, aws-samples/aws-arch-backoff-simulator",
      d_decorrelated, {0, 3.0, NEVER, 0}, 0, 0, false, NEVER, NEVER, 0},
 
-    {"aws-standard", "boto/botocore botocore/retries/standard.py (standard mode)", d_aws_standard,
+    {"aws-standard", "boto/botocore botocore/retries/standard.py (standard mode)", d_full_from_first,
      {1 * S, 2.0, 20 * S, 0}, 3, AWS_RETRY, false, NEVER, NEVER, 0},
     {"aws-legacy", "boto/botocore botocore/data/_retry.json, retryhandler.py (legacy mode)",
-     d_aws_standard, {1 * S, 2.0, NEVER, 0}, 5, AWS_RETRY, false, NEVER, NEVER, 0},
-    {"aws-go", "aws/aws-sdk-go-v2 aws/retry/jitter_backoff.go, standard.go", d_aws_go,
+     d_full_from_first, {1 * S, 2.0, NEVER, 0}, 5, AWS_RETRY, false, NEVER, NEVER, 0},
+    {"aws-go", "aws/aws-sdk-go-v2 aws/retry/jitter_backoff.go, standard.go", d_full,
      {1 * S, 2.0, 20 * S, 0}, 3, AWS_RETRY, false, NEVER, NEVER, 0},
     {"aws-js", "smithy-lang/smithy-typescript util-retry DefaultRetryBackoffStrategy.ts", d_aws_js,
      {100 * RS_MS, 2.0, 20 * S, 0}, 3, AWS_RETRY, false, NEVER, NEVER, 0},
@@ -243,7 +229,7 @@ const struct backoff_kind backoff_kinds[] = {
      NEVER, 0},
     {"cenkalti", "cenkalti/backoff v4 exponential.go", d_cenkalti, {500 * RS_MS, 1.5, 60 * S, 0.5},
      100, ERRCLASS_ALL_FAILURES, false, NEVER, 15 * 60 * S, 0},
-    {"tenacity", "jd/tenacity tenacity/wait.py wait_random_exponential", d_tenacity,
+    {"tenacity", "jd/tenacity tenacity/wait.py wait_random_exponential", d_full_from_first,
      {1 * S, 2.0, NEVER, 0}, 100, ERRCLASS_ALL_FAILURES, false, NEVER, NEVER, 0},
     {"retryablehttp", "hashicorp/go-retryablehttp client.go DefaultBackoff", d_exponential,
      {1 * S, 2.0, 30 * S, 0}, 5, AWS_RETRY, true, NEVER, NEVER, 0},
