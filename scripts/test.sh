@@ -48,5 +48,19 @@ vtmp=$(mktemp -d)
 "${vg[@]}" ./build/retrystorm compare retry-after --set run.duration=40s --vary layer.app.retry_after=honor,ignore -o "$vtmp/h"
 "${vg[@]}" ./build/retrystorm sweep storm --set run.duration=70s --set load.rate=100/s \
   --grid layer.app.attempts=1..2 --reps 2 -j 2 --quiet -o "$vtmp/i"
+# Instructions per event, counted by callgrind (not time: the same on any
+# load), against the baseline in tests/perf/: more than 15 % above it is a
+# regression to explain (and the baseline to update with the reason).
+valgrind --tool=callgrind --callgrind-out-file="$vtmp/cg" ./build/retrystorm run storm \
+  --set run.duration=90s -o "$vtmp/perf" > /dev/null 2> "$vtmp/cg.log"
+ir=$(grep -oE 'Collected : [0-9]+' "$vtmp/cg.log" | grep -oE '[0-9]+')
+ev=$(awk -F, 'NR==1{for(i=1;i<=NF;i++)h[$i]=i} NR==2{print $h["events"]}' "$vtmp/perf/summary.csv")
+base=$(cat tests/perf/storm-90s-instructions-per-event)
+ipe=$((ir / ev))
+echo "== instructions per event on storm (90 s): $ipe (baseline $base, limit +15 %)"
+if [ "$ipe" -gt $((base * 115 / 100)) ]; then
+  echo "instructions per event regressed by more than 15 %"
+  exit 1
+fi
 rm -rf "$vtmp"
 echo "all tests passed"
