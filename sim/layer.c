@@ -196,8 +196,10 @@ static void record_result(struct sim *s, uint32_t ci, enum errclass cls)
         bool was = breaker_is_open(br);
         bool failed = cls != CLS_OK && cls != CLS_BUSINESS;
         if (breaker_result(cfg->breaker, &cfg->breaker_p, br, ring, s->now, c->breaker_gen, failed,
-                           s->now - c->attempt_start))
+                           s->now - c->attempt_start)) {
             s->lrt[c->layer].transitions++;
+            metrics_layer_cur(&s->m, c->layer)->transitions++;
+        }
         track_open(s, c->layer, was, breaker_is_open(br));
         c->admitted = false;
     }

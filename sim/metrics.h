@@ -55,7 +55,7 @@ struct bucket {
 /* Per layer and bucket: budget refusals and short-circuits (flows), and the
  * share of breakers open and the mean budget level at the bucket's end. */
 struct layer_bucket {
-    uint64_t refused, short_circuited;
+    uint64_t refused, short_circuited, transitions; /* transitions: breakers that opened */
     double open_share, budget_level; /* < 0: the layer has none */
 };
 

@@ -173,7 +173,7 @@ static void write_timeseries(FILE *f, const struct sim *s)
         if (sc->layers[l].budget->id != BUDGET_NONE)
             fprintf(f, ",refused_%s,budget_%s", n, n);
         if (sc->layers[l].breaker->id != BREAKER_NONE)
-            fprintf(f, ",short_circuited_%s,open_share_%s", n, n);
+            fprintf(f, ",short_circuited_%s,opened_%s,open_share_%s", n, n, n);
     }
     fputc('\n', f);
     for (size_t i = 0; i < m->nbuckets; i++) {
@@ -201,7 +201,8 @@ static void write_timeseries(FILE *f, const struct sim *s)
                 cell(f, lb->budget_level);
             }
             if (sc->layers[l].breaker->id != BREAKER_NONE)
-                fprintf(f, ",%.9g,%.9g", (double)lb->short_circuited / len, lb->open_share);
+                fprintf(f, ",%.9g,%.9g,%.9g", (double)lb->short_circuited / len,
+                        (double)lb->transitions / len, lb->open_share);
         }
         fputc('\n', f);
     }

@@ -72,6 +72,10 @@ static void breaker_cuts_load_to_probes(void **state)
     sim_layer_totals(s, 0, &t);
     assert_true(t.transitions >= 20); /* it reopens after every failed probe */
     assert_true(m->lb[50 * m->nlayers].open_share == 1.0);
+    uint64_t opened = 0; /* the time series counts the same transitions */
+    for (size_t i = 0; i < m->nbuckets; i++)
+        opened += m->lb[i * m->nlayers].transitions;
+    assert_true(opened == t.transitions);
     sim_destroy(s);
     const char *none[] = {"layer.app.breaker=none"};
     s = run_text(text, none, 1);
