@@ -293,13 +293,11 @@ int compare_run(const struct compare_spec *spec, struct scenario_diag *diag, com
         }
         if (rc != 0)
             break;
-        fputs(prefix, sum.f);
-        char means_src[64][8192];
-        for (unsigned r = 0; r < reps; r++)
-            memcpy(means_src[r], rows[r], sizeof rows[r]);
-        write_means(sum.f, rows, reps);
+        /* the report reads copies of the rows; write_means then splits them in place */
         if (report != NULL)
-            report_means(report, user, labels[v], header, means_src, reps);
+            report_means(report, user, labels[v], header, rows, reps);
+        fputs(prefix, sum.f);
+        write_means(sum.f, rows, reps);
         /* replication 0's time series, prefixed */
         char path[8192];
         snprintf(path, sizeof path, "%s/timeseries.csv", vdir);
