@@ -68,9 +68,8 @@ static void cancel_is_exact(void **state)
     evq_fini(&q);
 }
 
-static void random_schedules_match_reference(void **state)
+static void schedules(bool wide)
 {
-    (void)state;
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     for (unsigned long seed = 1; seed <= 20; seed++) {
         gsl_rng_set(r, seed);
@@ -88,6 +87,8 @@ static void random_schedules_match_reference(void **state)
                  * and now and then an earlier time that must fall back to
                  * the heap. */
                 rs_time t = now + (rs_time)gsl_rng_uniform_int(r, 50);
+                if (wide && gsl_rng_uniform(r) < 0.4) /* far ahead: deep in the heap */
+                    t = now + (rs_time)(gsl_rng_uniform(r) * 1000e9);
                 evq_handle h;
                 if (gsl_rng_uniform(r) < 0.5) {
                     unsigned lane = (unsigned)gsl_rng_uniform_int(r, 3);
@@ -119,7 +120,7 @@ static void random_schedules_match_reference(void **state)
                     now = ev.t;
                 }
             }
-            if (step % 97 == 0)
+            if (step % (wide ? 13 : 97) == 0)
                 assert_true(evq_check(&q));
         }
         free(ref);
@@ -128,12 +129,27 @@ static void random_schedules_match_reference(void **state)
     gsl_rng_free(r);
 }
 
+static void random_schedules_match_reference(void **state)
+{
+    (void)state;
+    schedules(false);
+}
+
+/* The same with times spread up to 1000 s ahead: far events sink deep
+ * into the heap while lane heads and near events come and go. */
+static void wide_schedules_match_reference(void **state)
+{
+    (void)state;
+    schedules(true);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ties_fire_in_push_order),
         cmocka_unit_test(cancel_is_exact),
         cmocka_unit_test(random_schedules_match_reference),
+        cmocka_unit_test(wide_schedules_match_reference),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
