@@ -2,10 +2,8 @@
 # The command line: exit codes (0 ok, 1 run/write failure, 2 bad input),
 # messages, the default scenario, and that a refused run writes nothing.
 set -uo pipefail
-bin=$(realpath "$1") src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
+. "$(dirname "$0")/lib.sh"
+src=$2
 expect() { # expect CODE PATTERN -- command...
   local code=$1 pat=$2; shift 3
   local out rc
@@ -27,21 +25,20 @@ expect 2 'bad.ini:2: \[run\] duration' -- "$bin" check "$tmp/bad.ini"
 expect 2 'bad.ini:4: \[load\] rate' -- "$bin" check "$tmp/bad.ini"
 expect 2 '2 problems' -- "$bin" check "$tmp/bad.ini"
 expect 2 "did you mean 'attempts'" -- "$bin" run storm --set layer.app.atempts=1 -o "$tmp/refused"
-[ -e "$tmp/refused" ] && { echo "FAIL: a refused run created its output directory"; fails=$((fails + 1)); }
+[ -e "$tmp/refused" ] && fail "a refused run created its output directory"
 expect 2 'run.seed=abc' -- "$bin" run storm --seed abc -o "$tmp/refused"
 expect 1 'cannot create directory' -- "$bin" run storm --set run.duration=100s -o /proc/retrystorm-test
 # The default: no arguments runs storm into out/storm and it does not recover.
 ( cd "$tmp" && expect 0 'did NOT recover' -- "$bin" )
 for f in timeseries.csv summary.csv latency.csv attempts.csv scenario.ini; do
-  [ -s "$tmp/out/storm/$f" ] || { echo "FAIL: out/storm/$f missing"; fails=$((fails + 1)); }
+  [ -s "$tmp/out/storm/$f" ] || fail "out/storm/$f missing"
 done
-ls -a "$tmp/out/storm" | grep -q '\.tmp' && { echo "FAIL: temporary files left"; fails=$((fails + 1)); }
-grep -q ',0,,' "$tmp/out/storm/summary.csv" || { echo "FAIL: summary does not say recovered = 0"; fails=$((fails + 1)); }
-grep -qi 'nan' "$tmp/out/storm/"*.csv && { echo "FAIL: NaN in a CSV"; fails=$((fails + 1)); }
+ls -a "$tmp/out/storm" | grep -q '\.tmp' && fail "temporary files left"
+grep -q ',0,,' "$tmp/out/storm/summary.csv" || fail "summary does not say recovered = 0"
+grep -qi 'nan' "$tmp/out/storm/"*.csv && fail "NaN in a CSV"
 expect 0 'recovered [0-9]+ s after' -- "$bin" run storm --set layer.app.attempts=1 -o "$tmp/one"
 # The effective scenario is itself a valid scenario that gives the same run.
 expect 0 'ok \(storm' -- "$bin" check "$tmp/one/scenario.ini"
 "$bin" run "$tmp/one/scenario.ini" -o "$tmp/again" > /dev/null
-cmp -s "$tmp/one/timeseries.csv" "$tmp/again/timeseries.csv" || { echo "FAIL: rerunning scenario.ini gives other results"; fails=$((fails + 1)); }
-echo "$fails failure(s)"
-[ "$fails" = 0 ]
+cmp -s "$tmp/one/timeseries.csv" "$tmp/again/timeseries.csv" || fail "rerunning scenario.ini gives other results"
+finish

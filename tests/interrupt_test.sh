@@ -5,11 +5,7 @@
 # uninterrupted sweep; a directory holding other files is refused unless
 # --force and left untouched; a rerun replaces an earlier output whole.
 set -uo pipefail
-bin=$(realpath "$1")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 valid_csv() { # every row has as many fields as the header
   awk -F, 'NR==1{n=NF} NF!=n{bad=1} END{exit bad}' "$1" || fail "$1 is not rectangular CSV"
 }
@@ -58,5 +54,4 @@ grep -q -- '--force' <<<"$out" || fail "no pointer to --force: $out"
 "$bin" run storm --set run.duration=80s -o "$tmp/again" > /dev/null || fail "rerun into an earlier output"
 [ -e "$tmp/again/replications.csv" ] && fail "a rerun left a file of the earlier output (a mix)"
 ls -d "$tmp"/again.* 2> /dev/null && fail "work directories left behind"
-echo "$fails failure(s)"
-[ "$fails" = 0 ]
+finish

@@ -3,11 +3,7 @@
 # ways through GNU parallel and merged; tune's recommendation on a grid
 # whose answer is known; run --reps; bad grids and shards.
 set -uo pipefail
-bin=$(realpath "$1")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 grid=(--set run.duration=80s --grid layer.app.attempts=1..3 --grid layer.app.timeout=200ms..800ms*2 --reps 3)
 "$bin" sweep storm "${grid[@]}" -j 1 -o "$tmp/j1" --quiet > /dev/null || fail "sweep -j 1"
 "$bin" sweep storm "${grid[@]}" -j 2 -o "$tmp/j2" --quiet > /dev/null || fail "sweep -j 2"
@@ -52,5 +48,4 @@ expect2 'K/N with 1 <= K <= N' "$bin" sweep storm --grid layer.app.attempts=1..2
 expect2 'K/N with 1 <= K <= N' "$bin" sweep storm --grid layer.app.attempts=1..2 --shard 0/4
 expect2 'max:METRIC or min:METRIC' "$bin" tune storm --grid layer.app.attempts=1..2 --objective ok_share
 expect2 'METRIC<=VALUE' "$bin" tune storm --grid layer.app.attempts=1..2 --objective max:ok_share --constraint 'lat_p99<800ms'
-echo "$fails failure(s)"
-[ "$fails" = 0 ]
+finish
