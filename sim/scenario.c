@@ -1037,6 +1037,10 @@ static void check_all(struct apply_ctx *ac)
     bool occ = sc->server_model == MODEL_OCC;
     if (sc->model == LOAD_OPEN && !occ && !given(ac, S_LOAD, "rate"))
         diag_add(d, "%s: [load] rate is required when model = open (e.g. rate = 800/s)", at(ac, "model", w, sizeof w));
+    if (sc->model == LOAD_CLOSED && given(ac, S_LOAD, "think") && !(dist_mean_ns(&sc->think) > 0))
+        diag_add(d, "%s: [load] think = %s: a closed loop needs think times with a mean > 0 "
+                    "(a client whose request fails at once would send again at the same instant, for ever)",
+                 at(ac, "think", w, sizeof w), dist_format(&sc->think, a, sizeof a));
     if (sc->model == LOAD_CLOSED && !given(ac, S_LOAD, "think"))
         diag_add(d, "%s: [load] think is required when model = closed (e.g. think = exp(1s))", at(ac, "model", w, sizeof w));
     if (!occ && !given(ac, S_SERVER, "service"))

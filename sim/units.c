@@ -77,8 +77,8 @@ bool units_parse_duration(const char *text, rs_time *out)
 {
     double v;
     const char *rest;
-    if (!leading_number(text, &v, &rest) || v < 0.0)
-        return false;
+    if (text[0] == '-' || !leading_number(text, &v, &rest) || v < 0.0)
+        return false; /* no sign at all: "-0ms" is not a duration either */
     if (*rest == '\0') {
         if (v != 0.0)
             return false; /* a unit is required for anything but 0 */

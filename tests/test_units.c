@@ -27,7 +27,7 @@ static void durations(void **state)
         assert_true(t == good[i].ns);
     }
     static const char *bad[] = {"", "5", "-1s", "1 s", " 1s", "1sec", "ms", "nan", "infs",
-                                "1e30s", "0x10s", "1.5.5s", "24001h"};
+                                "1e30s", "0x10s", "1.5.5s", "24001h", "-0ms", "-0"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         rs_time t;
         assert_false(units_parse_duration(bad[i], &t));
