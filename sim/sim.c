@@ -277,12 +277,26 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
     else
         load_start(s);
     uint64_t next_report = 1u << 20;
+    /* more than any herd of every client could cause at one instant */
+    uint64_t same_instant = 0, same_limit = 10000000ULL + 64ULL * s->sc.clients;
     while (evq_next_time(&s->q) < s->sc.duration) {
         if ((s->m.events & 4095) == 0 && s->stop != NULL && *s->stop) {
             s->interrupted = true;
             break;
         }
         evq_pop(&s->q, &ev);
+        /* Simulated time must advance: a model that keeps making events at
+         * one instant (a closed loop whose think times are nearly always 0,
+         * say) would otherwise never end. */
+        if (ev.t != s->now) {
+            same_instant = 0;
+        } else if (++same_instant > same_limit) {
+            snprintf(err, errsz,
+                     "simulated time stopped advancing at %.9g s: %llu events at the same instant "
+                     "(are the think times nearly always 0?)",
+                     units_seconds(ev.t), (unsigned long long)same_instant);
+            return -1;
+        }
         if (ev.t >= (rs_time)(s->sampled + 1) * s->sc.bucket)
             sample_layers(s, (size_t)(ev.t / s->sc.bucket));
         metrics_advance(&s->m, ev.t, s->q_len, s->busy, s->in_flight);

@@ -28,6 +28,9 @@ expect 2 "did you mean 'attempts'" -- "$bin" run storm --set layer.app.atempts=1
 [ -e "$tmp/refused" ] && fail "a refused run created its output directory"
 expect 2 'run.seed=abc' -- "$bin" run storm --seed abc -o "$tmp/refused"
 expect 1 'cannot create directory' -- "$bin" run storm --set run.duration=100s -o /proc/retrystorm-test
+# A model whose time stops advancing is stopped with a message, not left hanging.
+printf '[run]\nduration = 2s\n[load]\nmodel = closed\nclients = 50\nthink = bimodal(0, 1s, 0.0000001)\n[phase down]\nstart = 0\nend = 2s\noutage = refuse\n[server]\nservice = exp(1ms)\n' > "$tmp/zero.ini"
+expect 1 'simulated time stopped advancing' -- "$bin" run "$tmp/zero.ini" -o "$tmp/zero"
 # The default: no arguments runs storm into out/storm and it does not recover.
 ( cd "$tmp" && expect 0 'did NOT recover' -- "$bin" )
 for f in timeseries.csv summary.csv latency.csv attempts.csv scenario.ini; do

@@ -66,8 +66,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             char err[512];
             struct sim *s = sim_create(&sc, 0, err, sizeof err);
             if (s != NULL) {
-                if (sim_run(s, NULL, NULL, err, sizeof err) != 0) {
-                    fprintf(stderr, "%s\n", err); /* conservation broken */
+                /* a run may refuse to go on when time stops advancing;
+                 * any other failure is a broken invariant */
+                if (sim_run(s, NULL, NULL, err, sizeof err) != 0 &&
+                    strstr(err, "stopped advancing") == NULL) {
+                    fprintf(stderr, "%s\n", err);
                     abort();
                 }
                 sim_destroy(s);
