@@ -277,8 +277,8 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
     else
         load_start(s);
     uint64_t next_report = 1u << 20;
-    /* more than any herd of every client could cause at one instant */
-    uint64_t same_instant = 0, same_limit = 10000000ULL + 64ULL * s->sc.clients;
+    /* more than a herd of every client causes at one instant */
+    uint64_t same_instant = 0, same_limit = 2000000ULL + 64ULL * s->sc.clients;
     while (evq_next_time(&s->q) < s->sc.duration) {
         if ((s->m.events & 4095) == 0 && s->stop != NULL && *s->stop) {
             s->interrupted = true;
@@ -293,7 +293,7 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
         } else if (++same_instant > same_limit) {
             snprintf(err, errsz,
                      "simulated time stopped advancing at %.9g s: %llu events at the same instant "
-                     "(are the think times nearly always 0?)",
+                     "(think times nearly always 0, or immediate retries without backoff through many layers?)",
                      units_seconds(ev.t), (unsigned long long)same_instant);
             return -1;
         }
