@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "mem.h"
+
 #define NOPOS UINT32_MAX
 #define NIL UINT32_MAX
 #define IN_LANE 0x80000000u
@@ -17,7 +19,7 @@ static void *grow(void *p, uint32_t *cap, size_t elem)
         fprintf(stderr, "retrystorm: event queue exceeds %u entries\n", *cap);
         abort();
     }
-    void *np = realloc(p, (size_t)ncap * elem);
+    void *np = mem_grow(p, (size_t)*cap * elem, (size_t)ncap * elem);
     if (np == NULL) {
         fprintf(stderr, "retrystorm: out of memory growing the event queue to %zu bytes\n",
                 (size_t)ncap * elem);
@@ -77,10 +79,10 @@ void evq_init(struct evq *q)
 
 void evq_fini(struct evq *q)
 {
-    free(q->nodes);
-    free(q->heap);
-    free(q->pos);
-    free(q->free_slots);
+    mem_free(q->nodes, (size_t)q->nodes_cap * sizeof *q->nodes);
+    mem_free(q->heap, (size_t)q->cap * sizeof *q->heap);
+    mem_free(q->pos, (size_t)q->slot_cap * sizeof *q->pos);
+    mem_free(q->free_slots, (size_t)q->slot_cap * sizeof *q->free_slots);
     *q = (struct evq){0};
 }
 

@@ -14,7 +14,8 @@
  * lanes' heads by (time, sequence), so the order of events is exactly the
  * heap-only order; a push earlier than its lane's last goes to the heap.
  *
- * Storage: arrays that grow by doubling and never shrink (the heap of
+ * Storage: arrays (mem.h: huge pages when large) that grow by doubling
+ * and never shrink (the heap of
  * 32-byte entries, lane nodes of 40 bytes, a slot → position map). Steady
  * state does no allocation; memory follows the peak number of pending
  * events.

@@ -17,6 +17,8 @@
 #include <gsl/gsl_randist.h>
 #include <math.h>
 
+#include <string.h>
+
 #include "simctx.h"
 
 static rs_time interarrival(struct sim *s)
@@ -47,7 +49,7 @@ static void start_request(struct sim *s, uint32_t client)
 {
     uint32_t ri = pool_alloc(&s->requests);
     struct request *r = pool_at(&s->requests, ri);
-    *r = (struct request){0};
+    memset(r, 0, request_size(s->sc.nlayers));
     r->t_start = s->now;
     r->client = client;
     r->counted = s->now >= s->sc.warmup;

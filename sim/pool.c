@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void *xrealloc(void *ptr, size_t bytes)
+#include "mem.h"
+
+static void *xgrow(void *ptr, size_t old, size_t bytes)
 {
-    void *np = realloc(ptr, bytes);
+    void *np = mem_grow(ptr, old, bytes);
     if (np == NULL) {
         fprintf(stderr, "retrystorm: out of memory (asked for %zu bytes for an object pool)\n", bytes);
         abort();
@@ -21,14 +23,18 @@ void pool_init(struct pool *p, size_t size)
 {
     memset(p, 0, sizeof *p);
     p->size = size;
+    p->bits = 12;
+    while (p->bits < 31 && (size << p->bits) < MEM_HUGE)
+        p->bits++;
+    p->mask = (1u << p->bits) - 1;
 }
 
 void pool_fini(struct pool *p)
 {
     for (uint32_t c = 0; c < p->nchunks; c++)
-        free(p->chunks[c]);
-    free(p->chunks);
-    free(p->free_idx);
+        mem_free(p->chunks[c], p->size << p->bits);
+    mem_free(p->chunks, p->chunks_cap * sizeof *p->chunks);
+    mem_free(p->free_idx, p->free_cap * sizeof *p->free_idx);
     memset(p, 0, sizeof *p);
 }
 
@@ -43,15 +49,16 @@ uint32_t pool_alloc(struct pool *p)
             abort();
         }
         i = p->used++;
-        if ((i >> POOL_CHUNK_BITS) >= p->nchunks) {
+        if ((i >> p->bits) >= p->nchunks) {
             if (p->nchunks == p->chunks_cap) {
+                size_t old = p->chunks_cap * sizeof *p->chunks;
                 p->chunks_cap = p->chunks_cap ? p->chunks_cap * 2 : 16;
-                p->chunks = xrealloc(p->chunks, p->chunks_cap * sizeof *p->chunks);
+                p->chunks = xgrow(p->chunks, old, p->chunks_cap * sizeof *p->chunks);
             }
-            p->chunks[p->nchunks] = calloc(POOL_CHUNK, p->size);
+            p->chunks[p->nchunks] = mem_alloc(p->size << p->bits);
             if (p->chunks[p->nchunks] == NULL) {
                 fprintf(stderr, "retrystorm: out of memory (asked for %zu bytes for an object pool)\n",
-                        (size_t)POOL_CHUNK * p->size);
+                        p->size << p->bits);
                 abort();
             }
             p->nchunks++;
@@ -64,8 +71,9 @@ uint32_t pool_alloc(struct pool *p)
 void pool_free(struct pool *p, uint32_t i)
 {
     if (p->nfree == p->free_cap) {
+        size_t old = p->free_cap * sizeof *p->free_idx;
         p->free_cap = p->free_cap ? p->free_cap * 2 : 1024;
-        p->free_idx = xrealloc(p->free_idx, p->free_cap * sizeof *p->free_idx);
+        p->free_idx = xgrow(p->free_idx, old, p->free_cap * sizeof *p->free_idx);
     }
     p->free_idx[p->nfree++] = i;
     p->live--;

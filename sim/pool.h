@@ -1,8 +1,10 @@
 /*
  * pool — a free-list pool of fixed-size objects addressed by 32-bit index.
  *
- * Objects live in chunks of 4096 that are never moved, so a pointer to an
- * object stays valid while other objects are allocated. Freed indices are
+ * Objects live in chunks that are never moved, so a pointer to an object
+ * stays valid while other objects are allocated. A chunk holds a power of
+ * two of objects, at least 4096 and enough to fill 2 MiB, so that chunks
+ * are backed by huge pages (see mem.h). Freed indices are
  * reused last-in first-out. Memory follows the peak number of live objects;
  * the steady state does not call malloc. alloc, free and at are O(1)
  * (amortised O(1) for alloc when a chunk is added).
@@ -13,11 +15,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define POOL_CHUNK_BITS 12
-#define POOL_CHUNK (1u << POOL_CHUNK_BITS)
-
 struct pool {
     size_t size;        /* bytes per object */
+    unsigned bits;      /* log2 of the objects per chunk */
+    uint32_t mask;      /* objects per chunk - 1 */
     char **chunks;
     uint32_t nchunks, chunks_cap;
     uint32_t *free_idx;
@@ -37,7 +38,7 @@ void pool_free(struct pool *p, uint32_t i);
 
 static inline void *pool_at(const struct pool *p, uint32_t i)
 {
-    return p->chunks[i >> POOL_CHUNK_BITS] + (size_t)(i & (POOL_CHUNK - 1)) * p->size;
+    return p->chunks[i >> p->bits] + (size_t)(i & p->mask) * p->size;
 }
 
 #endif

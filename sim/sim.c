@@ -118,7 +118,7 @@ struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *er
     s->sc = *sc;
     s->replication = replication;
     evq_init(&s->q);
-    pool_init(&s->requests, sizeof(struct request));
+    pool_init(&s->requests, request_size(sc->nlayers));
     pool_init(&s->calls, sizeof(struct call));
     pool_init(&s->jobs, sizeof(struct job));
     pool_init(&s->msgs, sizeof(struct msg));

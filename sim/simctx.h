@@ -64,8 +64,14 @@ struct request {
     uint8_t key_state; /* the server's idempotency-key store entry for it */
     uint8_t stored;    /* the stored answer's class */
     uint32_t side_effects;
-    uint64_t n[SCENARIO_MAX_LAYERS + 1]; /* attempts at each layer, then at the server */
+    uint64_t n[]; /* attempts at each layer, then at the server: nlayers + 1 of them
+                   * (the pool's object size is request_size) */
 };
+
+static inline size_t request_size(unsigned nlayers)
+{
+    return sizeof(struct request) + (nlayers + 1) * sizeof(uint64_t);
+}
 
 struct call {
     uint32_t gen;       /* bumped when freed: names this incarnation */
