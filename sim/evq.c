@@ -136,6 +136,8 @@ static void unlink_node(struct evq *q, unsigned lane, uint32_t i)
         q->nodes[nd->next].prev = nd->prev;
     else
         q->lane_tail[lane] = nd->prev;
+    if (q->lane_head[lane] == NIL)
+        q->lane_mask &= ~(1u << lane);
     q->pos[nd->e.slot] = NOPOS;
     q->free_slots[q->nfree++] = nd->e.slot;
     nd->next = q->free_node;
@@ -147,10 +149,11 @@ static int first_lane(const struct evq *q)
 {
     int best = -1;
     const struct evq_event *b = q->n ? &q->heap[0] : NULL;
-    for (unsigned l = 0; l < q->nlanes; l++) {
-        uint32_t h = q->lane_head[l];
-        if (h != NIL && (b == NULL || before(&q->nodes[h].e, b))) {
-            b = &q->nodes[h].e;
+    for (uint32_t m = q->lane_mask; m != 0; m &= m - 1) {
+        unsigned l = (unsigned)__builtin_ctz(m);
+        const struct evq_event *e = &q->nodes[q->lane_head[l]].e;
+        if (b == NULL || before(e, b)) {
+            b = e;
             best = (int)l;
         }
     }
@@ -188,6 +191,7 @@ evq_handle evq_push_lane(struct evq *q, unsigned lane, rs_time t, uint32_t type,
         q->lane_head[lane] = i;
     q->lane_tail[lane] = i;
     q->lane_last[lane] = t;
+    q->lane_mask |= 1u << lane;
     if (lane >= q->nlanes)
         q->nlanes = lane + 1;
     q->pos[nd->e.slot] = IN_LANE | i;
@@ -215,6 +219,24 @@ bool evq_pop(struct evq *q, struct evq_event *ev)
         return true;
     }
     if (q->n == 0)
+        return false;
+    *ev = q->heap[0];
+    remove_at(q, 0);
+    return true;
+}
+
+bool evq_pop_before(struct evq *q, rs_time limit, struct evq_event *ev)
+{
+    int l = first_lane(q);
+    if (l >= 0) {
+        uint32_t i = q->lane_head[l];
+        if (q->nodes[i].e.t >= limit)
+            return false;
+        *ev = q->nodes[i].e;
+        unlink_node(q, (unsigned)l, i);
+        return true;
+    }
+    if (q->n == 0 || q->heap[0].t >= limit)
         return false;
     *ev = q->heap[0];
     remove_at(q, 0);
@@ -266,6 +288,8 @@ bool evq_check(const struct evq *q)
                 return false;
         }
         if (q->lane_tail[l] != prev || (prev != NIL && lane_of(q, prev) != (int)l))
+            return false;
+        if (((q->lane_mask >> l) & 1u) != (q->lane_head[l] != NIL))
             return false;
     }
     return true;

@@ -21,7 +21,7 @@
  * events.
  *
  * Costs: heap push/pop/cancel O(log n), lane push/pop/cancel O(1); a pop or
- * a peek also looks at each lane in use.
+ * a peek also looks at the head of each non-empty lane.
  */
 #ifndef RS_EVQ_H
 #define RS_EVQ_H
@@ -67,6 +67,7 @@ struct evq {
     uint32_t lane_head[EVQ_LANES], lane_tail[EVQ_LANES];
     rs_time lane_last[EVQ_LANES];
     uint32_t nlanes;     /* lanes used: 0 .. nlanes - 1 */
+    uint32_t lane_mask;  /* bit l: lane l is not empty */
 };
 
 void evq_init(struct evq *q);
@@ -83,6 +84,11 @@ evq_handle evq_push_lane(struct evq *q, unsigned lane, rs_time t, uint32_t type,
 
 /* Removes the earliest event into *ev; false when the queue is empty. */
 bool evq_pop(struct evq *q, struct evq_event *ev);
+
+/* Removes the earliest event into *ev if it comes before `limit`; false
+ * (leaving the queue as it is) when none does. One look at the lanes
+ * instead of the two of evq_next_time and evq_pop. */
+bool evq_pop_before(struct evq *q, rs_time limit, struct evq_event *ev);
 
 /* Cancels the event h names if it is still pending; returns whether it was. */
 bool evq_cancel(struct evq *q, evq_handle h);

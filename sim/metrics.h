@@ -69,6 +69,7 @@ struct metrics {
     /* level integration */
     rs_time last_t;
     size_t cur; /* the bucket holding last_t */
+    rs_time cur_end; /* min(end of bucket cur, duration) */
     struct lat_hist bucket_lat;
 
     /* totals over requests that arrived at or after warmup */
@@ -95,8 +96,22 @@ void metrics_fini(struct metrics *m);
 
 /* Integrates the levels from the last call up to now (monotone), closing
  * the buckets passed on the way. */
-void metrics_advance(struct metrics *m, rs_time now, uint32_t queue, uint32_t busy,
-                     uint64_t inflight);
+void metrics_advance_slow(struct metrics *m, rs_time now, uint32_t queue, uint32_t busy,
+                          uint64_t inflight);
+static inline void metrics_advance(struct metrics *m, rs_time now, uint32_t queue, uint32_t busy,
+                                   uint64_t inflight)
+{
+    if (now < m->cur_end) { /* within the current bucket: the common case, inline */
+        double dt = (double)(now - m->last_t);
+        struct bucket *b = &m->b[m->cur];
+        b->area_queue += dt * queue;
+        b->area_busy += dt * busy;
+        b->area_inflight += dt * (double)inflight;
+        m->last_t = now;
+        return;
+    }
+    metrics_advance_slow(m, now, queue, busy, inflight);
+}
 
 /* The bucket holding the current time (after metrics_advance). */
 static inline struct bucket *metrics_cur(struct metrics *m) { return &m->b[m->cur]; }

@@ -279,12 +279,13 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
     uint64_t next_report = 1u << 20;
     /* more than a herd of every client causes at one instant */
     uint64_t same_instant = 0, same_limit = 2000000ULL + 64ULL * s->sc.clients;
-    while (evq_next_time(&s->q) < s->sc.duration) {
+    for (;;) {
         if ((s->m.events & 4095) == 0 && s->stop != NULL && *s->stop) {
-            s->interrupted = true;
+            s->interrupted = evq_next_time(&s->q) < s->sc.duration;
             break;
         }
-        evq_pop(&s->q, &ev);
+        if (!evq_pop_before(&s->q, s->sc.duration, &ev))
+            break;
         /* Simulated time must advance: a model that keeps making events at
          * one instant (a closed loop whose think times are nearly always 0,
          * say) would otherwise never end. */

@@ -64,14 +64,6 @@ bool units_parse_int(const char *text, long long lo, long long hi, long long *ou
     return true;
 }
 
-rs_time units_from_ns(double ns)
-{
-    if (!(ns > 0.0))
-        return 0;
-    if (ns >= (double)RS_TIME_LIMIT)
-        return RS_TIME_LIMIT;
-    return (rs_time)llround(ns);
-}
 
 bool units_parse_duration(const char *text, rs_time *out)
 {

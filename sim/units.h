@@ -52,8 +52,19 @@ static inline rs_time units_add(rs_time a, rs_time b)
     return (b > RS_TIME_NEVER - a) ? RS_TIME_NEVER : a + b;
 }
 
-/* Rounds a non-negative double count of nanoseconds to rs_time, clamped to
- * [0, RS_TIME_LIMIT]; NaN becomes 0. */
-rs_time units_from_ns(double ns);
+/* Rounds a non-negative double count of nanoseconds to rs_time, half away
+ * from zero as llround does, clamped to [0, RS_TIME_LIMIT]; NaN becomes 0.
+ * Inline and without a libm call: it runs for every sampled delay. The
+ * fraction ns - trunc(ns) is exact in binary floating point, so the result
+ * is llround's. */
+static inline rs_time units_from_ns(double ns)
+{
+    if (!(ns > 0.0))
+        return 0;
+    if (ns >= (double)RS_TIME_LIMIT)
+        return RS_TIME_LIMIT;
+    rs_time r = (rs_time)ns;
+    return ns - (double)r >= 0.5 ? r + 1 : r;
+}
 
 #endif
