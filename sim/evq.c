@@ -8,7 +8,9 @@
 
 #include "mem.h"
 
-#define NOPOS UINT32_MAX
+#define NOPOS UINT32_MAX       /* the slot is free */
+#define IN_HEAP 0x7FFFFFFFu    /* the slot's event is pending in the heap */
+#define CANCELLED 0x7FFFFFFEu  /* cancelled; still in the heap until it surfaces */
 #define NIL UINT32_MAX
 #define IN_LANE 0x80000000u
 
@@ -34,38 +36,35 @@ static inline bool before(const struct evq_event *a, const struct evq_event *b)
     return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
-static inline void place(struct evq *q, uint32_t i, const struct evq_event *e)
-{
-    q->heap[i] = *e;
-    q->pos[e->slot] = i;
-}
-
+/* The heap is 1-based (heap[0] unused): the children of i are 2i and
+ * 2i + 1, so with 32-byte entries and an aligned array a pair of siblings
+ * shares one cache line. Entries move without touching the slot map. */
 static void sift_up(struct evq *q, uint32_t i, struct evq_event e)
 {
-    while (i > 0) {
-        uint32_t parent = (i - 1) / 2;
+    while (i > 1) {
+        uint32_t parent = i / 2;
         if (!before(&e, &q->heap[parent]))
             break;
-        place(q, i, &q->heap[parent]);
+        q->heap[i] = q->heap[parent];
         i = parent;
     }
-    place(q, i, &e);
+    q->heap[i] = e;
 }
 
 static void sift_down(struct evq *q, uint32_t i, struct evq_event e)
 {
     for (;;) {
-        uint32_t c = 2 * i + 1;
-        if (c >= q->n)
+        uint32_t c = 2 * i;
+        if (c > q->n)
             break;
-        if (c + 1 < q->n && before(&q->heap[c + 1], &q->heap[c]))
+        if (c + 1 <= q->n && before(&q->heap[c + 1], &q->heap[c]))
             c++;
         if (!before(&q->heap[c], &e))
             break;
-        place(q, i, &q->heap[c]);
+        q->heap[i] = q->heap[c];
         i = c;
     }
-    place(q, i, &e);
+    q->heap[i] = e;
 }
 
 void evq_init(struct evq *q)
@@ -82,45 +81,64 @@ void evq_fini(struct evq *q)
     mem_free(q->nodes, (size_t)q->nodes_cap * sizeof *q->nodes);
     mem_free(q->heap, (size_t)q->cap * sizeof *q->heap);
     mem_free(q->pos, (size_t)q->slot_cap * sizeof *q->pos);
+    mem_free(q->slot_seq, (size_t)q->slot_cap * sizeof *q->slot_seq);
     mem_free(q->free_slots, (size_t)q->slot_cap * sizeof *q->free_slots);
     *q = (struct evq){0};
 }
 
-static uint32_t take_slot(struct evq *q)
+static uint32_t take_slot(struct evq *q, uint64_t seq, uint32_t where)
 {
-    if (q->nfree > 0)
-        return q->free_slots[--q->nfree];
-    if (q->nslots == q->slot_cap) {
-        uint32_t c2 = q->slot_cap;
-        q->pos = grow(q->pos, &q->slot_cap, sizeof *q->pos);
-        q->free_slots = grow(q->free_slots, &c2, sizeof *q->free_slots);
+    uint32_t slot;
+    if (q->nfree > 0) {
+        slot = q->free_slots[--q->nfree];
+    } else {
+        if (q->nslots == q->slot_cap) {
+            uint32_t c2 = q->slot_cap, c3 = q->slot_cap;
+            q->pos = grow(q->pos, &q->slot_cap, sizeof *q->pos);
+            q->slot_seq = grow(q->slot_seq, &c2, sizeof *q->slot_seq);
+            q->free_slots = grow(q->free_slots, &c3, sizeof *q->free_slots);
+        }
+        slot = q->nslots++;
     }
-    return q->nslots++;
+    q->pos[slot] = where;
+    q->slot_seq[slot] = seq;
+    return slot;
+}
+
+static inline void release_slot(struct evq *q, uint32_t slot)
+{
+    q->pos[slot] = NOPOS;
+    q->free_slots[q->nfree++] = slot;
 }
 
 evq_handle evq_push(struct evq *q, rs_time t, uint32_t type, uint32_t obj, uint32_t aux)
 {
-    if (q->n == q->cap)
+    if (q->n + 1 >= q->cap)
         q->heap = grow(q->heap, &q->cap, sizeof *q->heap);
-    struct evq_event e = {t, q->next_seq++, take_slot(q), type, obj, aux};
+    uint64_t seq = q->next_seq++;
+    struct evq_event e = {t, seq, take_slot(q, seq, IN_HEAP), type, obj, aux};
     q->n++;
-    sift_up(q, q->n - 1, e);
+    sift_up(q, q->n, e);
     return (evq_handle){e.seq, e.slot};
 }
 
-static void remove_at(struct evq *q, uint32_t i)
+/* Removes the heap's top, whose slot the caller has dealt with. */
+static void remove_top(struct evq *q)
 {
-    uint32_t slot = q->heap[i].slot;
-    q->pos[slot] = NOPOS;
-    q->free_slots[q->nfree++] = slot;
     q->n--;
-    if (i == q->n)
-        return;
-    struct evq_event last = q->heap[q->n];
-    if (i > 0 && before(&last, &q->heap[(i - 1) / 2]))
-        sift_up(q, i, last);
-    else
-        sift_down(q, i, last);
+    if (q->n > 0)
+        sift_down(q, 1, q->heap[q->n + 1]);
+}
+
+/* Drops cancelled events from the top of the heap, so that heap[1] (if
+ * any) is pending. Amortised O(log n) per cancelled event. */
+static void purge(struct evq *q)
+{
+    while (q->n > 0 && q->pos[q->heap[1].slot] == CANCELLED) {
+        release_slot(q, q->heap[1].slot);
+        q->ncancelled--;
+        remove_top(q);
+    }
 }
 
 /* ---- lanes ---- */
@@ -138,8 +156,7 @@ static void unlink_node(struct evq *q, unsigned lane, uint32_t i)
         q->lane_tail[lane] = nd->prev;
     if (q->lane_head[lane] == NIL)
         q->lane_mask &= ~(1u << lane);
-    q->pos[nd->e.slot] = NOPOS;
-    q->free_slots[q->nfree++] = nd->e.slot;
+    release_slot(q, nd->e.slot);
     nd->next = q->free_node;
     q->free_node = i;
 }
@@ -148,7 +165,7 @@ static void unlink_node(struct evq *q, unsigned lane, uint32_t i)
 static int first_lane(const struct evq *q)
 {
     int best = -1;
-    const struct evq_event *b = q->n ? &q->heap[0] : NULL;
+    const struct evq_event *b = q->n ? &q->heap[1] : NULL;
     for (uint32_t m = q->lane_mask; m != 0; m &= m - 1) {
         unsigned l = (unsigned)__builtin_ctz(m);
         const struct evq_event *e = &q->nodes[q->lane_head[l]].e;
@@ -160,12 +177,13 @@ static int first_lane(const struct evq *q)
     return best;
 }
 
-rs_time evq_next_time(const struct evq *q)
+rs_time evq_next_time(struct evq *q)
 {
+    purge(q);
     int l = first_lane(q);
     if (l >= 0)
         return q->nodes[q->lane_head[l]].e.t;
-    return q->n ? q->heap[0].t : RS_TIME_NEVER;
+    return q->n ? q->heap[1].t : RS_TIME_NEVER;
 }
 
 evq_handle evq_push_lane(struct evq *q, unsigned lane, rs_time t, uint32_t type, uint32_t obj,
@@ -182,7 +200,8 @@ evq_handle evq_push_lane(struct evq *q, unsigned lane, rs_time t, uint32_t type,
         i = q->nodes_used++;
     }
     struct evq_lane_node *nd = &q->nodes[i];
-    nd->e = (struct evq_event){t, q->next_seq++, take_slot(q), type, obj, aux};
+    uint64_t seq = q->next_seq++;
+    nd->e = (struct evq_event){t, seq, take_slot(q, seq, IN_LANE | i), type, obj, aux};
     nd->next = NIL;
     nd->prev = q->lane_tail[lane];
     if (nd->prev != NIL)
@@ -194,7 +213,6 @@ evq_handle evq_push_lane(struct evq *q, unsigned lane, rs_time t, uint32_t type,
     q->lane_mask |= 1u << lane;
     if (lane >= q->nlanes)
         q->nlanes = lane + 1;
-    q->pos[nd->e.slot] = IN_LANE | i;
     return (evq_handle){nd->e.seq, nd->e.slot};
 }
 
@@ -209,39 +227,33 @@ static int lane_of(const struct evq *q, uint32_t i)
     return -1;
 }
 
-bool evq_pop(struct evq *q, struct evq_event *ev)
+/* Pops the earliest event if `all` or if it comes before `limit`. */
+static inline bool pop_first(struct evq *q, rs_time limit, bool all, struct evq_event *ev)
 {
+    purge(q);
     int l = first_lane(q);
     if (l >= 0) {
         uint32_t i = q->lane_head[l];
-        *ev = q->nodes[i].e;
-        unlink_node(q, (unsigned)l, i);
-        return true;
-    }
-    if (q->n == 0)
-        return false;
-    *ev = q->heap[0];
-    remove_at(q, 0);
-    return true;
-}
-
-bool evq_pop_before(struct evq *q, rs_time limit, struct evq_event *ev)
-{
-    int l = first_lane(q);
-    if (l >= 0) {
-        uint32_t i = q->lane_head[l];
-        if (q->nodes[i].e.t >= limit)
+        if (!all && q->nodes[i].e.t >= limit)
             return false;
         *ev = q->nodes[i].e;
         unlink_node(q, (unsigned)l, i);
         return true;
     }
-    if (q->n == 0 || q->heap[0].t >= limit)
+    if (q->n == 0 || (!all && q->heap[1].t >= limit))
         return false;
-    *ev = q->heap[0];
-    remove_at(q, 0);
+    *ev = q->heap[1];
+    release_slot(q, ev->slot);
+    remove_top(q);
     return true;
 }
+
+bool evq_pop_before(struct evq *q, rs_time limit, struct evq_event *ev)
+{
+    return pop_first(q, limit, false, ev);
+}
+
+bool evq_pop(struct evq *q, struct evq_event *ev) { return pop_first(q, 0, true, ev); }
 
 bool evq_cancel(struct evq *q, evq_handle h)
 {
@@ -265,20 +277,26 @@ bool evq_cancel(struct evq *q, evq_handle h)
         unlink_node(q, lane, node); /* the lane only matters at an end */
         return true;
     }
-    if (q->heap[i].seq != h.seq)
-        return false;
-    remove_at(q, i);
+    if (i != IN_HEAP || q->slot_seq[h.slot] != h.seq)
+        return false; /* cancelled already, or the slot names a later event */
+    q->pos[h.slot] = CANCELLED; /* dropped when it reaches the top */
+    q->ncancelled++;
     return true;
 }
 
 bool evq_check(const struct evq *q)
 {
-    for (uint32_t i = 0; i < q->n; i++) {
-        if (q->pos[q->heap[i].slot] != i)
+    uint32_t cancelled = 0;
+    for (uint32_t i = 1; i <= q->n; i++) {
+        uint32_t slot = q->heap[i].slot, p = q->pos[slot];
+        if ((p != IN_HEAP && p != CANCELLED) || q->slot_seq[slot] != q->heap[i].seq)
             return false;
-        if (i > 0 && before(&q->heap[i], &q->heap[(i - 1) / 2]))
+        cancelled += p == CANCELLED;
+        if (i > 1 && before(&q->heap[i], &q->heap[i / 2]))
             return false;
     }
+    if (cancelled != q->ncancelled)
+        return false;
     for (unsigned l = 0; l < q->nlanes; l++) { /* each lane in order, linked both ways */
         uint32_t prev = NIL;
         for (uint32_t i = q->lane_head[l]; i != NIL; prev = i, i = q->nodes[i].next) {

@@ -1,11 +1,15 @@
 /*
- * evq — the event queue: a binary min-heap ordered by (time, sequence).
+ * evq — the event queue: a binary min-heap ordered by (time, sequence),
+ * with FIFO lanes beside it.
  *
  * Every pushed event gets a rising sequence number, so events at the same
  * time fire first-in first-out and results never depend on the heap's
- * internal order. A push returns a handle; evq_cancel removes the event in
- * O(log n) if it is still pending and does nothing otherwise (a stale handle
- * is harmless: it names a sequence number that no pending event has).
+ * internal order. A push returns a handle (sequence, slot); evq_cancel
+ * cancels the event if it is still pending and does nothing otherwise (a
+ * stale handle is harmless: it names a sequence number that no pending
+ * event has). A cancelled heap event is marked in its slot and dropped when
+ * it reaches the top, so heap entries move without bookkeeping; memory
+ * holds pending events plus cancelled ones whose time has not come.
  *
  * Lanes: events that a caller schedules at non-decreasing times (each
  * layer's timeouts are now + the same duration) can go to one of a few
@@ -15,13 +19,14 @@
  * heap-only order; a push earlier than its lane's last goes to the heap.
  *
  * Storage: arrays (mem.h: huge pages when large) that grow by doubling
- * and never shrink (the heap of
- * 32-byte entries, lane nodes of 40 bytes, a slot → position map). Steady
- * state does no allocation; memory follows the peak number of pending
- * events.
+ * and never shrink: the heap of 32-byte entries (1-based, so siblings share
+ * a cache line), lane nodes of 40 bytes, and per slot a state and a
+ * sequence number (12 bytes). Steady state does no allocation.
  *
- * Costs: heap push/pop/cancel O(log n), lane push/pop/cancel O(1); a pop or
- * a peek also looks at the head of each non-empty lane.
+ * Costs: heap push O(log n) (O(1) on average for random times), pop
+ * O(log n), cancel O(1) (plus the pop that drops it later); lane push,
+ * pop and cancel O(1); a pop or a peek also looks at the head of each
+ * non-empty lane.
  */
 #ifndef RS_EVQ_H
 #define RS_EVQ_H
@@ -58,7 +63,9 @@ struct evq_lane_node {
 struct evq {
     struct evq_event *heap;
     uint32_t n, cap;
-    uint32_t *pos;       /* slot → heap index, EVQ_IN_LANE | node index, or UINT32_MAX when free */
+    uint32_t ncancelled; /* heap entries cancelled but not yet dropped */
+    uint32_t *pos;       /* slot → in the heap, cancelled, IN_LANE | node index, or free */
+    uint64_t *slot_seq;  /* slot → the sequence number of its event */
     uint32_t *free_slots;
     uint32_t nfree, nslots, slot_cap;
     uint64_t next_seq;
@@ -93,11 +100,9 @@ bool evq_pop_before(struct evq *q, rs_time limit, struct evq_event *ev);
 /* Cancels the event h names if it is still pending; returns whether it was. */
 bool evq_cancel(struct evq *q, evq_handle h);
 
-static inline uint32_t evq_size(const struct evq *q) { return q->n; }
-
 /* The time of the earliest pending event, or RS_TIME_NEVER when none.
- * O(lanes in use). */
-rs_time evq_next_time(const struct evq *q);
+ * O(lanes in use), after dropping cancelled events from the heap's top. */
+rs_time evq_next_time(struct evq *q);
 
 /* Checks the heap order and the position map; O(n). For tests and the
  * self-checking build. */

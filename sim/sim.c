@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
 #include "simctx.h"
 
 static int cmp_time(const void *a, const void *b)
@@ -50,11 +51,11 @@ static int layers_init(struct sim *s, char *err, size_t errsz)
         }
         if (l->budget->id != BUDGET_NONE) {
             rt->nbudgets = scope_count(sc, l, l->budget_scope, rt->ninstances);
-            rt->budgets = calloc(rt->nbudgets, sizeof *rt->budgets);
+            rt->budgets = mem_alloc((size_t)rt->nbudgets * sizeof *rt->budgets);
             if (rt->budgets == NULL)
                 goto oom;
             if (budget_needs_window(l->budget) &&
-                (rt->budget_windows = calloc(rt->nbudgets, sizeof *rt->budget_windows)) == NULL)
+                (rt->budget_windows = mem_alloc((size_t)rt->nbudgets * sizeof *rt->budget_windows)) == NULL)
                 goto oom;
             for (uint32_t j = 0; j < rt->nbudgets; j++)
                 budget_state_init(l->budget, &l->budget_p, &rt->budgets[j],
@@ -62,17 +63,17 @@ static int layers_init(struct sim *s, char *err, size_t errsz)
         }
         if (l->breaker->id != BREAKER_NONE) {
             rt->nbreakers = scope_count(sc, l, l->breaker_scope, rt->ninstances);
-            rt->breakers = calloc(rt->nbreakers, sizeof *rt->breakers);
+            rt->breakers = mem_alloc((size_t)rt->nbreakers * sizeof *rt->breakers);
             if (rt->breakers == NULL)
                 goto oom;
             if (breaker_needs_window(l->breaker, &l->breaker_p) &&
-                (rt->breaker_windows = calloc(rt->nbreakers, sizeof *rt->breaker_windows)) == NULL)
+                (rt->breaker_windows = mem_alloc((size_t)rt->nbreakers * sizeof *rt->breaker_windows)) == NULL)
                 goto oom;
             for (uint32_t j = 0; j < rt->nbreakers; j++)
                 breaker_state_init(&rt->breakers[j],
                                    rt->breaker_windows ? &rt->breaker_windows[j] : NULL);
             if (l->breaker_p.window_calls > 0) {
-                rt->rings = calloc(rt->nbreakers, l->breaker_p.window_calls);
+                rt->rings = mem_alloc((size_t)rt->nbreakers * l->breaker_p.window_calls);
                 if (rt->rings == NULL)
                     goto oom;
             }
@@ -181,11 +182,12 @@ void sim_destroy(struct sim *s)
     free(s->think);
     free(s->occ);
     for (unsigned i = 0; i < SCENARIO_MAX_LAYERS; i++) {
-        free(s->lrt[i].budgets);
-        free(s->lrt[i].breakers);
-        free(s->lrt[i].rings);
-        free(s->lrt[i].budget_windows);
-        free(s->lrt[i].breaker_windows);
+        struct layer_rt *rt = &s->lrt[i];
+        mem_free(rt->budgets, (size_t)rt->nbudgets * sizeof *rt->budgets);
+        mem_free(rt->breakers, (size_t)rt->nbreakers * sizeof *rt->breakers);
+        mem_free(rt->rings, (size_t)rt->nbreakers * s->sc.layers[i].breaker_p.window_calls);
+        mem_free(rt->budget_windows, (size_t)rt->nbudgets * sizeof *rt->budget_windows);
+        mem_free(rt->breaker_windows, (size_t)rt->nbreakers * sizeof *rt->breaker_windows);
     }
     server_fini(s);
     metrics_fini(&s->m);

@@ -1,8 +1,8 @@
 /*
  * Event queue: order, FIFO ties and cancellation, against a trivially
  * correct reference (an unsorted array searched linearly for the minimum)
- * on random schedules of pushes (to the heap and to lanes), pops and
- * cancels.
+ * on random schedules of pushes (to the heap and to lanes), pops (of the
+ * earliest event, or of the earliest before a limit) and cancels.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -111,8 +111,15 @@ static void schedules(bool wide)
                                         (ref[i].t == ref[best].t && ref[i].seq < ref[best].seq)))
                         best = i;
                 struct evq_event ev;
-                bool got = evq_pop(&q, &ev);
-                assert_int_equal(got, best != SIZE_MAX);
+                bool got, expect = best != SIZE_MAX;
+                if (gsl_rng_uniform(r) < 0.3) { /* only an event before a limit */
+                    rs_time limit = now + (rs_time)gsl_rng_uniform_int(r, 60);
+                    got = evq_pop_before(&q, limit, &ev);
+                    expect = expect && ref[best].t < limit;
+                } else {
+                    got = evq_pop(&q, &ev);
+                }
+                assert_int_equal(got, expect);
                 if (got) {
                     assert_int_equal(ev.obj, ref[best].obj);
                     assert_true(ev.t == ref[best].t);
