@@ -36,35 +36,41 @@ static inline bool before(const struct evq_event *a, const struct evq_event *b)
     return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
-/* The heap is 1-based (heap[0] unused): the children of i are 2i and
+/* The heaps are 1-based (e[0] unused): the children of i are 2i and
  * 2i + 1, so with 32-byte entries and an aligned array a pair of siblings
  * shares one cache line. Entries move without touching the slot map. */
-static void sift_up(struct evq *q, uint32_t i, struct evq_event e)
+static void sift_up(struct evq_heap *h, uint32_t i, struct evq_event e)
 {
     while (i > 1) {
         uint32_t parent = i / 2;
-        if (!before(&e, &q->heap[parent]))
+        if (!before(&e, &h->e[parent]))
             break;
-        q->heap[i] = q->heap[parent];
+        h->e[i] = h->e[parent];
         i = parent;
     }
-    q->heap[i] = e;
+    h->e[i] = e;
 }
 
-static void sift_down(struct evq *q, uint32_t i, struct evq_event e)
+static void sift_down(struct evq_heap *h, uint32_t i, struct evq_event e)
 {
     for (;;) {
         uint32_t c = 2 * i;
-        if (c > q->n)
+        if (c > h->n)
             break;
-        if (c + 1 <= q->n && before(&q->heap[c + 1], &q->heap[c]))
+        /* The grandchildren's two lines: in flight while this level is
+         * compared (a deep heap misses the cache at every level). */
+        if (4 * i <= h->n) {
+            __builtin_prefetch(&h->e[4 * i]);
+            __builtin_prefetch(&h->e[4 * i + 2]);
+        }
+        if (c + 1 <= h->n && before(&h->e[c + 1], &h->e[c]))
             c++;
-        if (!before(&q->heap[c], &e))
+        if (!before(&h->e[c], &e))
             break;
-        q->heap[i] = q->heap[c];
+        h->e[i] = h->e[c];
         i = c;
     }
-    q->heap[i] = e;
+    h->e[i] = e;
 }
 
 void evq_init(struct evq *q)
@@ -79,7 +85,8 @@ void evq_init(struct evq *q)
 void evq_fini(struct evq *q)
 {
     mem_free(q->nodes, (size_t)q->nodes_cap * sizeof *q->nodes);
-    mem_free(q->heap, (size_t)q->cap * sizeof *q->heap);
+    mem_free(q->near.e, (size_t)q->near.cap * sizeof *q->near.e);
+    mem_free(q->far.e, (size_t)q->far.cap * sizeof *q->far.e);
     mem_free(q->pos, (size_t)q->slot_cap * sizeof *q->pos);
     mem_free(q->slot_seq, (size_t)q->slot_cap * sizeof *q->slot_seq);
     mem_free(q->free_slots, (size_t)q->slot_cap * sizeof *q->free_slots);
@@ -113,32 +120,49 @@ static inline void release_slot(struct evq *q, uint32_t slot)
 
 evq_handle evq_push(struct evq *q, rs_time t, uint32_t type, uint32_t obj, uint32_t aux)
 {
-    if (q->n + 1 >= q->cap)
-        q->heap = grow(q->heap, &q->cap, sizeof *q->heap);
+    /* Far events (a closed loop's think times, long backoffs) sit in their
+     * own heap, so that the many near ones (service completions) are
+     * pushed and popped in a small heap that stays in the cache. */
+    struct evq_heap *h = t - q->now >= EVQ_FAR ? &q->far : &q->near;
+    if (h->n + 1 >= h->cap)
+        h->e = grow(h->e, &h->cap, sizeof *h->e);
     uint64_t seq = q->next_seq++;
     struct evq_event e = {t, seq, take_slot(q, seq, IN_HEAP), type, obj, aux};
-    q->n++;
-    sift_up(q, q->n, e);
+    h->n++;
+    sift_up(h, h->n, e);
     return (evq_handle){e.seq, e.slot};
 }
 
-/* Removes the heap's top, whose slot the caller has dealt with. */
-static void remove_top(struct evq *q)
+/* Removes a heap's top, whose slot the caller has dealt with. */
+static void remove_top(struct evq_heap *h)
 {
-    q->n--;
-    if (q->n > 0)
-        sift_down(q, 1, q->heap[q->n + 1]);
+    h->n--;
+    if (h->n > 0)
+        sift_down(h, 1, h->e[h->n + 1]);
 }
 
-/* Drops cancelled events from the top of the heap, so that heap[1] (if
- * any) is pending. Amortised O(log n) per cancelled event. */
-static void purge(struct evq *q)
+/* Drops cancelled events from the top of a heap, so that e[1] (if any) is
+ * pending. Amortised O(log n) per cancelled event. */
+static void purge(struct evq *q, struct evq_heap *h)
 {
-    while (q->n > 0 && q->pos[q->heap[1].slot] == CANCELLED) {
-        release_slot(q, q->heap[1].slot);
+    while (h->n > 0 && q->pos[h->e[1].slot] == CANCELLED) {
+        release_slot(q, h->e[1].slot);
         q->ncancelled--;
-        remove_top(q);
+        remove_top(h);
     }
+}
+
+/* The heap whose top comes first (after purging both), or NULL when both
+ * are empty. */
+static struct evq_heap *first_heap(struct evq *q)
+{
+    purge(q, &q->near);
+    purge(q, &q->far);
+    if (q->far.n == 0)
+        return q->near.n ? &q->near : NULL;
+    if (q->near.n == 0)
+        return &q->far;
+    return before(&q->far.e[1], &q->near.e[1]) ? &q->far : &q->near;
 }
 
 /* ---- lanes ---- */
@@ -161,11 +185,12 @@ static void unlink_node(struct evq *q, unsigned lane, uint32_t i)
     q->free_node = i;
 }
 
-/* The lane whose head comes before every other head and the heap's top, or -1. */
-static int first_lane(const struct evq *q)
+/* The lane whose head comes before every other head and the top of heap
+ * h (may be NULL), or -1. */
+static int first_lane(const struct evq *q, const struct evq_heap *h)
 {
     int best = -1;
-    const struct evq_event *b = q->n ? &q->heap[1] : NULL;
+    const struct evq_event *b = h ? &h->e[1] : NULL;
     for (uint32_t m = q->lane_mask; m != 0; m &= m - 1) {
         unsigned l = (unsigned)__builtin_ctz(m);
         const struct evq_event *e = &q->nodes[q->lane_head[l]].e;
@@ -179,11 +204,11 @@ static int first_lane(const struct evq *q)
 
 rs_time evq_next_time(struct evq *q)
 {
-    purge(q);
-    int l = first_lane(q);
+    struct evq_heap *h = first_heap(q);
+    int l = first_lane(q, h);
     if (l >= 0)
         return q->nodes[q->lane_head[l]].e.t;
-    return q->n ? q->heap[1].t : RS_TIME_NEVER;
+    return h ? h->e[1].t : RS_TIME_NEVER;
 }
 
 evq_handle evq_push_lane(struct evq *q, unsigned lane, rs_time t, uint32_t type, uint32_t obj,
@@ -230,21 +255,22 @@ static int lane_of(const struct evq *q, uint32_t i)
 /* Pops the earliest event if `all` or if it comes before `limit`. */
 static inline bool pop_first(struct evq *q, rs_time limit, bool all, struct evq_event *ev)
 {
-    purge(q);
-    int l = first_lane(q);
+    struct evq_heap *h = first_heap(q);
+    int l = first_lane(q, h);
     if (l >= 0) {
         uint32_t i = q->lane_head[l];
         if (!all && q->nodes[i].e.t >= limit)
             return false;
         *ev = q->nodes[i].e;
         unlink_node(q, (unsigned)l, i);
-        return true;
+    } else {
+        if (h == NULL || (!all && h->e[1].t >= limit))
+            return false;
+        *ev = h->e[1];
+        release_slot(q, ev->slot);
+        remove_top(h);
     }
-    if (q->n == 0 || (!all && q->heap[1].t >= limit))
-        return false;
-    *ev = q->heap[1];
-    release_slot(q, ev->slot);
-    remove_top(q);
+    q->now = ev->t;
     return true;
 }
 
@@ -284,18 +310,24 @@ bool evq_cancel(struct evq *q, evq_handle h)
     return true;
 }
 
+static bool heap_ok(const struct evq *q, const struct evq_heap *h, uint32_t *cancelled)
+{
+    for (uint32_t i = 1; i <= h->n; i++) {
+        uint32_t slot = h->e[i].slot, p = q->pos[slot];
+        if ((p != IN_HEAP && p != CANCELLED) || q->slot_seq[slot] != h->e[i].seq)
+            return false;
+        *cancelled += p == CANCELLED;
+        if (i > 1 && before(&h->e[i], &h->e[i / 2]))
+            return false;
+    }
+    return true;
+}
+
 bool evq_check(const struct evq *q)
 {
     uint32_t cancelled = 0;
-    for (uint32_t i = 1; i <= q->n; i++) {
-        uint32_t slot = q->heap[i].slot, p = q->pos[slot];
-        if ((p != IN_HEAP && p != CANCELLED) || q->slot_seq[slot] != q->heap[i].seq)
-            return false;
-        cancelled += p == CANCELLED;
-        if (i > 1 && before(&q->heap[i], &q->heap[i / 2]))
-            return false;
-    }
-    if (cancelled != q->ncancelled)
+    if (!heap_ok(q, &q->near, &cancelled) || !heap_ok(q, &q->far, &cancelled) ||
+        cancelled != q->ncancelled)
         return false;
     for (unsigned l = 0; l < q->nlanes; l++) { /* each lane in order, linked both ways */
         uint32_t prev = NIL;

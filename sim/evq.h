@@ -1,6 +1,7 @@
 /*
- * evq — the event queue: a binary min-heap ordered by (time, sequence),
- * with FIFO lanes beside it.
+ * evq — the event queue: two binary min-heaps ordered by (time, sequence),
+ * one for events due soon and one for events far ahead, with FIFO lanes
+ * beside them.
  *
  * Every pushed event gets a rising sequence number, so events at the same
  * time fire first-in first-out and results never depend on the heap's
@@ -10,6 +11,13 @@
  * event has). A cancelled heap event is marked in its slot and dropped when
  * it reaches the top, so heap entries move without bookkeeping; memory
  * holds pending events plus cancelled ones whose time has not come.
+ *
+ * Near and far: an event pushed at least EVQ_FAR after the last popped
+ * one goes to the far heap. A million clients thinking for a minute each
+ * fill the far heap; the near heap holds what is due within about a second
+ * (service completions, short backoffs) and stays small enough for the
+ * cache. A pop takes the earlier of the two tops, so the split changes
+ * costs, not the order.
  *
  * Lanes: events that a caller schedules at non-decreasing times (each
  * layer's timeouts are now + the same duration) can go to one of a few
@@ -60,9 +68,19 @@ struct evq_lane_node {
     uint32_t prev, next;
 };
 
-struct evq {
-    struct evq_event *heap;
+/* A binary min-heap, 1-based (e[0] unused). */
+struct evq_heap {
+    struct evq_event *e;
     uint32_t n, cap;
+};
+
+/* Events at least this far ahead of the last popped one go to the far
+ * heap (about 1.07 s). */
+#define EVQ_FAR ((rs_time)1 << 30)
+
+struct evq {
+    struct evq_heap near, far; /* events due within EVQ_FAR when pushed, and later ones */
+    rs_time now;         /* the time of the last popped event */
     uint32_t ncancelled; /* heap entries cancelled but not yet dropped */
     uint32_t *pos;       /* slot → in the heap, cancelled, IN_LANE | node index, or free */
     uint64_t *slot_seq;  /* slot → the sequence number of its event */
@@ -96,6 +114,24 @@ bool evq_pop(struct evq *q, struct evq_event *ev);
  * (leaving the queue as it is) when none does. One look at the lanes
  * instead of the two of evq_next_time and evq_pop. */
 bool evq_pop_before(struct evq *q, rs_time limit, struct evq_event *ev);
+
+/* A hint of the next event: the earliest of the heaps' tops and the lanes'
+ * heads by time, without dropping cancelled events (so possibly not the
+ * next one); NULL when the queue is empty. For prefetching only.
+ * O(lanes in use). */
+static inline const struct evq_event *evq_peek_hint(const struct evq *q)
+{
+    const struct evq_event *a = q->near.n ? &q->near.e[1] : NULL;
+    const struct evq_event *b = q->far.n ? &q->far.e[1] : NULL;
+    if (a == NULL || (b != NULL && b->t < a->t))
+        a = b;
+    for (uint32_t m = q->lane_mask; m != 0; m &= m - 1) {
+        const struct evq_event *e = &q->nodes[q->lane_head[__builtin_ctz(m)]].e;
+        if (a == NULL || e->t < a->t)
+            a = e;
+    }
+    return a;
+}
 
 /* Cancels the event h names if it is still pending; returns whether it was. */
 bool evq_cancel(struct evq *q, evq_handle h);

@@ -239,6 +239,37 @@ static void dispatch(struct sim *s, const struct evq_event *ev)
     }
 }
 
+/* While an event runs, what the next one will touch first comes into the
+ * cache: with a million clients their states and the objects of requests
+ * in flight are spread over hundreds of megabytes, and each would
+ * otherwise be a cache miss in the critical path. Only hints: nothing
+ * changes. */
+static inline void prefetch_next(const struct sim *s)
+{
+    const struct evq_event *next = evq_peek_hint(&s->q);
+    if (next == NULL)
+        return;
+    switch ((enum ev_type)next->type) {
+    case EV_CLIENT:
+        if (s->sc.nlayers > 0)
+            layer_prefetch_client(s, 0, next->obj);
+        break;
+    case EV_TIMEOUT:
+    case EV_RETRY:
+        __builtin_prefetch(pool_at(&s->calls, next->obj));
+        break;
+    case EV_SERVICE_DONE:
+        __builtin_prefetch(pool_at(&s->jobs, next->obj));
+        break;
+    case EV_DELIVER:
+    case EV_ANSWER:
+        __builtin_prefetch(pool_at(&s->msgs, next->obj));
+        break;
+    default:
+        break;
+    }
+}
+
 /* Walks the requests still alive at the end of the run: counts those
  * without an outcome (to check the running counters against) and records
  * the attempts of counted ones, so that the attempts histogram covers every
@@ -304,6 +335,7 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
             sample_layers(s, (size_t)(ev.t / s->sc.bucket));
         metrics_advance(&s->m, ev.t, s->q_len, s->busy, s->in_flight);
         s->now = ev.t;
+        prefetch_next(s);
         dispatch(s, &ev);
         s->m.events++;
         if (progress != NULL && s->m.events >= next_report) {

@@ -81,6 +81,7 @@ struct call {
     uint8_t layer, state, last;
     bool admitted;      /* the breaker admitted the current attempt */
     uint32_t instance;  /* the copy of the layer this call runs on */
+    uint32_t client;    /* its request's client (kept here: one cache miss fewer) */
     uint32_t breaker_gen;
     rs_time deadline_at; /* this call's effective deadline; RS_TIME_NEVER: none */
     rs_time attempt_start;
@@ -185,6 +186,9 @@ void layer_on_answer(struct sim *s, struct reply_to to, enum errclass cls, rs_ti
 bool layer_is_waiting(const struct sim *s, struct reply_to to);
 void layer_on_timeout(struct sim *s, uint32_t call, uint32_t attempt);
 void layer_on_retry(struct sim *s, uint32_t call);
+/* Starts loading into the cache the states a new call of `client` at the
+ * layer will touch (a hint; nothing changes). */
+void layer_prefetch_client(const struct sim *s, uint32_t layer, uint32_t client);
 
 /* net.c: the hop below layer `layer` (the layer that sent the attempt). */
 void net_send_down(struct sim *s, uint32_t layer, uint32_t req, struct reply_to from,
