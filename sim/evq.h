@@ -4,13 +4,16 @@
  * beside them.
  *
  * Every pushed event gets a rising sequence number, so events at the same
- * time fire first-in first-out and results never depend on the heap's
+ * time fire first-in first-out and results never depend on the heaps'
  * internal order. A push returns a handle (sequence, slot); evq_cancel
  * cancels the event if it is still pending and does nothing otherwise (a
  * stale handle is harmless: it names a sequence number that no pending
- * event has). A cancelled heap event is marked in its slot and dropped when
- * it reaches the top, so heap entries move without bookkeeping; memory
- * holds pending events plus cancelled ones whose time has not come.
+ * event has). Cancelling marks the event's slot in a bitmap (small enough
+ * to stay in the cache) and leaves the event where it is; it is dropped
+ * when it reaches a heap's top or a lane's head. So heap entries move
+ * without bookkeeping and a cancel touches neither the event nor its
+ * neighbours; memory holds pending events plus cancelled ones whose time
+ * has not come.
  *
  * Near and far: an event pushed at least EVQ_FAR after the last popped
  * one goes to the far heap. A million clients thinking for a minute each
@@ -21,19 +24,20 @@
  *
  * Lanes: events that a caller schedules at non-decreasing times (each
  * layer's timeouts are now + the same duration) can go to one of a few
- * FIFO lanes, doubly linked lists, instead of the heap: push, pop and
- * cancel are O(1). A pop takes the earliest of the heap's top and the
- * lanes' heads by (time, sequence), so the order of events is exactly the
- * heap-only order; a push earlier than its lane's last goes to the heap.
+ * FIFO lanes, linked lists, instead of a heap: push and pop are O(1). A
+ * pop takes the earliest of the heaps' tops and the lanes' heads by (time,
+ * sequence), so the order of events is exactly the heap-only order; a push
+ * earlier than its lane's last goes to a heap.
  *
  * Storage: arrays (mem.h: huge pages when large) that grow by doubling
- * and never shrink: the heap of 32-byte entries (1-based, so siblings share
- * a cache line), lane nodes of 40 bytes, and per slot a state and a
- * sequence number (12 bytes). Steady state does no allocation.
+ * and never shrink: the heaps of 32-byte entries (1-based, so siblings
+ * share a cache line), lane nodes of 40 bytes, and per slot a sequence
+ * number, a free-list entry and a bit (12 bytes and a bit). Steady state
+ * does no allocation.
  *
  * Costs: heap push O(log n) (O(1) on average for random times), pop
- * O(log n), cancel O(1) (plus the pop that drops it later); lane push,
- * pop and cancel O(1); a pop or a peek also looks at the head of each
+ * O(log n); lane push and pop O(1); cancel O(1), plus the pop that drops
+ * the event later; a pop or a peek also looks at the head of each
  * non-empty lane.
  */
 #ifndef RS_EVQ_H
@@ -47,7 +51,7 @@
 struct evq_event {
     rs_time t;
     uint64_t seq;
-    uint32_t slot; /* internal: index in the position map */
+    uint32_t slot; /* internal: the slot naming it */
     uint32_t type; /* the caller's event type */
     uint32_t obj;  /* the caller's object index */
     uint32_t aux;  /* the caller's extra word (e.g. an attempt number) */
@@ -65,7 +69,7 @@ typedef struct {
 
 struct evq_lane_node {
     struct evq_event e;
-    uint32_t prev, next;
+    uint32_t next;
 };
 
 /* A binary min-heap, 1-based (e[0] unused). */
@@ -81,17 +85,18 @@ struct evq_heap {
 struct evq {
     struct evq_heap near, far; /* events due within EVQ_FAR when pushed, and later ones */
     rs_time now;         /* the time of the last popped event */
-    uint32_t ncancelled; /* heap entries cancelled but not yet dropped */
-    uint32_t *pos;       /* slot → in the heap, cancelled, IN_LANE | node index, or free */
-    uint64_t *slot_seq;  /* slot → the sequence number of its event */
+    uint64_t next_seq;
+    /* slots: one per event in the heaps or lanes (cancelled ones included) */
+    uint64_t *slot_seq;  /* slot → the sequence number of its event; 0 when free */
+    uint64_t *cancelled; /* bit per slot: cancelled, dropped when it surfaces */
     uint32_t *free_slots;
     uint32_t nfree, nslots, slot_cap;
-    uint64_t next_seq;
-    struct evq_lane_node *nodes; /* lane nodes, with a free list through next */
+    uint32_t ncancelled;
+    /* lanes: singly linked FIFO lists of nodes, with a free list through next */
+    struct evq_lane_node *nodes;
     uint32_t nodes_used, nodes_cap, free_node;
     uint32_t lane_head[EVQ_LANES], lane_tail[EVQ_LANES];
     rs_time lane_last[EVQ_LANES];
-    uint32_t nlanes;     /* lanes used: 0 .. nlanes - 1 */
     uint32_t lane_mask;  /* bit l: lane l is not empty */
 };
 

@@ -151,6 +151,7 @@ struct sim {
     struct layer_rt lrt[SCENARIO_MAX_LAYERS];
     size_t sampled;       /* buckets whose layer levels are recorded */
 
+    bool prefetch;        /* state too large for the cache: prefetch for the next event */
     volatile sig_atomic_t *stop; /* set by a signal: end the run early */
     bool interrupted;
     evq_handle *think;    /* closed loop with herds: each client's pending think */
