@@ -141,6 +141,9 @@ void evq_init(struct evq *q)
     q->free_node = NIL;
     for (unsigned l = 0; l < EVQ_LANES; l++)
         q->lane_head[l] = q->lane_tail[l] = NIL;
+    for (unsigned b = 0; b < EVQ_BUCKETS; b++)
+        q->ring[b].head = q->ring[b].tail = NIL;
+    pool_init(&q->chunks, sizeof(struct evq_chunk));
 }
 
 void evq_fini(struct evq *q)
@@ -151,21 +154,112 @@ void evq_fini(struct evq *q)
     mem_free(q->slot_seq, (size_t)q->slot_cap * sizeof *q->slot_seq);
     mem_free(q->free_slots, (size_t)q->slot_cap * sizeof *q->free_slots);
     mem_free(q->cancelled, (size_t)(q->slot_cap / 64) * sizeof *q->cancelled);
+    pool_fini(&q->chunks);
     *q = (struct evq){0};
+}
+
+static void heap_insert(struct evq_heap *h, struct evq_event e)
+{
+    if (h->n + 1 >= h->cap)
+        h->e = grow(h->e, &h->cap, sizeof *h->e);
+    h->n++;
+    sift_up(h, h->n, e);
+}
+
+/* ---- the calendar ---- */
+
+static inline int64_t bucket_of(rs_time t) { return t >> EVQ_BUCKET_BITS; }
+
+static void ring_append(struct evq *q, int64_t b, struct evq_event e)
+{
+    struct evq_bucket *bk = &q->ring[(uint64_t)b & (EVQ_BUCKETS - 1)];
+    struct evq_chunk *c = bk->tail == NIL ? NULL : pool_at(&q->chunks, bk->tail);
+    if (c == NULL || c->n == EVQ_CHUNK_EVENTS) {
+        uint32_t i = pool_alloc(&q->chunks);
+        struct evq_chunk *nc = pool_at(&q->chunks, i);
+        nc->n = 0;
+        nc->next = NIL;
+        if (c != NULL)
+            c->next = i;
+        else
+            bk->head = i;
+        bk->tail = i;
+        c = nc;
+    }
+    c->e[c->n++] = e;
+    q->ring_n++;
+}
+
+/* Puts an event where its time belongs: the near heap (its bucket is cur
+ * or earlier), the calendar, or the far heap. */
+static void place(struct evq *q, struct evq_event e)
+{
+    int64_t b = bucket_of(e.t);
+    if (b <= q->cur)
+        heap_insert(&q->near, e);
+    else if (b - q->cur < (int64_t)EVQ_BUCKETS)
+        ring_append(q, b, e);
+    else
+        heap_insert(&q->far, e);
+}
+
+/* Moves bucket b's events (b = cur) into the near heap, dropping the
+ * cancelled ones. */
+static void migrate(struct evq *q, int64_t b)
+{
+    struct evq_bucket *bk = &q->ring[(uint64_t)b & (EVQ_BUCKETS - 1)];
+    for (uint32_t i = bk->head; i != NIL;) {
+        struct evq_chunk *c = pool_at(&q->chunks, i);
+        for (uint32_t k = 0; k < c->n; k++) {
+            if (is_cancelled(q, c->e[k].slot))
+                drop_slot(q, c->e[k].slot);
+            else
+                heap_insert(&q->near, c->e[k]);
+        }
+        q->ring_n -= c->n;
+        uint32_t next = c->next;
+        pool_free(&q->chunks, i);
+        i = next;
+    }
+    bk->head = bk->tail = NIL;
+}
+
+/* The near heap and the lanes hold nothing of bucket cur before `c` (their
+ * earliest event, or NULL): moves cur on to the next bucket that holds
+ * events, bringing them into the near heap, and brings far events that the
+ * calendar now reaches into it. Returns false when there is nothing
+ * beyond (the calendar and the far heap are empty). */
+static bool advance(struct evq *q, const struct evq_event *c)
+{
+    purge_heap(q, &q->far);
+    if (q->ring_n == 0 && q->far.n == 0)
+        return false;
+    int64_t next = q->cur + 1;
+    if (q->ring_n == 0) { /* jump over empty buckets */
+        int64_t b = bucket_of(q->far.e[1].t);
+        if (c != NULL && bucket_of(c->t) < b)
+            b = bucket_of(c->t);
+        if (b > next)
+            next = b;
+    }
+    q->cur = next;
+    while (q->far.n > 0 && bucket_of(q->far.e[1].t) - q->cur < (int64_t)EVQ_BUCKETS) {
+        struct evq_event e = q->far.e[1];
+        remove_top(&q->far);
+        if (is_cancelled(q, e.slot))
+            drop_slot(q, e.slot);
+        else
+            place(q, e);
+    }
+    migrate(q, q->cur);
+    return true;
 }
 
 evq_handle evq_push(struct evq *q, rs_time t, uint32_t type, uint32_t obj, uint32_t aux)
 {
-    /* Far events (a closed loop's think times, long backoffs) sit in their
-     * own heap, so that the many near ones (service completions) are
-     * pushed and popped in a small heap that stays in the cache. */
-    struct evq_heap *h = t - q->now >= EVQ_FAR ? &q->far : &q->near;
-    if (h->n + 1 >= h->cap)
-        h->e = grow(h->e, &h->cap, sizeof *h->e);
     uint64_t seq = q->next_seq++;
     struct evq_event e = {t, seq, take_slot(q, seq), type, obj, aux};
-    h->n++;
-    sift_up(h, h->n, e);
+    place(q, e);
     return (evq_handle){e.seq, e.slot};
 }
 
@@ -216,56 +310,49 @@ evq_handle evq_push_lane(struct evq *q, unsigned lane, rs_time t, uint32_t type,
 
 /* ---- pops ---- */
 
-/* After dropping cancelled events from the heaps' tops and the lanes'
- * heads: the heap whose top comes first (NULL when both are empty) and the
- * lane whose head comes before it and every other head (-1 when none
- * does). */
-static inline int first(struct evq *q, struct evq_heap **hp)
+/* After dropping cancelled events from the near heap's top and the lanes'
+ * heads, and moving the calendar on while they hold nothing of the current
+ * bucket: the lane whose head is the earliest event, or -1 when the near
+ * heap's top is (or the queue is empty). */
+static inline int first(struct evq *q)
 {
-    purge_heap(q, &q->near);
-    purge_heap(q, &q->far);
-    struct evq_heap *h;
-    if (q->far.n == 0)
-        h = q->near.n ? &q->near : NULL;
-    else if (q->near.n == 0)
-        h = &q->far;
-    else
-        h = before(&q->far.e[1], &q->near.e[1]) ? &q->far : &q->near;
-    *hp = h;
-    int best = -1;
-    const struct evq_event *b = h ? &h->e[1] : NULL;
-    for (uint32_t m = q->lane_mask; m != 0; m &= m - 1) {
-        unsigned l = (unsigned)__builtin_ctz(m);
-        const struct evq_event *e = &q->nodes[q->lane_head[l]].e;
-        while (is_cancelled(q, e->slot)) { /* drop cancelled heads */
-            drop_slot(q, e->slot);
-            pop_head(q, l);
-            if (q->lane_head[l] == NIL)
-                break;
-            e = &q->nodes[q->lane_head[l]].e;
+    for (;;) {
+        purge_heap(q, &q->near);
+        int best = -1;
+        const struct evq_event *b = q->near.n ? &q->near.e[1] : NULL;
+        for (uint32_t m = q->lane_mask; m != 0; m &= m - 1) {
+            unsigned l = (unsigned)__builtin_ctz(m);
+            const struct evq_event *e = &q->nodes[q->lane_head[l]].e;
+            while (is_cancelled(q, e->slot)) { /* drop cancelled heads */
+                drop_slot(q, e->slot);
+                pop_head(q, l);
+                if (q->lane_head[l] == NIL)
+                    break;
+                e = &q->nodes[q->lane_head[l]].e;
+            }
+            if (q->lane_head[l] != NIL && (b == NULL || before(e, b))) {
+                b = e;
+                best = (int)l;
+            }
         }
-        if (q->lane_head[l] != NIL && (b == NULL || before(e, b))) {
-            b = e;
-            best = (int)l;
-        }
+        /* Events in the calendar or the far heap lie in later buckets. */
+        if ((b != NULL && bucket_of(b->t) <= q->cur) || !advance(q, b))
+            return best;
     }
-    return best;
 }
 
 rs_time evq_next_time(struct evq *q)
 {
-    struct evq_heap *h;
-    int l = first(q, &h);
+    int l = first(q);
     if (l >= 0)
         return q->nodes[q->lane_head[l]].e.t;
-    return h ? h->e[1].t : RS_TIME_NEVER;
+    return q->near.n ? q->near.e[1].t : RS_TIME_NEVER;
 }
 
 /* Pops the earliest event if `all` or if it comes before `limit`. */
 static inline bool pop_first(struct evq *q, rs_time limit, bool all, struct evq_event *ev)
 {
-    struct evq_heap *h;
-    int l = first(q, &h);
+    int l = first(q);
     if (l >= 0) {
         const struct evq_event *e = &q->nodes[q->lane_head[l]].e;
         if (!all && e->t >= limit)
@@ -274,13 +361,12 @@ static inline bool pop_first(struct evq *q, rs_time limit, bool all, struct evq_
         release_slot(q, ev->slot);
         pop_head(q, (unsigned)l);
     } else {
-        if (h == NULL || (!all && h->e[1].t >= limit))
+        if (q->near.n == 0 || (!all && q->near.e[1].t >= limit))
             return false;
-        *ev = h->e[1];
+        *ev = q->near.e[1];
         release_slot(q, ev->slot);
-        remove_top(h);
+        remove_top(&q->near);
     }
-    q->now = ev->t;
     return true;
 }
 
@@ -302,13 +388,23 @@ bool evq_cancel(struct evq *q, evq_handle h)
 
 /* ---- checks ---- */
 
-static bool heap_ok(const struct evq *q, const struct evq_heap *h, uint32_t *cancelled)
+/* A held event: its slot names it; *cancelled counts the cancelled ones. */
+static bool held_ok(const struct evq *q, const struct evq_event *e, uint32_t *cancelled)
+{
+    if (e->slot >= q->nslots || q->slot_seq[e->slot] != e->seq)
+        return false;
+    *cancelled += is_cancelled(q, e->slot);
+    return true;
+}
+
+/* A heap in order, its buckets within [lo, hi]. */
+static bool heap_ok(const struct evq *q, const struct evq_heap *h, int64_t lo, int64_t hi,
+                    uint32_t *cancelled)
 {
     for (uint32_t i = 1; i <= h->n; i++) {
-        uint32_t slot = h->e[i].slot;
-        if (slot >= q->nslots || q->slot_seq[slot] != h->e[i].seq)
+        int64_t b = bucket_of(h->e[i].t);
+        if (!held_ok(q, &h->e[i], cancelled) || b < lo || b > hi)
             return false;
-        *cancelled += is_cancelled(q, slot);
         if (i > 1 && before(&h->e[i], &h->e[i / 2]))
             return false;
     }
@@ -317,19 +413,35 @@ static bool heap_ok(const struct evq *q, const struct evq_heap *h, uint32_t *can
 
 bool evq_check(const struct evq *q)
 {
-    uint32_t cancelled = 0, pending = 0;
-    if (!heap_ok(q, &q->near, &cancelled) || !heap_ok(q, &q->far, &cancelled))
+    uint32_t cancelled = 0, pending = 0, in_ring = 0;
+    if (!heap_ok(q, &q->near, INT64_MIN, q->cur, &cancelled) ||
+        !heap_ok(q, &q->far, q->cur + (int64_t)EVQ_BUCKETS, INT64_MAX, &cancelled))
         return false;
     pending += q->near.n + q->far.n;
+    for (int64_t b = q->cur + 1; b < q->cur + (int64_t)EVQ_BUCKETS; b++) {
+        const struct evq_bucket *bk = &q->ring[(uint64_t)b & (EVQ_BUCKETS - 1)];
+        uint32_t last = NIL;
+        for (uint32_t i = bk->head; i != NIL;) {
+            const struct evq_chunk *c = pool_at(&q->chunks, i);
+            for (uint32_t k = 0; k < c->n; k++)
+                if (!held_ok(q, &c->e[k], &cancelled) || bucket_of(c->e[k].t) != b)
+                    return false;
+            in_ring += c->n;
+            last = i;
+            i = c->next;
+        }
+        if (bk->tail != last)
+            return false;
+    }
+    if (q->ring[(uint64_t)q->cur & (EVQ_BUCKETS - 1)].head != NIL || in_ring != q->ring_n)
+        return false;
+    pending += in_ring;
     for (unsigned l = 0; l < EVQ_LANES; l++) { /* each lane in order, its tail last */
         uint32_t prev = NIL;
         for (uint32_t i = q->lane_head[l]; i != NIL; prev = i, i = q->nodes[i].next) {
             const struct evq_event *e = &q->nodes[i].e;
-            if (e->slot >= q->nslots || q->slot_seq[e->slot] != e->seq)
+            if (!held_ok(q, e, &cancelled) || (prev != NIL && before(e, &q->nodes[prev].e)))
                 return false;
-            if (prev != NIL && before(e, &q->nodes[prev].e))
-                return false;
-            cancelled += is_cancelled(q, e->slot);
             pending++;
         }
         if (q->lane_tail[l] != prev || ((q->lane_mask >> l) & 1u) != (prev != NIL))

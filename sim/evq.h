@@ -1,7 +1,7 @@
 /*
- * evq — the event queue: two binary min-heaps ordered by (time, sequence),
- * one for events due soon and one for events far ahead, with FIFO lanes
- * beside them.
+ * evq — the event queue: events ordered by (time, sequence) in a binary
+ * min-heap of near events, a calendar of buckets and a heap of far events,
+ * with FIFO lanes beside them.
  *
  * Every pushed event gets a rising sequence number, so events at the same
  * time fire first-in first-out and results never depend on the heaps'
@@ -10,17 +10,22 @@
  * stale handle is harmless: it names a sequence number that no pending
  * event has). Cancelling marks the event's slot in a bitmap (small enough
  * to stay in the cache) and leaves the event where it is; it is dropped
- * when it reaches a heap's top or a lane's head. So heap entries move
+ * when it reaches a heap's top or a lane's head (or leaves the calendar).
+ * So heap entries move
  * without bookkeeping and a cancel touches neither the event nor its
  * neighbours; memory holds pending events plus cancelled ones whose time
  * has not come.
  *
- * Near and far: an event pushed at least EVQ_FAR after the last popped
- * one goes to the far heap. A million clients thinking for a minute each
- * fill the far heap; the near heap holds what is due within about a second
- * (service completions, short backoffs) and stays small enough for the
- * cache. A pop takes the earlier of the two tops, so the split changes
- * costs, not the order.
+ * Near heap, calendar and far heap: time is cut into buckets of 268 ms.
+ * The near heap holds the events of the buckets up to the current one; a
+ * calendar of 1,024 buckets (275 s) holds later events unsorted, appended
+ * to chunks; the far heap holds what lies beyond. When the near heap (and
+ * the lanes) hold nothing of the current bucket, the next bucket's events
+ * move into the near heap, and far events that the calendar now reaches
+ * move into it. A million clients thinking for a minute each thus cost an
+ * append and a push into a small heap that stays in the cache, instead of
+ * a pop from a million-entry heap that misses the cache at every level.
+ * The order of events is exactly (time, sequence) whatever the split.
  *
  * Lanes: events that a caller schedules at non-decreasing times (each
  * layer's timeouts are now + the same duration) can go to one of a few
@@ -31,14 +36,15 @@
  *
  * Storage: arrays (mem.h: huge pages when large) that grow by doubling
  * and never shrink: the heaps of 32-byte entries (1-based, so siblings
- * share a cache line), lane nodes of 40 bytes, and per slot a sequence
- * number, a free-list entry and a bit (12 bytes and a bit). Steady state
- * does no allocation.
+ * share a cache line), calendar chunks of 63 events from a pool, lane
+ * nodes of 40 bytes, and per slot a sequence number, a free-list entry and
+ * a bit (12 bytes and a bit). Steady state does no allocation.
  *
- * Costs: heap push O(log n) (O(1) on average for random times), pop
- * O(log n); lane push and pop O(1); cancel O(1), plus the pop that drops
- * the event later; a pop or a peek also looks at the head of each
- * non-empty lane.
+ * Costs: push O(1) into the calendar or a lane, O(log n) into a heap
+ * (O(1) on average for random times); pop O(log n) of the near heap, plus
+ * each event's one move from the calendar (and from the far heap, O(log
+ * n)); cancel O(1), plus the pop that drops the event later; a pop or a
+ * peek also looks at the head of each non-empty lane.
  */
 #ifndef RS_EVQ_H
 #define RS_EVQ_H
@@ -46,6 +52,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pool.h"
 #include "units.h"
 
 struct evq_event {
@@ -78,15 +85,31 @@ struct evq_heap {
     uint32_t n, cap;
 };
 
-/* Events at least this far ahead of the last popped one go to the far
- * heap (about 1.07 s). */
-#define EVQ_FAR ((rs_time)1 << 30)
+/* The calendar: EVQ_BUCKETS buckets of 2^EVQ_BUCKET_BITS ns (268 ms),
+ * 275 s in all. */
+#define EVQ_BUCKET_BITS 28
+#define EVQ_BUCKETS 1024u
+#define EVQ_CHUNK_EVENTS 63u
+
+/* Bucket storage: chunks of events, linked, from a pool. */
+struct evq_chunk {
+    struct evq_event e[EVQ_CHUNK_EVENTS];
+    uint32_t n, next;
+};
+
+struct evq_bucket {
+    uint32_t head, tail; /* chunk indices; UINT32_MAX when empty */
+};
 
 struct evq {
-    struct evq_heap near, far; /* events due within EVQ_FAR when pushed, and later ones */
-    rs_time now;         /* the time of the last popped event */
+    struct evq_heap near; /* events of buckets up to cur */
+    struct evq_heap far;  /* events beyond the calendar */
+    int64_t cur;          /* the bucket (time >> EVQ_BUCKET_BITS) the near heap covers up to */
+    struct evq_bucket ring[EVQ_BUCKETS]; /* events of buckets cur + 1 .. cur + EVQ_BUCKETS - 1 */
+    uint32_t ring_n;      /* events in the ring */
+    struct pool chunks;
     uint64_t next_seq;
-    /* slots: one per event in the heaps or lanes (cancelled ones included) */
+    /* slots: one per event in the heaps, ring or lanes (cancelled ones included) */
     uint64_t *slot_seq;  /* slot → the sequence number of its event; 0 when free */
     uint64_t *cancelled; /* bit per slot: cancelled, dropped when it surfaces */
     uint32_t *free_slots;
@@ -120,16 +143,13 @@ bool evq_pop(struct evq *q, struct evq_event *ev);
  * instead of the two of evq_next_time and evq_pop. */
 bool evq_pop_before(struct evq *q, rs_time limit, struct evq_event *ev);
 
-/* A hint of the next event: the earliest of the heaps' tops and the lanes'
- * heads by time, without dropping cancelled events (so possibly not the
- * next one); NULL when the queue is empty. For prefetching only.
- * O(lanes in use). */
+/* A hint of the next event: the earliest of the near heap's top and the
+ * lanes' heads by time, without dropping cancelled events or looking
+ * further (so possibly not the next one); NULL when those are empty. For
+ * prefetching only. O(lanes in use). */
 static inline const struct evq_event *evq_peek_hint(const struct evq *q)
 {
     const struct evq_event *a = q->near.n ? &q->near.e[1] : NULL;
-    const struct evq_event *b = q->far.n ? &q->far.e[1] : NULL;
-    if (a == NULL || (b != NULL && b->t < a->t))
-        a = b;
     for (uint32_t m = q->lane_mask; m != 0; m &= m - 1) {
         const struct evq_event *e = &q->nodes[q->lane_head[__builtin_ctz(m)]].e;
         if (a == NULL || e->t < a->t)

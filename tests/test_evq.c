@@ -150,6 +150,86 @@ static void wide_schedules_match_reference(void **state)
     schedules(true);
 }
 
+/* Time that moves through the calendar: delays at every scale from a
+ * microsecond to an hour (so events land in the near heap, in calendar
+ * buckets and beyond the calendar), lanes whose heads lie in later buckets
+ * than the near heap's, pops as often as pushes (so time runs on for
+ * hours, through empty stretches the calendar jumps over), cancels, and
+ * exact ties; every step against the reference. */
+static void calendar_schedules_match_reference(void **state)
+{
+    (void)state;
+    static const double scale[] = {1e3, 1e7, 3e8, 1e9, 6e10, 3e11, 3.6e12};
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    for (unsigned long seed = 1; seed <= 10; seed++) {
+        gsl_rng_set(r, seed);
+        struct evq q;
+        evq_init(&q);
+        size_t cap = 40000, n = 0, nlive = 0;
+        struct ref_ev *ref = calloc(cap, sizeof *ref);
+        size_t *live = calloc(cap, sizeof *live); /* indices of live refs */
+        uint64_t seq = 0;
+        rs_time now = 0, last = 0;
+        for (int step = 0; step < 40000; step++) {
+            double u = gsl_rng_uniform(r);
+            if (u < 0.45 && n < cap) {
+                double sc = scale[gsl_rng_uniform_int(r, sizeof scale / sizeof scale[0])];
+                rs_time t = now + (rs_time)(gsl_rng_uniform(r) * sc);
+                if (gsl_rng_uniform(r) < 0.1)
+                    t = last; /* a tie with an earlier push */
+                if (t < now)
+                    t = now;
+                last = t;
+                evq_handle h;
+                if (gsl_rng_uniform(r) < 0.3) { /* lanes of timeouts 0.2 s, 2 s and 500 s long */
+                    static const double lane_delay[] = {2e8, 2e9, 5e11};
+                    unsigned lane = (unsigned)gsl_rng_uniform_int(r, 3);
+                    t = now + (rs_time)lane_delay[lane];
+                    h = evq_push_lane(&q, lane, t, 0, (uint32_t)n, 0);
+                } else {
+                    h = evq_push(&q, t, 0, (uint32_t)n, 0);
+                }
+                ref[n] = (struct ref_ev){t, seq++, (uint32_t)n, h, 1};
+                live[nlive++] = n++;
+            } else if (u < 0.55 && nlive > 0) {
+                size_t k = gsl_rng_uniform_int(r, nlive), i = live[k];
+                assert_true(evq_cancel(&q, ref[i].h));
+                assert_false(evq_cancel(&q, ref[i].h));
+                ref[i].live = 0;
+                live[k] = live[--nlive];
+            } else {
+                size_t best = SIZE_MAX, bk = 0;
+                for (size_t k = 0; k < nlive; k++) {
+                    size_t i = live[k];
+                    if (best == SIZE_MAX || ref[i].t < ref[best].t ||
+                        (ref[i].t == ref[best].t && ref[i].seq < ref[best].seq)) {
+                        best = i;
+                        bk = k;
+                    }
+                }
+                assert_true(evq_next_time(&q) == (best == SIZE_MAX ? RS_TIME_NEVER : ref[best].t));
+                struct evq_event ev;
+                bool got = evq_pop(&q, &ev);
+                assert_int_equal(got, best != SIZE_MAX);
+                if (got) {
+                    assert_int_equal(ev.obj, ref[best].obj);
+                    assert_false(evq_cancel(&q, ref[best].h)); /* fired: no effect */
+                    ref[best].live = 0;
+                    live[bk] = live[--nlive];
+                    now = ev.t;
+                }
+            }
+            if (step % 7 == 0)
+                assert_true(evq_check(&q));
+        }
+        assert_true(now > (rs_time)3600e9); /* time did run through the calendar */
+        free(live);
+        free(ref);
+        evq_fini(&q);
+    }
+    gsl_rng_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -157,6 +237,7 @@ int main(void)
         cmocka_unit_test(cancel_is_exact),
         cmocka_unit_test(random_schedules_match_reference),
         cmocka_unit_test(wide_schedules_match_reference),
+        cmocka_unit_test(calendar_schedules_match_reference),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
