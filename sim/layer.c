@@ -85,19 +85,28 @@ static inline void prefetch_states(struct sim *s, const struct call *c)
     }
 }
 
+/* The index of a client's state of the given scope, or UINT32_MAX when it
+ * is not known before the call starts (an instance drawn at random) or not
+ * worth prefetching (shared, or one instance: always in the cache). */
+static uint32_t client_state_index(const struct layer_cfg *cfg, enum scope sc, uint32_t client)
+{
+    if (sc == SCOPE_CLIENT || (sc == SCOPE_INSTANCE && cfg->instances == 0))
+        return client;
+    return UINT32_MAX;
+}
+
 void layer_prefetch_client(const struct sim *s, uint32_t layer, uint32_t client)
 {
     const struct layer_rt *rt = &s->lrt[layer];
     const struct layer_cfg *cfg = &s->sc.layers[layer];
-    if (cfg->instances != 0)
-        return; /* instance scope: the instance is drawn when the call starts */
-    if (rt->budgets != NULL && cfg->budget_scope != SCOPE_SHARED) {
-        const struct budget_state *b = &rt->budgets[client];
+    uint32_t i;
+    if (rt->budgets != NULL && (i = client_state_index(cfg, cfg->budget_scope, client)) != UINT32_MAX) {
+        const struct budget_state *b = &rt->budgets[i];
         __builtin_prefetch(b);
         __builtin_prefetch((const char *)(b + 1) - 1);
     }
-    if (rt->breakers != NULL && cfg->breaker_scope != SCOPE_SHARED) {
-        const struct breaker_state *b = &rt->breakers[client];
+    if (rt->breakers != NULL && (i = client_state_index(cfg, cfg->breaker_scope, client)) != UINT32_MAX) {
+        const struct breaker_state *b = &rt->breakers[i];
         __builtin_prefetch(b);
         __builtin_prefetch((const char *)(b + 1) - 1);
     }
