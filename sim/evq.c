@@ -173,20 +173,17 @@ static inline int64_t bucket_of(rs_time t) { return t >> EVQ_BUCKET_BITS; }
 static void ring_append(struct evq *q, int64_t b, struct evq_event e)
 {
     struct evq_bucket *bk = &q->ring[(uint64_t)b & (EVQ_BUCKETS - 1)];
-    struct evq_chunk *c = bk->tail == NIL ? NULL : pool_at(&q->chunks, bk->tail);
-    if (c == NULL || c->n == EVQ_CHUNK_EVENTS) {
+    if (bk->tail == NIL || bk->tail_n == EVQ_CHUNK_EVENTS) {
         uint32_t i = pool_alloc(&q->chunks);
-        struct evq_chunk *nc = pool_at(&q->chunks, i);
-        nc->n = 0;
-        nc->next = NIL;
-        if (c != NULL)
-            c->next = i;
+        ((struct evq_chunk *)pool_at(&q->chunks, i))->next = NIL;
+        if (bk->tail != NIL)
+            ((struct evq_chunk *)pool_at(&q->chunks, bk->tail))->next = i;
         else
             bk->head = i;
         bk->tail = i;
-        c = nc;
+        bk->tail_n = 0;
     }
-    c->e[c->n++] = e;
+    ((struct evq_chunk *)pool_at(&q->chunks, bk->tail))->e[bk->tail_n++] = e;
     q->ring_n++;
 }
 
@@ -210,13 +207,14 @@ static void migrate(struct evq *q, int64_t b)
     struct evq_bucket *bk = &q->ring[(uint64_t)b & (EVQ_BUCKETS - 1)];
     for (uint32_t i = bk->head; i != NIL;) {
         struct evq_chunk *c = pool_at(&q->chunks, i);
-        for (uint32_t k = 0; k < c->n; k++) {
+        uint32_t n = i == bk->tail ? bk->tail_n : EVQ_CHUNK_EVENTS;
+        for (uint32_t k = 0; k < n; k++) {
             if (is_cancelled(q, c->e[k].slot))
                 drop_slot(q, c->e[k].slot);
             else
                 heap_insert(&q->near, c->e[k]);
         }
-        q->ring_n -= c->n;
+        q->ring_n -= n;
         uint32_t next = c->next;
         pool_free(&q->chunks, i);
         i = next;
@@ -423,10 +421,11 @@ bool evq_check(const struct evq *q)
         uint32_t last = NIL;
         for (uint32_t i = bk->head; i != NIL;) {
             const struct evq_chunk *c = pool_at(&q->chunks, i);
-            for (uint32_t k = 0; k < c->n; k++)
+            uint32_t n = i == bk->tail ? bk->tail_n : EVQ_CHUNK_EVENTS;
+            for (uint32_t k = 0; k < n; k++)
                 if (!held_ok(q, &c->e[k], &cancelled) || bucket_of(c->e[k].t) != b)
                     return false;
-            in_ring += c->n;
+            in_ring += n;
             last = i;
             i = c->next;
         }

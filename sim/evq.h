@@ -91,14 +91,18 @@ struct evq_heap {
 #define EVQ_BUCKETS 1024u
 #define EVQ_CHUNK_EVENTS 63u
 
-/* Bucket storage: chunks of events, linked, from a pool. */
+/* Bucket storage: chunks of events, linked, from a pool; all but a
+ * bucket's last chunk are full. */
 struct evq_chunk {
     struct evq_event e[EVQ_CHUNK_EVENTS];
-    uint32_t n, next;
+    uint32_t next;
 };
 
+/* A bucket keeps its last chunk's count itself, so that an append reads
+ * nothing from the chunk (which is seldom in the cache). */
 struct evq_bucket {
     uint32_t head, tail; /* chunk indices; UINT32_MAX when empty */
+    uint32_t tail_n;     /* events in the tail chunk */
 };
 
 struct evq {
