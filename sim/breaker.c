@@ -85,15 +85,15 @@ static bool window_trips(const struct breaker_params *p, struct breaker_state *s
     if (p->window_calls > 0) {
         if (s->ring_n == p->window_calls) { /* drop the oldest */
             uint8_t old = ring[s->ring_pos];
-            s->ring_fail -= old & 1u;
-            s->ring_slow -= (old >> 1) & 1u;
+            s->ring_fail = (uint16_t)(s->ring_fail - (old & 1u));
+            s->ring_slow = (uint16_t)(s->ring_slow - ((old >> 1) & 1u));
         } else {
             s->ring_n++;
         }
         ring[s->ring_pos] = (uint8_t)((failed ? 1u : 0u) | (slow ? 2u : 0u));
-        s->ring_fail += failed;
-        s->ring_slow += slow;
-        s->ring_pos = (s->ring_pos + 1) % p->window_calls;
+        s->ring_fail = (uint16_t)(s->ring_fail + failed);
+        s->ring_slow = (uint16_t)(s->ring_slow + slow);
+        s->ring_pos = (uint16_t)((s->ring_pos + 1u) % p->window_calls);
         calls = s->ring_n, fails = s->ring_fail, slows = s->ring_slow;
         if (min_calls > p->window_calls)
             min_calls = p->window_calls; /* Resilience4j: min(minimumNumberOfCalls, N) */

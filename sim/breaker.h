@@ -57,17 +57,26 @@ extern const struct breaker_kind breaker_kinds[];
 extern const unsigned breaker_nkinds;
 const struct breaker_kind *breaker_find(const char *name);
 
+/* A breaker's state: one 64-byte cache line (a million clients' states take
+ * 64 MB), the fields every kind touches first. */
 struct breaker_state {
-    uint8_t mode;
+    _Alignas(64) rs_time open_until;
     uint32_t gen;             /* bumped at every transition */
-    rs_time open_until;
     uint32_t consecutive;     /* failures (closed) or successes (half-open) */
     uint32_t admitted;        /* half-open calls admitted */
+    uint8_t mode;
     uint32_t half_results, half_failures, half_slow;
-    /* count window: a ring of results (bit 0 failure, bit 1 slow) */
-    uint32_t ring_pos, ring_n, ring_fail, ring_slow;
-    struct window *w;         /* time window: [0] calls [1] failures [2] slow (NULL if none) */
-    double calls, failed;     /* brooker: cumulative */
+    union {
+        struct { /* rate */
+            /* count window: a ring of results (bit 0 failure, bit 1 slow);
+             * at most BREAKER_MAX_WINDOW_CALLS */
+            uint16_t ring_pos, ring_n, ring_fail, ring_slow;
+            struct window *w; /* time window: [0] calls [1] failures [2] slow (NULL if none) */
+        };
+        struct { /* brooker: cumulative */
+            double calls, failed;
+        };
+    };
 };
 
 /* The ring of a count window lives outside the state (ring may be NULL for

@@ -31,18 +31,23 @@ static double milli(double x)
     return f >= 0.5 ? r + 1.0 : f <= -0.5 ? r - 1.0 : r;
 }
 
-bool budget_needs_window(const struct budget_kind *k)
+size_t budget_extra_size(const struct budget_kind *k)
 {
-    return k->id == BUDGET_RATIO || k->id == BUDGET_SRE;
+    if (k->id == BUDGET_RATIO || k->id == BUDGET_SRE)
+        return sizeof(struct window);
+    return k->id == BUDGET_AWS_ADAPTIVE ? sizeof(struct budget_adaptive) : 0;
 }
 
 void budget_state_init(const struct budget_kind *k, const struct budget_params *p,
-                       struct budget_state *s, struct window *w)
+                       struct budget_state *s, void *extra)
 {
     memset(s, 0, sizeof *s);
-    s->w = w;
-    if (w != NULL)
-        memset(w, 0, sizeof *w);
+    if (extra != NULL)
+        memset(extra, 0, budget_extra_size(k));
+    if (k->id == BUDGET_AWS_ADAPTIVE)
+        s->ad = extra;
+    else
+        s->w = extra;
     switch (k->id) {
     case BUDGET_GRPC:
         s->tokens = p->max_tokens;
@@ -54,8 +59,8 @@ void budget_state_init(const struct budget_kind *k, const struct budget_params *
         s->tokens = milli(p->capacity);
         break;
     case BUDGET_AWS_ADAPTIVE:
-        s->fill = 0.5;
-        s->cap = 1.0;
+        s->ad->fill = 0.5;
+        s->ad->cap = 1.0;
         break;
     default:
         break;
@@ -105,9 +110,10 @@ bool budget_admit(const struct budget_kind *k, const struct budget_params *p,
         window_add(s->w, now, sl, SRE_SLICES, 0, 1.0);
         return !(reject > 0.0 && gsl_rng_uniform(r) < reject);
     }
-    if (k->id == BUDGET_AWS_ADAPTIVE && s->enabled) {
-        s->tokens = fmin(s->cap, s->tokens + units_seconds(now - s->last_refill) * s->fill);
-        s->last_refill = now;
+    if (k->id == BUDGET_AWS_ADAPTIVE && s->ad->enabled) {
+        struct budget_adaptive *a = s->ad;
+        s->tokens = fmin(a->cap, s->tokens + units_seconds(now - a->last_refill) * a->fill);
+        a->last_refill = now;
         if (s->tokens < 1.0)
             return false;
         s->tokens -= 1.0;
@@ -169,8 +175,9 @@ bool budget_allow_retry(const struct budget_kind *k, const struct budget_params 
 }
 
 /* botocore adaptive.py / throttling.py, steps 1-4 (POLICIES.md §2). */
-static void adaptive_result(struct budget_state *s, rs_time now, bool throttle)
+static void adaptive_result(struct budget_state *bs, rs_time now, bool throttle)
 {
+    struct budget_adaptive *s = bs->ad;
     double t = units_seconds(now);
     s->cnt += 1.0;
     double b = floor(2.0 * t) / 2.0;
@@ -195,7 +202,7 @@ static void adaptive_result(struct budget_state *s, rs_time now, bool throttle)
     double nw = fmin(calc, 2.0 * s->measured);
     s->fill = fmax(nw, 0.5);
     s->cap = fmax(nw, 1.0);
-    s->tokens = fmin(s->tokens, s->cap);
+    bs->tokens = fmin(bs->tokens, s->cap);
 }
 
 void budget_result(const struct budget_kind *k, const struct budget_params *p,
@@ -253,7 +260,7 @@ double budget_level(const struct budget_kind *k, const struct budget_params *p,
     case BUDGET_ENVOY:
         return fmax(floor(p->percent * s->active_calls), p->min_concurrency) - s->active_retries;
     case BUDGET_AWS_ADAPTIVE:
-        return s->enabled ? s->fill : -1.0; /* the allowed send rate, once throttled */
+        return s->ad->enabled ? s->ad->fill : -1.0; /* the allowed send rate, once throttled */
     case BUDGET_SRE: {
         rs_time sl = slice_of(p, SRE_SLICES);
         double req = window_sum(s->w, now, sl, SRE_SLICES, 0);

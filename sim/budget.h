@@ -33,6 +33,7 @@
 
 #include <gsl/gsl_rng.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "errclass.h"
 #include "units.h"
@@ -64,14 +65,22 @@ extern const struct budget_kind budget_kinds[];
 extern const unsigned budget_nkinds;
 const struct budget_kind *budget_find(const char *name);
 
-struct budget_state {
-    double tokens;              /* grpc, aws-standard (capacity), bucket, adaptive bucket */
-    uint32_t active_calls, active_retries; /* envoy */
-    struct window *w;           /* ratio: [0] balance; sre: [0] requests [1] accepts [2] retries */
-    /* aws-adaptive */
+/* aws-adaptive's rate estimate and token bucket fill (botocore). */
+struct budget_adaptive {
     double measured, fill, cap, last_max, cnt;
     rs_time last_bucket, last_throttle, last_refill;
     bool enabled;
+};
+
+/* A budget's state: 24 bytes, so that a million clients' states take 24 MB;
+ * what only some kinds keep lives outside, in the kind's extra state. */
+struct budget_state {
+    double tokens;              /* grpc, aws-standard (capacity), bucket, adaptive bucket */
+    uint32_t active_calls, active_retries; /* envoy */
+    union {
+        struct window *w;       /* ratio: [0] balance; sre: [0] requests [1] accepts [2] retries */
+        struct budget_adaptive *ad; /* aws-adaptive */
+    };
 };
 
 /* What a call remembers for its budget. */
@@ -80,13 +89,15 @@ struct budget_call {
     double last_cost;  /* aws-standard: what the last retry acquired */
 };
 
-/* Whether the kind keeps a sliding window (ratio, sre); the window lives
- * outside the state so that states of other kinds stay small. */
-bool budget_needs_window(const struct budget_kind *k);
+/* The bytes of the kind's extra state, kept outside the state so that
+ * states of other kinds stay small: a sliding window (ratio, sre), the
+ * adaptive estimate (aws-adaptive), or 0. */
+size_t budget_extra_size(const struct budget_kind *k);
 
-/* w: the state's window when the kind needs one, else NULL. */
+/* extra: budget_extra_size(k) bytes for the state's own use, or NULL when
+ * that is 0. */
 void budget_state_init(const struct budget_kind *k, const struct budget_params *p,
-                       struct budget_state *s, struct window *w);
+                       struct budget_state *s, void *extra);
 
 /* A call starts / ends at the layer (deposits; envoy's active count). */
 void budget_call_start(const struct budget_kind *k, const struct budget_params *p,

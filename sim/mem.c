@@ -13,8 +13,13 @@ static size_t round_huge(size_t bytes) { return (bytes + MEM_HUGE - 1) & ~(MEM_H
 
 void *mem_alloc(size_t bytes)
 {
-    if (bytes < MEM_HUGE)
-        return calloc(1, bytes ? bytes : 1);
+    if (bytes < MEM_HUGE) { /* whole cache lines, so that states of 64 bytes sit in one */
+        size_t len = (bytes + 63) & ~(size_t)63;
+        void *p = aligned_alloc(64, len ? len : 64);
+        if (p != NULL)
+            memset(p, 0, len ? len : 64);
+        return p;
+    }
     size_t len = round_huge(bytes);
     if (len < bytes)
         return NULL;

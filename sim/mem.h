@@ -20,14 +20,16 @@
 
 #define MEM_HUGE ((size_t)2 << 20)
 
-/* bytes zeroed bytes, or NULL when memory is short. Free with mem_free
- * and the same size. */
+/* bytes zeroed bytes aligned to a 64-byte cache line (to 2 MiB when
+ * large), or NULL when memory is short. Free with mem_free and the same
+ * size. */
 void *mem_alloc(size_t bytes);
 void mem_free(void *p, size_t bytes);
 
 /* Grows p (of old bytes, possibly NULL with old 0) to bytes, keeping its
  * contents and zeroing the rest; NULL when memory is short (p is then
- * still valid). */
+ * still valid). Small blocks come from realloc: aligned for any basic
+ * type, not to a cache line. */
 void *mem_grow(void *p, size_t old, size_t bytes);
 
 #endif

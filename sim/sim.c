@@ -37,7 +37,7 @@ static int layers_init(struct sim *s, char *err, size_t errsz)
         if (l->budget->id != BUDGET_NONE)
             need += (double)scope_count(sc, l, l->budget_scope, rt->ninstances) *
                     (double)(sizeof(struct budget_state) +
-                             (budget_needs_window(l->budget) ? sizeof(struct window) : 0));
+                             budget_extra_size(l->budget));
         if (l->breaker->id != BREAKER_NONE)
             need += (double)scope_count(sc, l, l->breaker_scope, rt->ninstances) *
                     (double)(sizeof(struct breaker_state) + l->breaker_p.window_calls +
@@ -54,12 +54,12 @@ static int layers_init(struct sim *s, char *err, size_t errsz)
             rt->budgets = mem_alloc((size_t)rt->nbudgets * sizeof *rt->budgets);
             if (rt->budgets == NULL)
                 goto oom;
-            if (budget_needs_window(l->budget) &&
-                (rt->budget_windows = mem_alloc((size_t)rt->nbudgets * sizeof *rt->budget_windows)) == NULL)
+            size_t extra = budget_extra_size(l->budget);
+            if (extra > 0 && (rt->budget_extra = mem_alloc((size_t)rt->nbudgets * extra)) == NULL)
                 goto oom;
             for (uint32_t j = 0; j < rt->nbudgets; j++)
                 budget_state_init(l->budget, &l->budget_p, &rt->budgets[j],
-                                  rt->budget_windows ? &rt->budget_windows[j] : NULL);
+                                  rt->budget_extra ? rt->budget_extra + (size_t)j * extra : NULL);
         }
         if (l->breaker->id != BREAKER_NONE) {
             rt->nbreakers = scope_count(sc, l, l->breaker_scope, rt->ninstances);
@@ -190,7 +190,9 @@ void sim_destroy(struct sim *s)
         mem_free(rt->budgets, (size_t)rt->nbudgets * sizeof *rt->budgets);
         mem_free(rt->breakers, (size_t)rt->nbreakers * sizeof *rt->breakers);
         mem_free(rt->rings, (size_t)rt->nbreakers * s->sc.layers[i].breaker_p.window_calls);
-        mem_free(rt->budget_windows, (size_t)rt->nbudgets * sizeof *rt->budget_windows);
+        if (rt->nbudgets > 0)
+            mem_free(rt->budget_extra,
+                     (size_t)rt->nbudgets * budget_extra_size(s->sc.layers[i].budget));
         mem_free(rt->breaker_windows, (size_t)rt->nbreakers * sizeof *rt->breaker_windows);
     }
     server_fini(s);

@@ -98,7 +98,8 @@ struct layer_rt {
     uint32_t nbudgets;
     struct breaker_state *breakers;
     uint8_t *rings;       /* count windows, window_calls bytes per breaker */
-    struct window *budget_windows, *breaker_windows; /* for the kinds that keep one */
+    char *budget_extra;   /* the budget kind's extra states (budget_extra_size each) */
+    struct window *breaker_windows; /* for the kinds that keep one */
     uint32_t nbreakers, n_open;
     uint64_t attempts, retries, timeouts, refused, short_circuited, transitions;
 };

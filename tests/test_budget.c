@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include <string.h>
 
 #include "budget.h"
 
@@ -16,25 +17,28 @@ struct b {
     struct budget_params p;
     struct budget_state s;
     struct budget_call c;
-    struct window w;
+    union {
+        struct window w;
+        struct budget_adaptive a;
+    } x; /* the kind's extra state */
 };
 
 static struct b make(const char *name)
 {
     struct b b;
+    memset(&b, 0, sizeof b);
     b.k = budget_find(name);
     assert_non_null(b.k);
     b.p = b.k->defaults;
-    budget_state_init(b.k, &b.p, &b.s, NULL);
     b.c = (struct budget_call){false, 0};
     return b;
 }
 
-/* Points the state at its own window (after the copy out of make). */
+/* Points the state at its own extra state (after the copy out of make). */
 static void attach(struct b *b)
 {
-    if (budget_needs_window(b->k))
-        budget_state_init(b->k, &b->p, &b->s, &b->w);
+    assert_true(budget_extra_size(b->k) <= sizeof b->x);
+    budget_state_init(b->k, &b->p, &b->s, budget_extra_size(b->k) ? &b->x : NULL);
 }
 
 static bool retry(struct b *b, rs_time now, enum errclass cls)
@@ -162,12 +166,12 @@ static void aws_adaptive_cubic(void **state)
         assert_true(budget_admit(b.k, &b.p, &b.s, t, NULL));
         result(&b, t, CLS_OK, false);
     }
-    double measured = b.s.measured;
+    double measured = b.s.ad->measured;
     assert_true(fabs(measured - 10.0) < 0.5);
     result(&b, t, CLS_429, false);
-    assert_true(b.s.enabled);
+    assert_true(b.s.ad->enabled);
     double w = measured;
-    assert_true(fabs(b.s.fill - 0.7 * w) < 1e-9);
+    assert_true(fabs(b.s.ad->fill - 0.7 * w) < 1e-9);
     int admitted = 0;
     while (budget_admit(b.k, &b.p, &b.s, t, NULL))
         admitted++;
@@ -175,7 +179,7 @@ static void aws_adaptive_cubic(void **state)
     double k = cbrt(w * 0.3 / 0.4);
     rs_time back = t + (rs_time)llround(k * 1e9);
     result(&b, back, CLS_OK, false);
-    assert_true(fabs(b.s.fill - fmin(w, 2 * b.s.measured)) < 1e-6);
+    assert_true(fabs(b.s.ad->fill - fmin(w, 2 * b.s.ad->measured)) < 1e-6);
 }
 
 /* SRE client throttling: reject with max(0, (requests − 2·accepts)/(requests + 1));
