@@ -81,11 +81,17 @@ static void print_diag(const struct scenario_diag *d)
         fprintf(stderr, "retrystorm: %s\n", d->msg[i]);
 }
 
+/* The progress line of a run: how far, how fast, and about how long is
+ * left (from the share of simulated time still to go at the rate so far).
+ * user: the wall-clock start (a double). */
 static void progress(void *user, rs_time now, rs_time duration, uint64_t events)
 {
-    (void)user;
-    fprintf(stderr, "\r  %5.1f%% simulated (%.0f of %.0f s), %llu events", 100.0 * (double)now / (double)duration,
-            units_seconds(now), units_seconds(duration), (unsigned long long)events);
+    double elapsed = wall_now() - *(const double *)user;
+    double done = (double)now / (double)duration;
+    double left = done > 0 ? elapsed * (1.0 - done) / done : 0.0;
+    fprintf(stderr, "\r  %5.1f%% simulated (%.0f of %.0f s), %.1f M events, %.2f M events/s, about %.0f s left  ",
+            100.0 * done, units_seconds(now), units_seconds(duration), (double)events / 1e6,
+            elapsed > 0 ? (double)events / elapsed / 1e6 : 0.0, left);
     fflush(stderr);
 }
 
@@ -843,9 +849,9 @@ static int cmd_run(int argc, char **argv, int first)
     }
     sim_set_stop(s, &stop_signal);
     bool tty = isatty(STDERR_FILENO);
-    rc = sim_run(s, tty ? progress : NULL, NULL, err, sizeof err);
+    rc = sim_run(s, tty ? progress : NULL, &t0, err, sizeof err);
     if (tty)
-        fprintf(stderr, "\r%60s\r", "");
+        fprintf(stderr, "\r%100s\r", "");
     if (rc != 0) {
         fprintf(stderr, "retrystorm: %s\n", err);
         sim_destroy(s);
