@@ -197,12 +197,7 @@ void metrics_advance_slow(struct metrics *m, rs_time now, uint32_t queue, uint32
     while (now > m->last_t) {
         rs_time end = (rs_time)(m->cur + 1) * m->bucket_ns;
         rs_time upto = now < end ? now : end;
-        double dt = (double)(upto - m->last_t);
-        struct bucket *b = &m->b[m->cur];
-        b->area_queue += dt * queue;
-        b->area_busy += dt * busy;
-        b->area_inflight += dt * (double)inflight;
-        m->last_t = upto;
+        metrics_integrate(m, upto, queue, busy, inflight);
         if (upto == end && m->cur + 1 < m->nbuckets) {
             close_bucket(m);
             m->cur++;

@@ -98,19 +98,25 @@ void metrics_fini(struct metrics *m);
  * the buckets passed on the way. */
 void metrics_advance_slow(struct metrics *m, rs_time now, uint32_t queue, uint32_t busy,
                           uint64_t inflight);
+/* Adds the levels' areas from last_t up to `upto` (within bucket cur). */
+static inline void metrics_integrate(struct metrics *m, rs_time upto, uint32_t queue, uint32_t busy,
+                                     uint64_t inflight)
+{
+    double dt = (double)(upto - m->last_t);
+    struct bucket *b = &m->b[m->cur];
+    b->area_queue += dt * queue;
+    b->area_busy += dt * busy;
+    b->area_inflight += dt * (double)inflight;
+    m->last_t = upto;
+}
+
 static inline void metrics_advance(struct metrics *m, rs_time now, uint32_t queue, uint32_t busy,
                                    uint64_t inflight)
 {
-    if (now < m->cur_end) { /* within the current bucket: the common case, inline */
-        double dt = (double)(now - m->last_t);
-        struct bucket *b = &m->b[m->cur];
-        b->area_queue += dt * queue;
-        b->area_busy += dt * busy;
-        b->area_inflight += dt * (double)inflight;
-        m->last_t = now;
-        return;
-    }
-    metrics_advance_slow(m, now, queue, busy, inflight);
+    if (now < m->cur_end) /* within the current bucket: the common case, inline */
+        metrics_integrate(m, now, queue, busy, inflight);
+    else
+        metrics_advance_slow(m, now, queue, busy, inflight);
 }
 
 /* The bucket holding the current time (after metrics_advance). */
