@@ -32,6 +32,13 @@ static inline bool before(const struct evq_event *a, const struct evq_event *b)
     return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
+/* before() as a value computed without branches. Reads a[0] even when it
+ * is past the last entry (the arrays always have room for one more). */
+static inline bool before_nb(const struct evq_event *a, const struct evq_event *b)
+{
+    return (a->t < b->t) | ((a->t == b->t) & (a->seq < b->seq));
+}
+
 /* ---- slots ---- */
 
 static inline bool is_cancelled(const struct evq *q, uint32_t slot)
@@ -106,8 +113,10 @@ static void sift_down(struct evq_heap *h, uint32_t i, struct evq_event e)
             __builtin_prefetch(&h->e[4 * i]);
             __builtin_prefetch(&h->e[4 * i + 2]);
         }
-        if (c + 1 <= h->n && before(&h->e[c + 1], &h->e[c]))
-            c++;
+        /* the smaller child, without a branch: which one it is cannot be
+         * predicted, and a mispredicted branch at every level costs more
+         * than the comparison */
+        c += (uint32_t)((c + 1 <= h->n) & before_nb(&h->e[c + 1], &h->e[c]));
         if (!before(&h->e[c], &e))
             break;
         h->e[i] = h->e[c];
