@@ -149,15 +149,31 @@ bool evq_pop_before(struct evq *q, rs_time limit, struct evq_event *ev);
 
 /* A hint of the next event: the earliest of the near heap's top and the
  * lanes' heads by time, without dropping cancelled events or looking
- * further (so possibly not the next one); NULL when those are empty. For
- * prefetching only. O(lanes in use). */
-static inline const struct evq_event *evq_peek_hint(const struct evq *q)
+ * further (so possibly not the next one); NULL when those are empty. In
+ * *after, a hint of the one after it: the next in the same lane, or the
+ * earlier of the top's children (NULL when none). For prefetching only.
+ * O(lanes in use). */
+static inline const struct evq_event *evq_peek_hint(const struct evq *q,
+                                                    const struct evq_event **after)
 {
     const struct evq_event *a = q->near.n ? &q->near.e[1] : NULL;
+    uint32_t node = UINT32_MAX;
     for (uint32_t m = q->lane_mask; m != 0; m &= m - 1) {
-        const struct evq_event *e = &q->nodes[q->lane_head[__builtin_ctz(m)]].e;
-        if (a == NULL || e->t < a->t)
+        uint32_t h = q->lane_head[__builtin_ctz(m)];
+        const struct evq_event *e = &q->nodes[h].e;
+        if (a == NULL || e->t < a->t) {
             a = e;
+            node = h;
+        }
+    }
+    *after = NULL;
+    if (node != UINT32_MAX) {
+        if (q->nodes[node].next != UINT32_MAX)
+            *after = &q->nodes[q->nodes[node].next].e;
+    } else if (q->near.n >= 3) {
+        *after = q->near.e[3].t < q->near.e[2].t ? &q->near.e[3] : &q->near.e[2];
+    } else if (q->near.n == 2) {
+        *after = &q->near.e[2];
     }
     return a;
 }

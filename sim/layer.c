@@ -69,7 +69,7 @@ static struct breaker_state *breaker_of(struct sim *s, const struct call *c, uin
 /* Starts loading call c's budget and breaker states into the cache. With a
  * state per client they are spread over megabytes and miss the cache;
  * asking for both at once overlaps the two misses. */
-static inline void prefetch_states(struct sim *s, const struct call *c)
+static inline void prefetch_states(const struct sim *s, const struct call *c)
 {
     const struct layer_rt *rt = &s->lrt[c->layer];
     const struct layer_cfg *cfg = &s->sc.layers[c->layer];
@@ -84,6 +84,8 @@ static inline void prefetch_states(struct sim *s, const struct call *c)
         __builtin_prefetch((const char *)(b + 1) - 1);
     }
 }
+
+void layer_prefetch_call(const struct sim *s, uint32_t call) { prefetch_states(s, call_at(s, call)); }
 
 /* The index of a client's state of the given scope, or UINT32_MAX when it
  * is not known before the call starts (an instance drawn at random) or not

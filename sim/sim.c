@@ -250,30 +250,42 @@ static void dispatch(struct sim *s, const struct evq_event *ev)
  * in flight are spread over hundreds of megabytes, and each would
  * otherwise be a cache miss in the critical path. Only hints: nothing
  * changes. */
-static inline void prefetch_next(const struct sim *s)
+static inline void prefetch_object(const struct sim *s, const struct evq_event *e)
 {
-    const struct evq_event *next = evq_peek_hint(&s->q);
-    if (next == NULL)
-        return;
-    switch ((enum ev_type)next->type) {
+    switch ((enum ev_type)e->type) {
     case EV_CLIENT:
         if (s->sc.nlayers > 0)
-            layer_prefetch_client(s, 0, next->obj);
+            layer_prefetch_client(s, 0, e->obj);
         break;
     case EV_TIMEOUT:
     case EV_RETRY:
-        __builtin_prefetch(pool_at(&s->calls, next->obj));
+        __builtin_prefetch(pool_at(&s->calls, e->obj));
         break;
     case EV_SERVICE_DONE:
-        __builtin_prefetch(pool_at(&s->jobs, next->obj));
+        __builtin_prefetch(pool_at(&s->jobs, e->obj));
         break;
     case EV_DELIVER:
     case EV_ANSWER:
-        __builtin_prefetch(pool_at(&s->msgs, next->obj));
+        __builtin_prefetch(pool_at(&s->msgs, e->obj));
         break;
     default:
         break;
     }
+}
+
+/* In two stages: the object of the event after next (its call, job or
+ * message, or a client's states), and for the next event, whose call was
+ * asked for one event ago, the states behind that call. */
+static inline void prefetch_next(const struct sim *s)
+{
+    const struct evq_event *after, *next = evq_peek_hint(&s->q, &after);
+    if (next == NULL)
+        return;
+    prefetch_object(s, next);
+    if (next->type == EV_TIMEOUT || next->type == EV_RETRY)
+        layer_prefetch_call(s, next->obj);
+    if (after != NULL)
+        prefetch_object(s, after);
 }
 
 /* Walks the requests still alive at the end of the run: counts those

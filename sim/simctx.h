@@ -191,6 +191,8 @@ void layer_on_retry(struct sim *s, uint32_t call);
 /* Starts loading into the cache the states a new call of `client` at the
  * layer will touch (a hint; nothing changes). */
 void layer_prefetch_client(const struct sim *s, uint32_t layer, uint32_t client);
+/* The same for the budget and breaker states of call `call` (a hint). */
+void layer_prefetch_call(const struct sim *s, uint32_t call);
 
 /* net.c: the hop below layer `layer` (the layer that sent the attempt). */
 void net_send_down(struct sim *s, uint32_t layer, uint32_t req, struct reply_to from,
