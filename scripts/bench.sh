@@ -5,7 +5,7 @@
 # not grow with run length), and on the fleet of a million closed-loop
 # clients (10 minutes with and without breakers and budgets, and the full
 # simulated hour); then instructions per event and a sweep on one and two
-# threads. Takes about five minutes. Not a test: nothing here passes or
+# threads. Takes about two minutes. Not a test: nothing here passes or
 # fails on speed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
