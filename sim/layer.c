@@ -66,23 +66,30 @@ static struct breaker_state *breaker_of(struct sim *s, const struct call *c, uin
     return &rt->breakers[i];
 }
 
-/* Starts loading call c's budget and breaker states into the cache. With a
- * state per client they are spread over megabytes and miss the cache;
- * asking for both at once overlaps the two misses. */
+/* Starts loading a layer's budget state bi and breaker state ki into the
+ * cache (UINT32_MAX: not that one). With a state per client they are
+ * spread over megabytes and miss the cache; asking for both at once
+ * overlaps the misses. A breaker state is one cache line; a budget state
+ * may straddle two. */
+static inline void prefetch_state_lines(const struct layer_rt *rt, uint32_t bi, uint32_t ki)
+{
+    if (rt->budgets != NULL && bi != UINT32_MAX) {
+        const struct budget_state *b = &rt->budgets[bi];
+        __builtin_prefetch(b);
+        __builtin_prefetch((const char *)(b + 1) - 1);
+    }
+    if (rt->breakers != NULL && ki != UINT32_MAX)
+        __builtin_prefetch(&rt->breakers[ki]);
+}
+
+/* Call c's states, in runs large enough to prefetch at all (sim.c). */
 static inline void prefetch_states(const struct sim *s, const struct call *c)
 {
-    const struct layer_rt *rt = &s->lrt[c->layer];
+    if (!s->prefetch)
+        return;
     const struct layer_cfg *cfg = &s->sc.layers[c->layer];
-    if (rt->budgets != NULL) {
-        const struct budget_state *b = &rt->budgets[scope_index(s, c, cfg->budget_scope)];
-        __builtin_prefetch(b);
-        __builtin_prefetch((const char *)(b + 1) - 1);
-    }
-    if (rt->breakers != NULL) {
-        const struct breaker_state *b = &rt->breakers[scope_index(s, c, cfg->breaker_scope)];
-        __builtin_prefetch(b);
-        __builtin_prefetch((const char *)(b + 1) - 1);
-    }
+    prefetch_state_lines(&s->lrt[c->layer], scope_index(s, c, cfg->budget_scope),
+                         scope_index(s, c, cfg->breaker_scope));
 }
 
 void layer_prefetch_call(const struct sim *s, uint32_t call) { prefetch_states(s, call_at(s, call)); }
@@ -99,19 +106,9 @@ static uint32_t client_state_index(const struct layer_cfg *cfg, enum scope sc, u
 
 void layer_prefetch_client(const struct sim *s, uint32_t layer, uint32_t client)
 {
-    const struct layer_rt *rt = &s->lrt[layer];
     const struct layer_cfg *cfg = &s->sc.layers[layer];
-    uint32_t i;
-    if (rt->budgets != NULL && (i = client_state_index(cfg, cfg->budget_scope, client)) != UINT32_MAX) {
-        const struct budget_state *b = &rt->budgets[i];
-        __builtin_prefetch(b);
-        __builtin_prefetch((const char *)(b + 1) - 1);
-    }
-    if (rt->breakers != NULL && (i = client_state_index(cfg, cfg->breaker_scope, client)) != UINT32_MAX) {
-        const struct breaker_state *b = &rt->breakers[i];
-        __builtin_prefetch(b);
-        __builtin_prefetch((const char *)(b + 1) - 1);
-    }
+    prefetch_state_lines(&s->lrt[layer], client_state_index(cfg, cfg->budget_scope, client),
+                         client_state_index(cfg, cfg->breaker_scope, client));
 }
 
 /* Keeps the layer's count of breakers not closed in step with a state. */
@@ -330,7 +327,6 @@ void layer_on_timeout(struct sim *s, uint32_t ci, uint32_t att)
     struct call *c = call_at(s, ci);
     assert(c->state == CALL_WAITING && c->attempts == att);
     (void)att;
-    prefetch_states(s, c);
     c->timer = EVQ_NONE;
     enum errclass cls = s->now >= c->deadline_at ? CLS_DEADLINE : CLS_TIMEOUT;
     record_result(s, ci, cls);
@@ -341,7 +337,6 @@ void layer_on_retry(struct sim *s, uint32_t ci)
 {
     struct call *c = call_at(s, ci);
     assert(c->state == CALL_BACKOFF);
-    prefetch_states(s, c);
     c->timer = EVQ_NONE;
     attempt(s, ci);
 }
