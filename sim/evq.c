@@ -1,5 +1,6 @@
 /*
- * evq — event heaps and lanes with lazy cancellation. See evq.h.
+ * evq — the near heap, the calendar, the far heap and the lanes, with
+ * lazy cancellation. See evq.h.
  */
 #include "evq.h"
 
@@ -32,8 +33,9 @@ static inline bool before(const struct evq_event *a, const struct evq_event *b)
     return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
-/* before() as a value computed without branches. Reads a[0] even when it
- * is past the last entry (the arrays always have room for one more). */
+/* before() as a value computed without branches. sift_down passes e[n + 1]
+ * too, one past the last entry (within the array, as remove_top has just
+ * taken it out), and masks the result. */
 static inline bool before_nb(const struct evq_event *a, const struct evq_event *b)
 {
     return (a->t < b->t) | ((a->t == b->t) & (a->seq < b->seq));
