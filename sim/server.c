@@ -182,6 +182,7 @@ void server_arrive(struct sim *s, uint32_t req, struct reply_to from, rs_time de
     uint32_t ji = pool_alloc(&s->jobs);
     struct job *j = pool_at(&s->jobs, ji);
     j->req = req;
+    j->client = r->client;
     j->kind = (uint8_t)kind;
     j->parent = from;
     j->deadline_at = deadline_at;

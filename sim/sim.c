@@ -274,16 +274,24 @@ static inline void prefetch_object(const struct sim *s, const struct evq_event *
 }
 
 /* In two stages: the object of the event after next (its call, job or
- * message, or a client's states), and for the next event, whose call was
- * asked for one event ago, the states behind that call. */
+ * message, or a client's states), and for the next event, whose object was
+ * asked for one event ago, what lies behind it: a call's states, or a
+ * job's call and its client's states. */
 static inline void prefetch_next(const struct sim *s)
 {
     const struct evq_event *after, *next = evq_peek_hint(&s->q, &after);
     if (next == NULL)
         return;
     prefetch_object(s, next);
-    if (next->type == EV_TIMEOUT || next->type == EV_RETRY)
+    if (next->type == EV_TIMEOUT || next->type == EV_RETRY) {
         layer_prefetch_call(s, next->obj);
+    } else if (next->type == EV_SERVICE_DONE && s->sc.nlayers > 0) {
+        /* the answer goes to the innermost layer's call, which records it
+         * with its client's states */
+        const struct job *j = pool_at(&s->jobs, next->obj);
+        __builtin_prefetch(pool_at(&s->calls, j->parent.call));
+        layer_prefetch_client(s, s->sc.nlayers - 1, j->client);
+    }
     if (after != NULL)
         prefetch_object(s, after);
 }

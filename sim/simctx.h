@@ -106,6 +106,7 @@ struct layer_rt {
 
 struct job {
     uint32_t req;
+    uint32_t client;     /* its request's client (for prefetching its states) */
     uint8_t kind;
     struct reply_to parent;
     rs_time deadline_at; /* propagated from above; RS_TIME_NEVER: none */
