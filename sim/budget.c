@@ -23,13 +23,7 @@ static double ratio_reserve(const struct budget_params *p)
 
 /* Brooker's bucket counts in thousandths of a token, so that ten deposits
  * of 0.1 make exactly one token. */
-static double milli(double x)
-{
-    /* llround(x · 1000) without the libm call (this runs for every call):
-     * round half away from zero; the fraction y - trunc(y) is exact */
-    double y = x * 1000.0, r = trunc(y), f = y - r;
-    return f >= 0.5 ? r + 1.0 : f <= -0.5 ? r - 1.0 : r;
-}
+static double milli(double x) { return units_round(x * 1000.0); }
 
 size_t budget_extra_size(const struct budget_kind *k)
 {

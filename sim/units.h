@@ -10,6 +10,7 @@
 #ifndef RS_UNITS_H
 #define RS_UNITS_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -52,19 +53,25 @@ static inline rs_time units_add(rs_time a, rs_time b)
     return (b > RS_TIME_NEVER - a) ? RS_TIME_NEVER : a + b;
 }
 
+/* x rounded half away from zero, as llround rounds, as a double; inline
+ * and without a libm call (it runs for every sampled delay). The fraction
+ * x - trunc(x) is exact in binary floating point, so the result is
+ * llround's. */
+static inline double units_round(double x)
+{
+    double r = trunc(x), f = x - r;
+    return f >= 0.5 ? r + 1.0 : f <= -0.5 ? r - 1.0 : r;
+}
+
 /* Rounds a non-negative double count of nanoseconds to rs_time, half away
- * from zero as llround does, clamped to [0, RS_TIME_LIMIT]; NaN becomes 0.
- * Inline and without a libm call: it runs for every sampled delay. The
- * fraction ns - trunc(ns) is exact in binary floating point, so the result
- * is llround's. */
+ * from zero, clamped to [0, RS_TIME_LIMIT]; NaN becomes 0. */
 static inline rs_time units_from_ns(double ns)
 {
     if (!(ns > 0.0))
         return 0;
     if (ns >= (double)RS_TIME_LIMIT)
         return RS_TIME_LIMIT;
-    rs_time r = (rs_time)ns;
-    return ns - (double)r >= 0.5 ? r + 1 : r;
+    return (rs_time)units_round(ns);
 }
 
 #endif
