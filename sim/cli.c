@@ -294,7 +294,7 @@ static int plot_and_say_as(const char *dir, const char *shown)
         return 0;
     }
     char err[1024];
-    int n = plot_dir(dir, err, sizeof err);
+    int n = plot_dir(dir, &stop_signal, err, sizeof err);
     if (n < 0) {
         fprintf(stderr, "retrystorm: %s\n", err);
         return 1;

@@ -241,8 +241,9 @@ static int plot_sweep(const char *dir, const char *vars, char *err, size_t errsz
     return written;
 }
 
-int plot_dir(const char *dir, char *err, size_t errsz)
+int plot_dir(const char *dir, volatile sig_atomic_t *stop, char *err, size_t errsz)
 {
+    (void)stop; /* not yet used */
     static const char *const terms[] = {"png", "svg"};
     char phases[8192], title[256] = "", list[8192], xs[8192], vars[16384];
     phases_of(dir, phases, sizeof phases, title, sizeof title);

@@ -15,6 +15,7 @@
 #ifndef RS_PLOT_H
 #define RS_PLOT_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -22,7 +23,8 @@
 bool plot_available(void);
 
 /* Draws every figure DIR supports. Returns the number of files written,
- * or -1 with a message in err (gnuplot failed, or DIR has nothing to draw). */
-int plot_dir(const char *dir, char *err, size_t errsz);
+ * or -1 with a message in err (gnuplot failed, or DIR has nothing to draw),
+ * or -2 when *stop was set (by a signal) before it finished. */
+int plot_dir(const char *dir, volatile sig_atomic_t *stop, char *err, size_t errsz);
 
 #endif
