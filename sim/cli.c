@@ -7,7 +7,6 @@
 #include "cli.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <gsl/gsl_errno.h>
 #include <signal.h>
 #include <math.h>
@@ -21,6 +20,7 @@
 
 #include "compare.h"
 #include "experiment.h"
+#include "outdir.h"
 #include "output.h"
 #include "plot.h"
 #include "scenario.h"
@@ -35,7 +35,6 @@ static volatile sig_atomic_t stop_signal;
 
 static void on_signal(int sig) { stop_signal = sig; }
 
-static int check_out_dir(const char *dir, bool force);
 
 static void install_handlers(void)
 {
@@ -279,13 +278,54 @@ static int parse_run_opts(int argc, char **argv, int i, struct opts *o)
     return 0;
 }
 
+/* The output directory: -o's value (trailing slashes removed) or the
+ * default. A path that does not fit is an error, never truncated. */
+static int out_dir(char *dir, size_t size, const char *given, const char *fallback)
+{
+    const char *p = given ? given : fallback;
+    size_t n = strlen(p);
+    while (n > 1 && p[n - 1] == '/')
+        n--;
+    if (n == 0 || n + 32 >= size) {
+        fprintf(stderr, "retrystorm: -o %.60s%s: %s\n", p, n > 60 ? "..." : "",
+                n == 0 ? "an empty path" : "the path is longer than the system's limit");
+        return 2;
+    }
+    snprintf(dir, size, "%.*s", (int)n, p);
+    return 0;
+}
+
+/* The check every command makes before any work (outdir_check): prints
+ * why a directory is refused. Returns 0 or 2. */
+static int check_out_dir(const char *dir, bool force)
+{
+    char err[4600];
+    int rc = outdir_check(dir, force, err, sizeof err);
+    if (rc != 0)
+        fprintf(stderr, "retrystorm: %s\n", err);
+    return rc;
+}
+
+/* Moves a finished work directory to dir (outdir_install); 0 or 1. */
+static int install(const char *work, const char *dir, bool force)
+{
+    char err[9000];
+    if (outdir_install(work, dir, force, err, sizeof err) != 0) {
+        fprintf(stderr, "retrystorm: %s\n", err);
+        return 1;
+    }
+    return 0;
+}
+
 /* Draws DIR's figures and says what happened; a missing gnuplot is a
  * message, not a failure. Returns the exit code. */
 static int plot_and_say_as(const char *dir, const char *shown);
 
 static int plot_and_say(const char *dir) { return plot_and_say_as(dir, dir); }
 
-/* Draws the figures in dir, naming `shown` (where they will be) to the user. */
+/* Draws the figures in dir, naming `shown` (where they will be) to the
+ * user. Returns 0; 1 when gnuplot failed (its message shown); 128 + signal
+ * when interrupted. The outputs themselves are never discarded here. */
 static int plot_and_say_as(const char *dir, const char *shown)
 {
     if (!plot_available()) {
@@ -293,8 +333,12 @@ static int plot_and_say_as(const char *dir, const char *shown)
                         "(install gnuplot, e.g. apt-get install gnuplot-nox)\n");
         return 0;
     }
-    char err[1024];
+    char err[2048];
     int n = plot_dir(dir, &stop_signal, err, sizeof err);
+    if (n == -2 || stop_signal) {
+        fprintf(stderr, "retrystorm: interrupted while drawing figures in %s/\n", shown);
+        return 128 + (stop_signal ? stop_signal : SIGINT);
+    }
     if (n < 0) {
         fprintf(stderr, "retrystorm: %s\n", err);
         return 1;
@@ -309,7 +353,14 @@ static int cmd_plot(int argc, char **argv)
         fprintf(stderr, "retrystorm: plot needs one output directory\n%s", usage);
         return 2;
     }
-    return plot_and_say(argv[2]);
+    enum outdir_kind k;
+    char err[4600];
+    if (outdir_classify(argv[2], &k, err, sizeof err) != 0 || k == OUTDIR_ABSENT) {
+        fprintf(stderr, "retrystorm: plot: %s\n", k == OUTDIR_ABSENT ? "no such directory" : err);
+        return 2;
+    }
+    int rc = plot_and_say(argv[2]);
+    return rc == 1 && !plot_available() ? 1 : rc;
 }
 
 static void compare_row(void *user, const char *label, const char *const *names,
@@ -351,14 +402,16 @@ static int cmd_compare(int argc, char **argv)
         scenario_diag_fini(&d);
         return 2;
     }
-    char dir[4096], err[1024];
-    if (o.outdir)
-        snprintf(dir, sizeof dir, "%s", o.outdir);
-    else
-        snprintf(dir, sizeof dir, "out/%s-compare", sc.name);
-    if ((rc = check_out_dir(dir, o.force)) != 0)
+    char dir[4096], fallback[128], work[4200], err[4600];
+    snprintf(fallback, sizeof fallback, "out/%s-compare", sc.name);
+    if ((rc = out_dir(dir, sizeof dir, o.outdir, fallback)) != 0 || (rc = check_out_dir(dir, o.force)) != 0)
         return rc;
-    struct compare_spec spec = {o.scenario, o.sets, o.nsets, {0}, o.nvary, o.reps ? o.reps : 1, dir};
+    if (outdir_mkwork(dir, work, sizeof work, err, sizeof err) != 0) {
+        fprintf(stderr, "retrystorm: %s\n", err);
+        return 1;
+    }
+    struct compare_spec spec = {o.scenario, o.sets, o.nsets, {0}, o.nvary, o.reps ? o.reps : 1, work,
+                                &stop_signal};
     for (size_t i = 0; i < o.nvary; i++)
         spec.vary[i] = o.vary[i];
     bool first = true;
@@ -368,45 +421,24 @@ static int cmd_compare(int argc, char **argv)
     rc = compare_run(&spec, &d, compare_row, &first, err, sizeof err);
     print_diag(&d);
     scenario_diag_fini(&d);
+    if (rc != 0 && err[0])
+        fprintf(stderr, "retrystorm: %s\n", err);
+    if (rc == 3) { /* interrupted: what is done, marked complete = 0 */
+        if (install(work, dir, o.force) != 0)
+            return 1;
+        fprintf(stderr, "retrystorm: interrupted: the variants run so far are in %s/ (complete = 0)\n", dir);
+        return 128 + (stop_signal ? stop_signal : SIGINT);
+    }
     if (rc != 0) {
-        if (err[0])
-            fprintf(stderr, "retrystorm: %s\n", err);
+        outdir_remove_ours(work);
         return rc;
     }
+    int prc = o.plot ? plot_and_say_as(work, dir) : 0;
+    if (install(work, dir, o.force) != 0)
+        return 1;
     printf("  outputs in %s/ (summary.csv and timeseries.csv with a variant column; one directory per variant)\n",
            dir);
-    return o.plot ? plot_and_say(dir) : 0;
-}
-
-/* A directory we may write into: absent, empty, or holding an earlier
- * retrystorm output (it has the marker file output_mkdir leaves); anything
- * else is refused unless --force, and left untouched. */
-static int check_out_dir(const char *dir, bool force)
-{
-    char marker[4200];
-    snprintf(marker, sizeof marker, "%s/.retrystorm", dir);
-    if (force || access(marker, F_OK) == 0)
-        return 0;
-    DIR *d = opendir(dir);
-    if (d == NULL)
-        return 0; /* absent (or not a directory: the writer says so) */
-    struct dirent *e;
-    bool empty = true;
-    while ((e = readdir(d)) != NULL)
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            empty = false;
-    closedir(d);
-    if (empty)
-        return 0;
-    fprintf(stderr, "retrystorm: %s holds files that are not a retrystorm output; "
-                    "choose another -o, or add --force to write into it\n", dir);
-    return 2;
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
+    return prc;
 }
 
 static unsigned default_threads(void)
@@ -425,7 +457,8 @@ static int run_sweep(const struct opts *o, const char *dir, struct exp_result *r
 {
     struct exp_spec spec = {o->scenario, o->sets, o->nsets, {0}, o->ngrid,
                             o->reps ? o->reps : 1, o->threads ? o->threads : default_threads(),
-                            o->shard_k, o->shard_n, dir, want_progress(o), &stop_signal, o->resume};
+                            o->shard_k, o->shard_n, dir, want_progress(o), &stop_signal, o->resume,
+                            o->force};
     for (size_t i = 0; i < o->ngrid; i++)
         spec.grid[i] = o->grid[i];
     struct scenario_diag d = {0};
@@ -448,14 +481,12 @@ static int cmd_sweep(int argc, char **argv)
         fprintf(stderr, "retrystorm: sweep needs a scenario and at least one --grid KEY=VALUES\n%s", usage);
         return 2;
     }
-    char dir[4096];
-    if (o.outdir)
-        snprintf(dir, sizeof dir, "%s", o.outdir);
-    else if (o.shard_n)
-        snprintf(dir, sizeof dir, "out/sweep-shard-%u-of-%u", o.shard_k, o.shard_n);
+    char dir[4096], fallback[64];
+    if (o.shard_n)
+        snprintf(fallback, sizeof fallback, "out/sweep-shard-%u-of-%u", o.shard_k, o.shard_n);
     else
-        snprintf(dir, sizeof dir, "out/sweep");
-    if (!o.resume && (rc = check_out_dir(dir, o.force)) != 0)
+        snprintf(fallback, sizeof fallback, "out/sweep");
+    if ((rc = out_dir(dir, sizeof dir, o.outdir, fallback)) != 0)
         return rc;
     rc = run_sweep(&o, dir, NULL);
     if (rc == 3)
@@ -484,16 +515,16 @@ static int cmd_merge(int argc, char **argv)
         fprintf(stderr, "retrystorm: merge needs shard directories and -o OUT\n%s", usage);
         return 2;
     }
-    char err[1024];
-    if ((rc = check_out_dir(o.outdir, o.force)) != 0)
+    char err[9000], out[4096];
+    if ((rc = out_dir(out, sizeof out, o.outdir, NULL)) != 0 || (rc = check_out_dir(out, o.force)) != 0)
         return rc;
-    rc = exp_merge(dirs, n, o.outdir, err, sizeof err);
+    rc = exp_merge(dirs, n, out, o.force, err, sizeof err);
     if (rc != 0) {
         fprintf(stderr, "retrystorm: %s\n", err);
         return rc;
     }
-    printf("merged %zu shard%s into %s/sweep.csv\n", n, n == 1 ? "" : "s", o.outdir);
-    return o.plot ? plot_and_say(o.outdir) : 0;
+    printf("merged %zu shard%s into %s/sweep.csv\n", n, n == 1 ? "" : "s", out);
+    return o.plot ? plot_and_say(out) : 0;
 }
 
 /* "lat_p99<=800ms" into metric, direction and value (durations in seconds). */
@@ -529,6 +560,23 @@ static int metric_index(const struct exp_result *r, const char *name)
     return -1;
 }
 
+/* Whether name is a metric of jobs.csv (the summary's columns); says
+ * which are when it is not. */
+static bool known_metric(const char *name, const char *option)
+{
+    char names[128][64];
+    int cols[256];
+    size_t n = exp_metric_names(names, 128, cols, 256);
+    for (size_t m = 0; m < n; m++)
+        if (strcmp(names[m], name) == 0)
+            return true;
+    fprintf(stderr, "retrystorm: %s %s: no such metric; the metrics are:", option, name);
+    for (size_t m = 0; m < n; m++)
+        fprintf(stderr, " %s", names[m]);
+    fputc('\n', stderr);
+    return false;
+}
+
 static int cmd_tune(int argc, char **argv)
 {
     struct opts o = {0};
@@ -543,8 +591,9 @@ static int cmd_tune(int argc, char **argv)
         fprintf(stderr, "retrystorm: tune runs the whole grid: --shard is for sweep\n");
         return 2;
     }
-    char dir[4096], err[256];
-    snprintf(dir, sizeof dir, "%s", o.outdir ? o.outdir : "out/tune");
+    char dir[4096], err[4600];
+    if ((rc = out_dir(dir, sizeof dir, o.outdir, "out/tune")) != 0)
+        return rc;
     /* check the objectives' and constraints' syntax before running */
     int osign[8];
     char oname[8][64];
@@ -566,8 +615,10 @@ static int cmd_tune(int argc, char **argv)
                     o.constraint[i]);
             return 2;
         }
-    if ((rc = check_out_dir(dir, o.force)) != 0)
-        return rc;
+    for (size_t i = 0; i < o.nobjective + o.nconstraint; i++) /* before anything runs */
+        if (!known_metric(i < o.nobjective ? oname[i] : cname[i - o.nobjective],
+                          i < o.nobjective ? "--objective" : "--constraint"))
+            return 2;
     struct exp_result r;
     memset(&r, 0, sizeof r);
     rc = run_sweep(&o, dir, &r);
@@ -725,45 +776,24 @@ static int cmd_check(int argc, char **argv)
     return 0;
 }
 
-/* run --reps N: every replication's summary row in replications.csv, and
- * summary.csv rewritten with the mean, standard deviation and 95 %
- * half-width of every metric over the replications. */
-static int replicate(const struct opts *o, const char *dir)
+/* summary.csv of run --reps: the mean, sd and 95 % half-width of every
+ * metric over the replications done (complete = 0 when not all were). */
+static int write_reps_summary(const char *dir, const struct exp_result *res, bool complete)
 {
-    char tmp[4200], err[1024], from[4300], to[4300];
-    snprintf(tmp, sizeof tmp, "%.4000s/.replications", dir);
-    struct opts r = *o;
-    r.ngrid = 0;
-    r.shard_n = r.shard_k = 0;
-    struct exp_result res;
-    memset(&res, 0, sizeof res);
-    int rc = run_sweep(&r, tmp, &res);
-    if (rc != 0)
-        return rc;
-    snprintf(from, sizeof from, "%s/jobs.csv", tmp);
-    snprintf(to, sizeof to, "%s/replications.csv", dir);
-    if (rename(from, to) != 0) {
-        fprintf(stderr, "retrystorm: cannot rename %s: %s\n", from, strerror(errno));
-        exp_result_fini(&res);
-        return 1;
-    }
-    snprintf(from, sizeof from, "%s/experiment.csv", tmp);
-    unlink(from);
-    snprintf(from, sizeof from, "%s/sweep.csv", tmp);
-    unlink(from);
-    rmdir(tmp);
+    char err[4600];
     struct output_file of;
     if (output_file_open(&of, dir, "summary.csv", err, sizeof err) != 0) {
         fprintf(stderr, "retrystorm: %s\n", err);
-        exp_result_fini(&res);
         return 1;
     }
     fprintf(of.f, "reps");
-    for (size_t m = 0; m < res.nmetrics; m++)
-        fprintf(of.f, ",%s,%s_sd,%s_hw", res.metric[m], res.metric[m], res.metric[m]);
-    fprintf(of.f, "\n%zu", res.reps);
-    for (size_t m = 0; m < res.nmetrics; m++) {
-        double v[3] = {res.mean[m], res.sd[m], res.hw[m]};
+    for (size_t m = 0; m < res->nmetrics; m++)
+        fprintf(of.f, ",%s,%s_sd,%s_hw", res->metric[m], res->metric[m], res->metric[m]);
+    fprintf(of.f, "\n%zu", res->done);
+    for (size_t m = 0; m < res->nmetrics; m++) {
+        double v[3] = {res->mean[m], res->sd[m], res->hw[m]};
+        if (!complete && strcmp(res->metric[m], "complete") == 0)
+            v[0] = 0, v[1] = v[2] = NAN;
         for (int i = 0; i < 3; i++) {
             if (isnan(v[i]))
                 fputc(',', of.f);
@@ -774,43 +804,88 @@ static int replicate(const struct opts *o, const char *dir)
     fputc('\n', of.f);
     if (output_file_commit(&of, err, sizeof err) != 0) {
         fprintf(stderr, "retrystorm: %s\n", err);
-        exp_result_fini(&res);
         return 1;
     }
-    printf("  over %zu replications (mean ± 95%% half-width):\n", res.reps);
-    static const char *const show[] = {"ok_share", "amplification", "lat_p50", "lat_p99", "goodput",
-                                       "recovered", "recovery_s"};
-    for (size_t i = 0; i < sizeof show / sizeof show[0]; i++) {
-        int m = metric_index(&res, show[i]);
-        if (m < 0 || isnan(res.mean[m]))
-            continue;
-        printf("    %-14s %.4g ± %.2g\n", show[i], res.mean[m], isnan(res.hw[m]) ? 0.0 : res.hw[m]);
-    }
-    printf("  summary.csv holds the means, sd and half-widths; replications.csv each replication\n");
-    exp_result_fini(&res);
     return 0;
 }
 
-/* Moves the finished work directory into place as a whole: an earlier
- * output in dir is replaced, never mixed with the new files. */
-static int swap_into_place(const char *work, const char *dir)
+static void print_reps(const struct exp_result *res)
 {
-    char old[4200];
-    snprintf(old, sizeof old, "%s.old-%ld", dir, (long)getpid());
-    bool had = access(dir, F_OK) == 0;
-    if (had && rename(dir, old) != 0) {
-        fprintf(stderr, "retrystorm: cannot move %s aside: %s\n", dir, strerror(errno));
+    printf("  over %zu replications (mean ± 95%% half-width):\n", res->done);
+    static const char *const show[] = {"ok_share", "amplification", "lat_p50", "lat_p99", "goodput",
+                                       "recovered", "recovery_s"};
+    for (size_t i = 0; i < sizeof show / sizeof show[0]; i++) {
+        int m = metric_index(res, show[i]);
+        if (m < 0 || isnan(res->mean[m]))
+            continue;
+        printf("    %-14s %.4g ± %.2g\n", show[i], res->mean[m], isnan(res->hw[m]) ? 0.0 : res->hw[m]);
+    }
+    printf("  summary.csv holds the means, sd and half-widths; replications.csv each replication\n");
+}
+
+/* run --reps N into the work directory: every replication's summary row
+ * in replications.csv, and summary.csv rewritten with the mean, standard
+ * deviation and 95 % half-width of every metric over the replications.
+ * Interrupted, both hold the replications done, marked complete = 0, and
+ * it returns 3. */
+static int replicate(const struct opts *o, const char *dir)
+{
+    char tmp[4200], from[4300], to[4300];
+    snprintf(tmp, sizeof tmp, "%.4000s/.replications", dir);
+    struct opts r = *o;
+    r.ngrid = 0;
+    r.shard_n = r.shard_k = 0;
+    r.resume = r.force = false;
+    struct exp_result res;
+    memset(&res, 0, sizeof res);
+    int rc = run_sweep(&r, tmp, &res);
+    if (rc != 0 && !(rc == 3 && res.metric != NULL)) {
+        outdir_remove_ours(tmp);
+        return rc;
+    }
+    snprintf(from, sizeof from, "%s/jobs.csv", tmp);
+    snprintf(to, sizeof to, "%s/replications.csv", dir);
+    if (rename(from, to) != 0) {
+        fprintf(stderr, "retrystorm: cannot rename %s: %s\n", from, strerror(errno));
+        exp_result_fini(&res);
         return 1;
     }
-    if (rename(work, dir) != 0) {
-        fprintf(stderr, "retrystorm: cannot rename %s to %s: %s\n", work, dir, strerror(errno));
-        if (had)
-            rename(old, dir);
+    outdir_remove_ours(tmp);
+    int wrc = write_reps_summary(dir, &res, rc == 0);
+    if (wrc == 0 && rc == 0)
+        print_reps(&res);
+    exp_result_fini(&res);
+    return wrc ? wrc : rc;
+}
+
+/* A simulation into the work directory: its files, and the summary on
+ * stdout. Returns 0, 1 (failed) or 3 (interrupted: written, complete = 0). */
+static int simulate(const struct scenario *sc, const char *work, const char *dir)
+{
+    char err[4600];
+    double t0 = wall_now();
+    struct sim *s = sim_create(sc, 0, err, sizeof err);
+    if (s == NULL) {
+        fprintf(stderr, "retrystorm: %s\n", err);
         return 1;
     }
-    if (had)
-        nftw(old, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-    return 0;
+    sim_set_stop(s, &stop_signal);
+    bool tty = isatty(STDERR_FILENO);
+    int rc = sim_run(s, tty ? progress : NULL, &t0, err, sizeof err);
+    if (tty)
+        fprintf(stderr, "\r%100s\r", "");
+    struct summary sum;
+    if (rc == 0) {
+        output_summarise(s, wall_now() - t0, &sum);
+        rc = output_write_dir(work, s, &sum, err, sizeof err);
+    }
+    if (rc != 0)
+        fprintf(stderr, "retrystorm: %s\n", err);
+    else
+        output_print_summary(stdout, s, &sum, dir);
+    bool complete = sim_complete(s);
+    sim_destroy(s);
+    return rc != 0 ? 1 : complete ? 0 : 3;
 }
 
 static int cmd_run(int argc, char **argv, int first)
@@ -828,65 +903,33 @@ static int cmd_run(int argc, char **argv, int first)
     scenario_diag_fini(&d);
     if (n)
         return 2;
-    char dir[4096], work[4200], err[1024];
-    if (o.outdir)
-        snprintf(dir, sizeof dir, "%s", o.outdir);
-    else
-        snprintf(dir, sizeof dir, "out/%s", sc.name);
-    size_t dl = strlen(dir);
-    while (dl > 1 && dir[dl - 1] == '/')
-        dir[--dl] = '\0';
-    if ((rc = check_out_dir(dir, o.force)) != 0)
+    char dir[4096], fallback[128], work[4200], err[4600];
+    snprintf(fallback, sizeof fallback, "out/%s", sc.name);
+    if ((rc = out_dir(dir, sizeof dir, o.outdir, fallback)) != 0 || (rc = check_out_dir(dir, o.force)) != 0)
         return rc;
-    /* Everything is written into a sibling work directory first. */
-    snprintf(work, sizeof work, "%s.new-%ld", dir, (long)getpid());
-
-    double t0 = wall_now();
-    struct sim *s = sim_create(&sc, 0, err, sizeof err);
-    if (s == NULL) {
+    /* Everything is written into a fresh work directory beside it first. */
+    if (outdir_mkwork(dir, work, sizeof work, err, sizeof err) != 0) {
         fprintf(stderr, "retrystorm: %s\n", err);
         return 1;
     }
-    sim_set_stop(s, &stop_signal);
-    bool tty = isatty(STDERR_FILENO);
-    rc = sim_run(s, tty ? progress : NULL, &t0, err, sizeof err);
-    if (tty)
-        fprintf(stderr, "\r%100s\r", "");
-    if (rc != 0) {
-        fprintf(stderr, "retrystorm: %s\n", err);
-        sim_destroy(s);
-        return 1;
+    rc = simulate(&sc, work, dir);
+    if (rc == 0 && o.reps > 1)
+        rc = replicate(&o, work);
+    if (rc == 1 || rc == 2) {
+        outdir_remove_ours(work);
+        return rc;
     }
-    struct summary sum;
-    output_summarise(s, wall_now() - t0, &sum);
-    if (output_write_dir(work, s, &sum, err, sizeof err) != 0) {
-        fprintf(stderr, "retrystorm: %s\n", err);
-        sim_destroy(s);
-        nftw(work, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-        return 1;
-    }
-    bool complete = sim_complete(s);
-    output_print_summary(stdout, s, &sum, dir);
-    sim_destroy(s);
-    if (!complete) {
-        int sig = stop_signal;
+    if (rc == 3) { /* interrupted: what there is, marked complete = 0 */
+        if (install(work, dir, o.force) != 0)
+            return 1;
         fprintf(stderr, "retrystorm: interrupted: outputs marked complete = 0 in %s/\n", dir);
-        swap_into_place(work, dir);
-        return 128 + sig;
+        return 128 + (stop_signal ? stop_signal : SIGINT);
     }
-    if (o.reps > 1 && (rc = replicate(&o, work)) != 0) {
-        if (stop_signal) {
-            swap_into_place(work, dir);
-            return 128 + stop_signal;
-        }
-        nftw(work, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-        return rc;
-    }
-    if (o.plot && (rc = plot_and_say_as(work, dir)) != 0) {
-        nftw(work, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-        return rc;
-    }
-    return swap_into_place(work, dir);
+    /* figures never cost the finished simulation: it is installed whatever gnuplot does */
+    int prc = o.plot ? plot_and_say_as(work, dir) : 0;
+    if (install(work, dir, o.force) != 0)
+        return 1;
+    return prc;
 }
 
 int cli_main(int argc, char **argv)

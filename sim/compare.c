@@ -171,6 +171,12 @@ int compare_run(const struct compare_spec *spec, struct scenario_diag *diag, com
                      spec->vary[k]);
             return 2;
         }
+        for (size_t j = 0; j < k; j++)
+            if (strcmp(axes[j].key, axes[k].key) == 0) {
+                snprintf(err, errsz, "--vary %s: the key %s is varied twice; give its values in one --vary",
+                         spec->vary[k], axes[k].key);
+                return 2;
+            }
         nvariants *= axes[k].n;
         if (nvariants > COMPARE_MAX_VARIANTS) {
             snprintf(err, errsz, "too many variants (more than %d)", COMPARE_MAX_VARIANTS);
@@ -239,7 +245,8 @@ int compare_run(const struct compare_spec *spec, struct scenario_diag *diag, com
         rc = 1;
         goto close;
     }
-    for (size_t v = 0; v < nvariants && rc == 0; v++) {
+    bool stopped = false;
+    for (size_t v = 0; v < nvariants && rc == 0 && !stopped && !(spec->stop && *spec->stop); v++) {
         char prefix[2048];
         size_t used = (size_t)snprintf(prefix, sizeof prefix, "%s", labels[v]);
         for (size_t k = 0; k < spec->nvary; k++)
@@ -247,13 +254,17 @@ int compare_run(const struct compare_spec *spec, struct scenario_diag *diag, com
                                      strchr(sets[v][k], '=') + 1);
         char vdir[4096];
         snprintf(vdir, sizeof vdir, "%.3000s/%s", spec->dir, labels[v]);
-        for (unsigned r = 0; r < reps; r++) {
+        unsigned ran = 0;
+        for (unsigned r = 0; r < reps && !stopped; r++, ran++) {
             struct sim *s = sim_create(&scs[v], r, err, errsz);
+            if (s != NULL)
+                sim_set_stop(s, spec->stop);
             if (s == NULL || sim_run(s, NULL, NULL, err, errsz) != 0) {
                 sim_destroy(s);
                 rc = 1;
                 break;
             }
+            stopped = !sim_complete(s);
             struct summary o;
             output_summarise(s, 0.0, &o);
             char *buf = NULL;
@@ -295,9 +306,9 @@ int compare_run(const struct compare_spec *spec, struct scenario_diag *diag, com
             break;
         /* the report reads copies of the rows; write_means then splits them in place */
         if (report != NULL)
-            report_means(report, user, labels[v], header, rows, reps);
+            report_means(report, user, labels[v], header, rows, ran);
         fputs(prefix, sum.f);
-        write_means(sum.f, rows, reps);
+        write_means(sum.f, rows, ran);
         /* replication 0's time series, prefixed */
         char path[8192];
         snprintf(path, sizeof path, "%s/timeseries.csv", vdir);
@@ -351,6 +362,8 @@ close:
             rc = 1;
         }
     }
+    if (rc == 0 && (stopped || (spec->stop && *spec->stop)))
+        rc = 3;
 done:
     free(scs);
     free(labels);

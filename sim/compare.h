@@ -15,6 +15,7 @@
 #ifndef RS_COMPARE_H
 #define RS_COMPARE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -31,6 +32,7 @@ struct compare_spec {
     size_t nvary;
     unsigned reps;
     const char *dir;
+    volatile sig_atomic_t *stop; /* set by a signal: stop after the current run (or NULL) */
 };
 
 /* Called after each variant with its label and the means of a few columns,
@@ -40,7 +42,8 @@ typedef void (*compare_report_fn)(void *user, const char *label, const char *con
 
 /* Runs the comparison. Returns 0; 2 with every problem in diag (bad
  * scenario, override or --vary); 1 with a message in err (a run or a write
- * failed). */
+ * failed); 3 when stopped by spec->stop (the variants run so far are
+ * written, the interrupted run's rows say complete = 0). */
 int compare_run(const struct compare_spec *spec, struct scenario_diag *diag, compare_report_fn report,
                 void *user, char *err, size_t errsz);
 

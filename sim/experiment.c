@@ -6,6 +6,7 @@
 #include "experiment.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
@@ -17,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "csvread.h"
+#include "outdir.h"
 #include "output.h"
 #include "sim.h"
 
@@ -138,6 +141,14 @@ static const char *grid_value(const struct grid *g, size_t p, size_t k)
 
 /* ---- jobs ---- */
 
+/* The points as written: keys and each point's values. */
+struct layout {
+    size_t npoints, naxes;
+    char keys[EXP_MAX_AXES][128];
+    char (*pv)[EXP_MAX_AXES][128];
+};
+
+
 struct table {
     size_t njobs, nmetrics;
     char names[MAX_METRICS][64];
@@ -156,9 +167,26 @@ struct worker_ctx {
     size_t ncols;
     atomic_int failed;
     volatile sig_atomic_t *stop;
+    const struct layout *lay;
+    FILE *log; /* jobs.csv, appended and synced as each job finishes */
     char err[512];
     pthread_mutex_t lock;
 };
+
+static void jobs_row(FILE *f, const struct layout *g, size_t reps, const struct table *t, size_t j);
+
+/* Records job j in jobs.csv at once, so that a crash loses only the jobs
+ * in progress; a failure to write stops the experiment. */
+static void log_job(struct worker_ctx *w, size_t j)
+{
+    pthread_mutex_lock(&w->lock);
+    jobs_row(w->log, w->lay, w->reps, w->t, j);
+    if ((fflush(w->log) != 0 || fdatasync(fileno(w->log)) != 0) && !atomic_load(&w->failed)) {
+        snprintf(w->err, sizeof w->err, "cannot append to jobs.csv: %s", strerror(errno));
+        atomic_store(&w->failed, 1);
+    }
+    pthread_mutex_unlock(&w->lock);
+}
 
 static size_t split_csv(char *line, char **f, size_t max)
 {
@@ -231,19 +259,13 @@ static void *worker(void *arg)
                 out[w->cols[c]] = f[c][0] ? strtod(f[c], NULL) : NAN;
         w->t->done[j] = true;
         free(text);
+        log_job(w, j);
         atomic_fetch_add(&w->finished, 1);
     }
     return NULL;
 }
 
 /* ---- files ---- */
-
-/* The points as written: keys and each point's values. */
-struct layout {
-    size_t npoints, naxes;
-    char keys[EXP_MAX_AXES][128];
-    char (*pv)[EXP_MAX_AXES][128];
-};
 
 static int layout_of_grid(struct layout *l, const struct grid *g)
 {
@@ -259,54 +281,209 @@ static int layout_of_grid(struct layout *l, const struct grid *g)
     return 0;
 }
 
-static int write_experiment_csv(const char *dir, const struct layout *g, size_t reps, char *err,
-                                size_t errsz)
+/* FNV-1a, 64 bits: a fingerprint, not a defence against forgery. */
+static uint64_t fnv1a(uint64_t h, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+    return h;
+}
+#define FNV_START 0xcbf29ce484222325ULL
+
+/* The fingerprint of an experiment: of point 0's effective scenario (the
+ * scenario file after every --set and point 0's grid values), and of the
+ * grid (its keys and every point's values). */
+struct fingerprint {
+    uint64_t scenario, grid;
+};
+
+static int fingerprint_of(const struct scenario *point0, const struct layout *l,
+                          struct fingerprint *fp)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f == NULL)
+        return -1;
+    scenario_write_ini(point0, f);
+    fclose(f);
+    fp->scenario = fnv1a(FNV_START, text, len);
+    free(text);
+    fp->grid = FNV_START;
+    for (size_t k = 0; k < l->naxes; k++)
+        fp->grid = fnv1a(fp->grid, l->keys[k], strlen(l->keys[k]) + 1);
+    for (size_t p = 0; p < l->npoints; p++)
+        for (size_t k = 0; k < l->naxes; k++)
+            fp->grid = fnv1a(fp->grid, l->pv[p][k], strlen(l->pv[p][k]) + 1);
+    return 0;
+}
+
+/* experiment.csv: what --resume and merge check. */
+static void write_meta(FILE *f, const struct layout *g, size_t reps, const struct fingerprint *fp)
+{
+    fprintf(f, "field,value\nversion,%s\nscenario,%016llx\ngrid,%016llx\nreps,%zu\npoints,%zu\n",
+            RS_VERSION, (unsigned long long)fp->scenario, (unsigned long long)fp->grid, reps,
+            g->npoints);
+    for (size_t k = 0; k < g->naxes; k++)
+        fprintf(f, "key,%s\n", g->keys[k]);
+    for (size_t p = 0; p < g->npoints; p++) {
+        fprintf(f, "point,%zu", p);
+        for (size_t k = 0; k < g->naxes; k++)
+            fprintf(f, ",%s", g->pv[p][k]);
+        fputc('\n', f);
+    }
+}
+
+static int write_experiment_csv(const char *dir, const struct layout *g, size_t reps,
+                                const struct fingerprint *fp, char *err, size_t errsz)
 {
     struct output_file of;
     if (output_file_open(&of, dir, "experiment.csv", err, errsz) != 0)
         return -1;
-    fprintf(of.f, "field,value\nversion,%s\nreps,%zu\npoints,%zu\n", RS_VERSION, reps, g->npoints);
-    for (size_t k = 0; k < g->naxes; k++)
-        fprintf(of.f, "key,%s\n", g->keys[k]);
-    for (size_t p = 0; p < g->npoints; p++) {
-        fprintf(of.f, "point,%zu", p);
-        for (size_t k = 0; k < g->naxes; k++)
-            fprintf(of.f, ",%s", g->pv[p][k]);
-        fputc('\n', of.f);
-    }
+    write_meta(of.f, g, reps, fp);
     return output_file_commit(&of, err, errsz);
 }
 
+static void jobs_header(FILE *f, const struct layout *g, const struct table *t)
+{
+    fprintf(f, "job,point,replication");
+    for (size_t k = 0; k < g->naxes; k++)
+        fprintf(f, ",%s", g->keys[k]);
+    for (size_t m = 0; m < t->nmetrics; m++)
+        fprintf(f, ",%s", t->names[m]);
+    fputc('\n', f);
+}
+
+static void jobs_row(FILE *f, const struct layout *g, size_t reps, const struct table *t, size_t j)
+{
+    fprintf(f, "%zu,%zu,%zu", j, j / reps, j % reps);
+    for (size_t k = 0; k < g->naxes; k++)
+        fprintf(f, ",%s", g->pv[j / reps][k]);
+    for (size_t m = 0; m < t->nmetrics; m++) {
+        double v = t->v[j * t->nmetrics + m];
+        if (isnan(v))
+            fputc(',', f);
+        else
+            fprintf(f, ",%.17g", v);
+    }
+    fputc('\n', f);
+}
+
+/* jobs.csv with every job done, in job order (the same whatever the
+ * threads or the order in which they finished). */
 static int write_jobs_csv(const char *dir, const struct layout *g, size_t reps, const struct table *t,
                           char *err, size_t errsz)
 {
     struct output_file of;
     if (output_file_open(&of, dir, "jobs.csv", err, errsz) != 0)
         return -1;
-    fprintf(of.f, "job,point,replication");
-    for (size_t k = 0; k < g->naxes; k++)
-        fprintf(of.f, ",%s", g->keys[k]);
-    for (size_t m = 0; m < t->nmetrics; m++)
-        fprintf(of.f, ",%s", t->names[m]);
-    fputc('\n', of.f);
-    for (size_t j = 0; j < t->njobs; j++) {
-        if (!t->done[j])
-            continue;
-        fprintf(of.f, "%zu,%zu,%zu", j, j / reps, j % reps);
-        for (size_t k = 0; k < g->naxes; k++)
-            fprintf(of.f, ",%s", g->pv[j / reps][k]);
-        for (size_t m = 0; m < t->nmetrics; m++) {
-            double v = t->v[j * t->nmetrics + m];
-            if (isnan(v))
-                fputc(',', of.f);
-            else
-                fprintf(of.f, ",%.17g", v);
-        }
-        fputc('\n', of.f);
-    }
+    jobs_header(of.f, g, t);
+    for (size_t j = 0; j < t->njobs; j++)
+        if (t->done[j])
+            jobs_row(of.f, g, reps, t, j);
     return output_file_commit(&of, err, errsz);
 }
 
+/* Opens dir/jobs.csv to append each job as it finishes (jobs_log). */
+static FILE *jobs_log_open(const char *dir, char *err, size_t errsz)
+{
+    int dfd = outdir_open_dirfd(dir);
+    int fd = dfd >= 0 ? openat(dfd, "jobs.csv", O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC) : -1;
+    if (dfd >= 0)
+        close(dfd);
+    FILE *f = fd >= 0 ? fdopen(fd, "a") : NULL;
+    if (f == NULL) {
+        snprintf(err, errsz, "cannot append to %s/jobs.csv: %s", dir, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+    }
+    return f;
+}
+
+/* ---- reading experiment.csv and jobs.csv back (hostile input) ---- */
+
+#define MAX_META_BYTES ((size_t)256 << 20)
+#define MAX_JOBS_BYTES ((size_t)4 << 30)
+
+static bool meta_field(char **f, size_t n, bool more, const char *name, uint64_t max, uint64_t *v)
+{
+    return n == 2 && !more && strcmp(f[0], name) == 0 && csv_uint(f[1], max, v);
+}
+
+/* One "key,K" or "point,P,V..." line of experiment.csv into l; the
+ * points come in order, *next being the one expected. */
+static bool meta_point(struct layout *l, char **f, size_t n, bool more, size_t *next)
+{
+    uint64_t p;
+    if (n == 2 && !more && strcmp(f[0], "key") == 0 && l->pv == NULL) {
+        if (l->naxes == EXP_MAX_AXES || strlen(f[1]) == 0 || strlen(f[1]) > 127)
+            return false;
+        snprintf(l->keys[l->naxes++], 128, "%s", f[1]);
+        return true;
+    }
+    if (strcmp(f[0], "point") != 0 || more || n != 2 + l->naxes || !csv_uint(f[1], MAX_POINTS, &p))
+        return false;
+    if (l->pv == NULL && (l->pv = calloc(l->npoints, sizeof *l->pv)) == NULL)
+        return false;
+    if (p != (*next)++ || p >= l->npoints)
+        return false;
+    for (size_t k = 0; k < l->naxes; k++) {
+        if (strlen(f[2 + k]) > 127)
+            return false;
+        snprintf(l->pv[p][k], 128, "%s", f[2 + k]);
+    }
+    return true;
+}
+
+/* Parses experiment.csv into l, reps and fp; 0, or 2 with a message
+ * naming the file and line. */
+static int read_meta(const char *path, struct layout *l, size_t *reps, struct fingerprint *fp,
+                     char *err, size_t errsz)
+{
+    struct csv c;
+    int rc = csv_open(&c, path, MAX_META_BYTES, err, errsz);
+    if (rc != 0)
+        return 2;
+    char *f[EXP_MAX_AXES + 3];
+    bool more, ok = true;
+    uint64_t r = 0, np = 0, sfp = 0, gfp = 0;
+    size_t n = csv_next(&c, f, 2, &more);
+    ok = n == 2 && !more && !strcmp(f[0], "field") && !strcmp(f[1], "value");
+    n = ok ? csv_next(&c, f, 2, &more) : 0;
+    ok = ok && n == 2 && !strcmp(f[0], "version");
+    if (ok && strcmp(f[1], RS_VERSION) != 0) {
+        snprintf(err, errsz, "%s:%u: written by retrystorm %.40s; this is %s", path, c.line, f[1], RS_VERSION);
+        csv_close(&c);
+        return 2;
+    }
+    for (int i = 0; ok && i < 4; i++) {
+        static const char *const names[] = {"scenario", "grid", "reps", "points"};
+        uint64_t *dst[] = {&sfp, &gfp, &r, &np};
+        n = csv_next(&c, f, 2, &more);
+        if (i < 2) /* fingerprints in hexadecimal */
+            ok = n == 2 && !more && !strcmp(f[0], names[i]) && strlen(f[1]) == 16 &&
+                 strspn(f[1], "0123456789abcdef") == 16 && sscanf(f[1], "%llx", (unsigned long long *)dst[i]) == 1;
+        else
+            ok = meta_field(f, n, more, names[i], i == 2 ? 4096 : MAX_POINTS, dst[i]) && *dst[i] > 0;
+    }
+    l->npoints = (size_t)np;
+    size_t next = 0;
+    while (ok && (n = csv_next(&c, f, EXP_MAX_AXES + 2, &more)) > 0)
+        ok = !c.torn && meta_point(l, f, n, more, &next);
+    if (ok && (next != l->npoints || np * r > MAX_JOBS)) /* every point, and not too many jobs */
+        ok = false, c.line++;
+    if (!ok) {
+        snprintf(err, errsz, "%s:%u: not an experiment.csv of retrystorm %s (a missing, malformed or out-of-range field)",
+                 path, c.line, RS_VERSION);
+        free(l->pv);
+        l->pv = NULL;
+    }
+    *reps = (size_t)r;
+    fp->scenario = sfp;
+    fp->grid = gfp;
+    csv_close(&c);
+    return ok ? 0 : 2;
+}
 /* Mean and 95 % half-width of point p's metric m over its replications
  * that have a value. */
 static void point_stat(const struct table *t, size_t reps, size_t p, size_t m, double *mean,
@@ -396,68 +573,131 @@ static int write_status(const char *dir, bool complete, size_t done, size_t tota
     return output_file_commit(&of, err, errsz);
 }
 
-static char *slurp(const char *path);
-
-/* With --resume, the jobs already in dir/jobs.csv (of the same
- * experiment) are kept; without it, an unfinished sweep in dir is not
- * overwritten by accident. Returns 0, or 2 with a message. */
-static int previous_jobs(const struct exp_spec *spec, const struct layout *lay, size_t reps,
-                         struct table *t, char *err, size_t errsz)
+/* Reads jobs.csv (hostile): its header must be the one this experiment
+ * writes; every row must name a job of the grid with its point,
+ * replication and values, and numbers in every metric. Rows fill t (a job
+ * twice is an error). A last line cut short by a crash is ignored. Returns
+ * 0, 1 when there is no jobs.csv, or 2 with a message naming file and line. */
+static int read_jobs(const char *path, const struct layout *lay, size_t reps, struct table *t,
+                     char *err, size_t errsz)
 {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/status.csv", spec->dir);
-    char *status = slurp(path);
-    bool unfinished = status && strstr(status, "complete,0") != NULL;
-    free(status);
-    if (!spec->resume) {
-        if (unfinished) {
-            snprintf(err, errsz, "%s holds an unfinished sweep: add --resume to finish it, or choose another -o", spec->dir);
-            return 2;
+    struct csv c;
+    int rc = csv_open(&c, path, MAX_JOBS_BYTES, err, errsz);
+    if (rc != 0)
+        return rc > 0 ? 1 : 2;
+    size_t first = 3 + lay->naxes, want = first + t->nmetrics;
+    char **f = malloc((want + 1) * sizeof *f), *hdr = NULL;
+    size_t hlen = 0;
+    FILE *hf = open_memstream(&hdr, &hlen);
+    if (hf != NULL) {
+        jobs_header(hf, lay, t);
+        fclose(hf);
+    }
+    bool more, ok = f != NULL && hdr != NULL;
+    char *line0 = c.pos;
+    size_t n = ok ? csv_next(&c, f, want, &more) : 0;
+    ok = ok && n > 0 && strncmp(line0, "job", 3) == 0;
+    if (ok) { /* compare the header as written: csv_next has split it */
+        for (size_t i = 0, at = 0; ok && i < n; i++) {
+            size_t l = strlen(f[i]);
+            ok = strncmp(hdr + at, f[i], l) == 0 && hdr[at + l] == (i + 1 < n ? ',' : '\n');
+            at += l + 1;
         }
-        return 0;
+        ok = ok && n == want && !more;
     }
-    /* the same experiment? compare experiment.csv with what this one writes */
-    char *mine = NULL;
-    size_t len;
-    FILE *mf = open_memstream(&mine, &len);
-    fprintf(mf, "field,value\nversion,%s\nreps,%zu\npoints,%zu\n", RS_VERSION, reps, lay->npoints);
-    for (size_t k = 0; k < lay->naxes; k++)
-        fprintf(mf, "key,%s\n", lay->keys[k]);
-    for (size_t p = 0; p < lay->npoints; p++) {
-        fprintf(mf, "point,%zu", p);
-        for (size_t k = 0; k < lay->naxes; k++)
-            fprintf(mf, ",%s", lay->pv[p][k]);
-        fputc('\n', mf);
+    while (ok && (n = csv_next(&c, f, want, &more)) > 0) {
+        if (c.torn)
+            break; /* a row cut short by a crash: that job runs again */
+        uint64_t j = 0, pt, rp;
+        ok = n == want && !more && csv_uint(f[0], t->njobs - 1, &j) && csv_uint(f[1], UINT64_MAX, &pt) &&
+             csv_uint(f[2], UINT64_MAX, &rp) && pt == j / reps && rp == j % reps && !t->done[j];
+        for (size_t k = 0; ok && k < lay->naxes; k++)
+            ok = strcmp(f[3 + k], lay->pv[j / reps][k]) == 0;
+        for (size_t m = 0; ok && m < t->nmetrics; m++)
+            ok = csv_double(f[first + m], &t->v[j * t->nmetrics + m]);
+        if (ok)
+            t->done[j] = true;
     }
-    fclose(mf);
-    snprintf(path, sizeof path, "%s/experiment.csv", spec->dir);
-    char *theirs = slurp(path);
-    bool same = theirs && strcmp(mine, theirs) == 0;
-    free(mine);
-    free(theirs);
-    if (!same) {
-        snprintf(err, errsz, "--resume: %s holds no sweep of this experiment (experiment.csv differs or is missing)",
-                 spec->dir);
+    if (!ok)
+        snprintf(err, errsz, "%s:%u: %s", path, c.line,
+                 c.line <= 1 ? "not the jobs.csv header of this experiment"
+                             : "a malformed row (job out of range or twice, wrong point, replication, "
+                               "key value or field count, or a value that is not a number)");
+    free(f);
+    free(hdr);
+    csv_close(&c);
+    return ok ? 0 : 2;
+}
+
+/* The first field of experiment.csv in which two experiments differ, as
+ * words for a message; NULL when they are the same. */
+static const char *meta_differs(const struct layout *a, size_t ra, const struct fingerprint *fa,
+                                const struct layout *b, size_t rb, const struct fingerprint *fb)
+{
+    if (fa->scenario != fb->scenario)
+        return "the scenario differs (another scenario file, or other --set values)";
+    if (a->naxes != b->naxes || fa->grid != fb->grid || a->npoints != b->npoints)
+        return "the grid differs (other --grid keys or values)";
+    for (size_t k = 0; k < a->naxes; k++)
+        if (strcmp(a->keys[k], b->keys[k]) != 0)
+            return "the grid differs (other --grid keys or values)";
+    for (size_t p = 0; p < a->npoints; p++)
+        for (size_t k = 0; k < a->naxes; k++)
+            if (strcmp(a->pv[p][k], b->pv[p][k]) != 0)
+                return "the grid differs (other --grid keys or values)";
+    if (ra != rb)
+        return "the number of replications differs (another --reps)";
+    return NULL;
+}
+
+/* Reads the status of an experiment in dir: whether it holds an
+ * unfinished sweep (status.csv says complete,0). */
+static bool unfinished(const char *dir)
+{
+    char path[4200], err[256], *f[3];
+    bool more, found = false;
+    snprintf(path, sizeof path, "%.4000s/status.csv", dir);
+    struct csv c;
+    if (csv_open(&c, path, 1 << 16, err, sizeof err) != 0)
+        return false;
+    size_t n;
+    while ((n = csv_next(&c, f, 2, &more)) > 0)
+        found = found || (n == 2 && !strcmp(f[0], "complete") && !strcmp(f[1], "0"));
+    csv_close(&c);
+    return found;
+}
+
+/* Before anything is written: without --resume, an unfinished sweep in
+ * dir is not overwritten by accident; with it, dir must hold this very
+ * experiment (the same fingerprint). Returns 0, or 2 with a message. */
+static int check_previous(const struct exp_spec *spec, const struct layout *lay, size_t reps,
+                          const struct fingerprint *fp, char *err, size_t errsz)
+{
+    int rc = outdir_check(spec->dir, spec->force, err, errsz);
+    if (rc != 0)
+        return rc;
+    if (!spec->resume) {
+        if (!unfinished(spec->dir))
+            return 0;
+        snprintf(err, errsz, "%s holds an unfinished sweep: add --resume to finish it, or choose another -o", spec->dir);
         return 2;
     }
-    snprintf(path, sizeof path, "%s/jobs.csv", spec->dir);
-    char *text = slurp(path);
-    if (text == NULL)
-        return 0;
-    size_t first = 3 + lay->naxes;
-    char *save = NULL;
-    char *line = strtok_r(text, "\n", &save); /* the header */
-    for (line = strtok_r(NULL, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        char *f[256];
-        size_t n = split_csv(line, f, 256);
-        size_t j = strtoul(f[0], NULL, 10);
-        if (n != first + t->nmetrics || j >= t->njobs)
-            continue;
-        for (size_t m = 0; m < t->nmetrics; m++)
-            t->v[j * t->nmetrics + m] = f[first + m][0] ? strtod(f[first + m], NULL) : NAN;
-        t->done[j] = true;
+    char path[4200];
+    snprintf(path, sizeof path, "%.4000s/experiment.csv", spec->dir);
+    struct layout theirs = {0};
+    size_t rt;
+    struct fingerprint ft;
+    if (read_meta(path, &theirs, &rt, &ft, err, errsz) != 0) {
+        size_t n = strlen(err);
+        snprintf(err + n, errsz - n, "; --resume finds no sweep to resume in %s", spec->dir);
+        return 2;
     }
-    free(text);
+    const char *why = meta_differs(lay, reps, fp, &theirs, rt, &ft);
+    free(theirs.pv);
+    if (why != NULL) {
+        snprintf(err, errsz, "--resume: %s holds another experiment: %s", spec->dir, why);
+        return 2;
+    }
     return 0;
 }
 
@@ -472,174 +712,258 @@ static void progress_line(size_t done, size_t total, double t0)
     fflush(stderr);
 }
 
-int exp_run(const struct exp_spec *spec, struct scenario_diag *diag, struct exp_result *result,
-            char *err, size_t errsz)
+/* Expands every --grid axis into g; 0, or 2 with a message. */
+static int build_grid(const struct exp_spec *spec, struct grid *g, char *err, size_t errsz)
 {
-    struct grid g = {0};
-    int rc = 0;
-    struct scenario *points = NULL;
-    struct table t = {0};
-    size_t *jobs = NULL;
-    int cols[256];
-    struct layout lay = {0};
-    g.npoints = 1;
+    g->npoints = 1;
     for (size_t k = 0; k < spec->ngrid; k++) {
-        g.vals[k] = calloc(MAX_VALUES, 128);
-        if (g.vals[k] == NULL) {
+        g->vals[k] = calloc(MAX_VALUES, 128);
+        if (g->vals[k] == NULL) {
             snprintf(err, errsz, "out of memory for the grid");
-            rc = 1;
-            goto out;
+            return 1;
         }
-        g.naxes = k + 1;
-        g.nvals[k] = exp_expand_axis(spec->grid[k], g.keys[k], sizeof g.keys[k], g.vals[k],
-                                     MAX_VALUES, err, errsz);
-        if (g.nvals[k] == 0) {
-            rc = 2;
-            goto out;
-        }
-        g.npoints *= g.nvals[k];
-        if (g.npoints > MAX_POINTS) {
+        g->naxes = k + 1;
+        g->nvals[k] = exp_expand_axis(spec->grid[k], g->keys[k], sizeof g->keys[k], g->vals[k],
+                                      MAX_VALUES, err, errsz);
+        if (g->nvals[k] == 0)
+            return 2;
+        for (size_t j = 0; j < k; j++)
+            if (strcmp(g->keys[j], g->keys[k]) == 0) {
+                snprintf(err, errsz, "--grid %s: the key %s is on the grid twice; give its values in one --grid",
+                         spec->grid[k], g->keys[k]);
+                return 2;
+            }
+        g->npoints *= g->nvals[k];
+        if (g->npoints > MAX_POINTS) {
             snprintf(err, errsz, "the grid has more than %d points", MAX_POINTS);
-            rc = 2;
-            goto out;
+            return 2;
         }
     }
     size_t reps = spec->reps ? spec->reps : 1;
-    if (g.npoints * reps > MAX_JOBS || reps > 4096) {
+    if (g->npoints * reps > MAX_JOBS || reps > 4096) {
         snprintf(err, errsz, "%zu points × %zu replications is more than the limit of %d jobs (and at most 4096 replications)",
-                 g.npoints, reps, MAX_JOBS);
-        rc = 2;
-        goto out;
+                 g->npoints, reps, MAX_JOBS);
+        return 2;
     }
     if (spec->shard_n && (spec->shard_k < 1 || spec->shard_k > spec->shard_n)) {
         snprintf(err, errsz, "--shard %u/%u: K must be from 1 to N", spec->shard_k, spec->shard_n);
-        rc = 2;
-        goto out;
+        return 2;
     }
-    /* Every point's scenario is checked before anything runs. */
-    points = calloc(g.npoints, sizeof *points);
-    if (points == NULL) {
-        snprintf(err, errsz, "out of memory for %zu points", g.npoints);
-        rc = 1;
-        goto out;
-    }
-    for (size_t p = 0; p < g.npoints; p++) {
+    return 0;
+}
+
+/* Loads and checks every point's scenario before anything runs; 0, or 2
+ * with the problems in diag. */
+static int load_points(const struct exp_spec *spec, const struct grid *g, struct scenario *points,
+                       struct scenario_diag *diag)
+{
+    for (size_t p = 0; p < g->npoints; p++) {
         const char *sets[512];
         char own[EXP_MAX_AXES][300];
         size_t n = 0;
         for (size_t i = 0; i < spec->nsets && n < 500; i++)
             sets[n++] = spec->sets[i];
-        for (size_t k = 0; k < g.naxes; k++) {
-            snprintf(own[k], sizeof own[k], "%.127s=%s", g.keys[k], grid_value(&g, p, k));
+        for (size_t k = 0; k < g->naxes; k++) {
+            snprintf(own[k], sizeof own[k], "%.127s=%s", g->keys[k], grid_value(g, p, k));
             sets[n++] = own[k];
         }
-        if (scenario_load(&points[p], spec->scenario, sets, n, diag) != 0) {
-            rc = 2;
-            goto out; /* the same problem would repeat at every point */
-        }
+        if (scenario_load(&points[p], spec->scenario, sets, n, diag) != 0)
+            return 2; /* the same problem would repeat at every point */
     }
-    /* The metric columns: every summary column but text and wall-clock. */
-    char *text = NULL;
-    if (summary_row(&points[0], 0, false, NULL, NULL, &text, err, errsz) != 0) {
-        rc = 1;
-        goto out;
-    }
+    return 0;
+}
+
+size_t exp_metric_names(char names[][64], size_t max, int *cols, size_t maxcols)
+{
+    char *text = NULL, *hf[256];
+    size_t len = 0, nm = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f == NULL)
+        return 0;
+    output_write_summary_header(f);
+    fclose(f);
     text[strcspn(text, "\n")] = '\0';
-    char *hf[256];
     size_t nh = split_csv(text, hf, 256);
-    for (size_t c = 0; c < nh; c++) {
+    for (size_t c = 0; c < nh && c < maxcols; c++) {
         bool skip = !strcmp(hf[c], "scenario") || !strcmp(hf[c], "seed") || !strcmp(hf[c], "wall_s");
-        cols[c] = skip || t.nmetrics == MAX_METRICS ? -1 : (int)t.nmetrics;
+        cols[c] = skip || nm == max ? -1 : (int)nm;
         if (cols[c] >= 0)
-            snprintf(t.names[t.nmetrics++], 64, "%s", hf[c]);
+            snprintf(names[nm++], 64, "%s", hf[c]);
     }
     free(text);
-    t.njobs = g.npoints * reps;
-    t.v = malloc(t.njobs * t.nmetrics * sizeof *t.v);
-    t.done = calloc(t.njobs, sizeof *t.done);
-    jobs = malloc(t.njobs * sizeof *jobs);
-    if (!t.v || !t.done || !jobs) {
-        snprintf(err, errsz, "out of memory for %zu jobs", t.njobs);
-        rc = 1;
-        goto out;
-    }
-    if (layout_of_grid(&lay, &g) != 0) {
-        snprintf(err, errsz, "out of memory for the points");
-        rc = 1;
-        goto out;
-    }
-    if (output_mkdir(spec->dir, err, errsz) != 0) {
-        rc = 1;
-        goto out;
-    }
-    if ((rc = previous_jobs(spec, &lay, reps, &t, err, errsz)) != 0)
-        goto out;
-    size_t nmine = 0, ntotal = 0;
-    for (size_t j = 0; j < t.njobs; j++)
-        if (spec->shard_n == 0 || j % spec->shard_n == spec->shard_k - 1) {
-            ntotal++;
-            if (!t.done[j])
-                jobs[nmine++] = j;
-        }
-    struct worker_ctx w = {.points = points, .reps = reps, .jobs = jobs, .njobs = nmine, .t = &t,
-                           .cols = cols, .ncols = nh, .stop = spec->stop};
-    atomic_init(&w.next, 0);
-    atomic_init(&w.finished, 0);
-    atomic_init(&w.failed, 0);
-    pthread_mutex_init(&w.lock, NULL);
-    unsigned nt = spec->threads ? spec->threads : 1;
-    if (nt > nmine)
-        nt = nmine ? (unsigned)nmine : 1;
-    pthread_t th[256];
+    return nm;
+}
+
+/* Runs jobs[0..njobs) on the spec's threads, each recorded in log as it
+ * finishes. Returns 0, or 1 with a message (a run or a write failed). */
+static int run_jobs(const struct exp_spec *spec, struct worker_ctx *w, char *err, size_t errsz)
+{
+    atomic_init(&w->next, 0);
+    atomic_init(&w->finished, 0);
+    atomic_init(&w->failed, 0);
+    pthread_mutex_init(&w->lock, NULL);
+    unsigned nt = spec->threads ? spec->threads : 1, started = 0;
+    if (nt > w->njobs)
+        nt = w->njobs ? (unsigned)w->njobs : 1;
     if (nt > 256)
         nt = 256;
+    pthread_t th[256];
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     double t0 = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
     for (unsigned i = 0; i < nt; i++)
-        pthread_create(&th[i], NULL, worker, &w);
-    if (spec->progress) {
-        while (atomic_load(&w.finished) < nmine && !atomic_load(&w.failed)) {
-            progress_line(atomic_load(&w.finished), nmine, t0);
-            nanosleep(&(struct timespec){0, 200000000}, NULL);
-        }
+        started += pthread_create(&th[started], NULL, worker, w) == 0;
+    if (started == 0)
+        worker(w); /* no thread could start: run them here */
+    while (spec->progress && atomic_load(&w->finished) < w->njobs && !atomic_load(&w->failed) &&
+           !(spec->stop && *spec->stop)) {
+        progress_line(atomic_load(&w->finished), w->njobs, t0);
+        nanosleep(&(struct timespec){0, 200000000}, NULL);
     }
-    for (unsigned i = 0; i < nt; i++)
+    for (unsigned i = 0; i < started; i++)
         pthread_join(th[i], NULL);
     if (spec->progress)
         fprintf(stderr, "\r%70s\r", "");
-    pthread_mutex_destroy(&w.lock);
-    if (atomic_load(&w.failed)) {
-        snprintf(err, errsz, "%s", w.err);
-        rc = 1;
-        goto out;
+    pthread_mutex_destroy(&w->lock);
+    if (atomic_load(&w->failed)) {
+        snprintf(err, errsz, "%s", w->err);
+        return 1;
     }
+    return 0;
+}
+
+/* The files before any job runs: the fingerprint, status complete = 0 and
+ * jobs.csv with the jobs already done, opened for appending. */
+static int start_files(const struct exp_spec *spec, const struct layout *lay, size_t reps,
+                       const struct fingerprint *fp, const struct table *t, size_t ntotal,
+                       FILE **log, char *err, size_t errsz)
+{
     size_t ndone = 0;
-    for (size_t j = 0; j < t.njobs; j++)
-        ndone += t.done[j];
-    bool mine_done = ndone == ntotal, complete = ndone == t.njobs;
-    if (write_experiment_csv(spec->dir, &lay, reps, err, errsz) != 0 ||
-        write_jobs_csv(spec->dir, &lay, reps, &t, err, errsz) != 0 ||
-        write_status(spec->dir, mine_done, ndone, ntotal, err, errsz) != 0) {
-        rc = 1;
-        goto out;
+    for (size_t j = 0; j < t->njobs; j++)
+        ndone += t->done[j];
+    if (write_experiment_csv(spec->dir, lay, reps, fp, err, errsz) != 0 ||
+        write_status(spec->dir, false, ndone, ntotal, err, errsz) != 0 ||
+        write_jobs_csv(spec->dir, lay, reps, t, err, errsz) != 0)
+        return 1;
+    *log = jobs_log_open(spec->dir, err, errsz);
+    return *log ? 0 : 1;
+}
+
+/* The files after the jobs: jobs.csv in job order, the status, and
+ * sweep.csv when every job is here. Returns 0, 3 (interrupted) or 1. */
+static int finish_files(const struct exp_spec *spec, const struct layout *lay, size_t reps,
+                        const struct table *t, size_t ntotal, struct exp_result *result, char *err,
+                        size_t errsz)
+{
+    size_t ndone = 0;
+    for (size_t j = 0; j < t->njobs; j++)
+        ndone += t->done[j];
+    bool mine_done = ndone == ntotal, complete = ndone == t->njobs;
+    if (write_jobs_csv(spec->dir, lay, reps, t, err, errsz) != 0 ||
+        write_status(spec->dir, mine_done, ndone, ntotal, err, errsz) != 0)
+        return 1;
+    if (result && (mine_done ? complete : true)) {
+        if (fill_result(result, lay, reps, t) != 0) {
+            snprintf(err, errsz, "out of memory for the results");
+            return 1;
+        }
+        result->done = ndone;
     }
     if (!mine_done) {
+        if (result) /* what the finished replications say */
+            for (size_t p = 0; p < lay->npoints; p++)
+                for (size_t m = 0; m < t->nmetrics; m++)
+                    point_stat(t, reps, p, m, &result->mean[p * t->nmetrics + m],
+                               &result->sd[p * t->nmetrics + m], &result->hw[p * t->nmetrics + m]);
         snprintf(err, errsz, "interrupted: %zu of %zu jobs done and kept in %s/jobs.csv; run the same command with --resume to finish",
                  ndone, ntotal, spec->dir);
-        rc = 3;
+        return 3;
+    }
+    if (complete && write_sweep_csv(spec->dir, lay, reps, t, result, err, errsz) != 0)
+        return 1;
+    return 0;
+}
+
+/* The jobs of this shard that are not done yet, into jobs; their count,
+ * and in *ntotal the number of this shard's jobs. */
+static size_t jobs_to_run(const struct exp_spec *spec, const struct table *t, size_t *jobs,
+                          size_t *ntotal)
+{
+    size_t nmine = 0;
+    *ntotal = 0;
+    for (size_t j = 0; j < t->njobs; j++)
+        if (spec->shard_n == 0 || j % spec->shard_n == spec->shard_k - 1) {
+            (*ntotal)++;
+            if (!t->done[j])
+                jobs[nmine++] = j;
+        }
+    return nmine;
+}
+
+/* Allocates the table of njobs × the summary's metrics, every value NaN
+ * (no value) until its job is done; cols maps summary columns to metrics. */
+static int table_init(struct table *t, size_t njobs, int *cols, size_t *ncols)
+{
+    for (size_t c = 0; c < 256; c++)
+        cols[c] = -1;
+    t->nmetrics = exp_metric_names(t->names, MAX_METRICS, cols, 256);
+    *ncols = 256;
+    t->njobs = njobs;
+    t->v = malloc(njobs * t->nmetrics * sizeof *t->v);
+    t->done = calloc(njobs, sizeof *t->done);
+    if (!t->v || !t->done)
+        return -1;
+    for (size_t i = 0; i < njobs * t->nmetrics; i++)
+        t->v[i] = NAN;
+    return 0;
+}
+
+int exp_run(const struct exp_spec *spec, struct scenario_diag *diag, struct exp_result *result,
+            char *err, size_t errsz)
+{
+    struct grid g = {0};
+    struct scenario *points = NULL;
+    struct table t = {0};
+    struct layout lay = {0};
+    struct fingerprint fp;
+    size_t *jobs = NULL, reps = spec->reps ? spec->reps : 1, ncols, ntotal;
+    int cols[256];
+    FILE *log = NULL;
+    int rc = build_grid(spec, &g, err, errsz);
+    if (rc != 0)
+        goto out;
+    points = calloc(g.npoints, sizeof *points);
+    jobs = malloc(g.npoints * reps * sizeof *jobs);
+    if (!points || !jobs || table_init(&t, g.npoints * reps, cols, &ncols) != 0 ||
+        layout_of_grid(&lay, &g) != 0) {
+        snprintf(err, errsz, "out of memory for %zu jobs", g.npoints * reps);
+        rc = 1;
         goto out;
     }
-    if (complete) {
-        if (result && fill_result(result, &lay, reps, &t) != 0) {
-            snprintf(err, errsz, "out of memory for the results");
-            rc = 1;
-            goto out;
-        }
-        if (write_sweep_csv(spec->dir, &lay, reps, &t, result, err, errsz) != 0)
-            rc = 1;
+    if ((rc = load_points(spec, &g, points, diag)) != 0)
+        goto out;
+    if (fingerprint_of(&points[0], &lay, &fp) != 0) {
+        snprintf(err, errsz, "out of memory for the fingerprint");
+        rc = 1;
+        goto out;
     }
+    if ((rc = check_previous(spec, &lay, reps, &fp, err, errsz)) != 0 ||
+        (rc = outdir_prepare(spec->dir, spec->force, spec->resume, err, errsz)) != 0)
+        goto out;
+    char path[4200];
+    snprintf(path, sizeof path, "%.4000s/jobs.csv", spec->dir);
+    if (spec->resume && (rc = read_jobs(path, &lay, reps, &t, err, errsz)) == 2)
+        goto out;
+    size_t nmine = jobs_to_run(spec, &t, jobs, &ntotal);
+    if ((rc = start_files(spec, &lay, reps, &fp, &t, ntotal, &log, err, errsz)) != 0)
+        goto out;
+    struct worker_ctx w = {.points = points, .reps = reps, .jobs = jobs, .njobs = nmine, .t = &t,
+                           .cols = cols, .ncols = ncols, .stop = spec->stop, .lay = &lay, .log = log};
+    if ((rc = run_jobs(spec, &w, err, errsz)) == 0)
+        rc = finish_files(spec, &lay, reps, &t, ntotal, result, err, errsz);
 out:
+    if (log)
+        fclose(log);
     free(lay.pv);
     free(points);
     free(t.v);
@@ -651,138 +975,70 @@ out:
 
 /* ---- merge ---- */
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    if (buf)
-        buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
-int exp_merge(const char *const *dirs, size_t ndirs, const char *out, char *err, size_t errsz)
+/* Reads and checks every shard's experiment.csv: the first one's layout
+ * into lay; the others must describe the same experiment. */
+static int merge_meta(const char *const *dirs, size_t ndirs, struct layout *lay, size_t *reps,
+                      struct fingerprint *fp, char *err, size_t errsz)
 {
     char path[4200];
-    char *meta = NULL;
-    int rc = 0;
+    for (size_t d = 0; d < ndirs; d++) {
+        struct layout l = {0};
+        size_t r;
+        struct fingerprint f;
+        snprintf(path, sizeof path, "%.4000s/experiment.csv", dirs[d]);
+        if (read_meta(path, &l, &r, &f, err, errsz) != 0)
+            return 2;
+        const char *why = d ? meta_differs(lay, *reps, fp, &l, r, &f) : NULL;
+        if (d == 0) {
+            *lay = l, *reps = r, *fp = f;
+            continue;
+        }
+        free(l.pv);
+        if (why != NULL) {
+            snprintf(err, errsz, "%s: a shard of another experiment than %s: %s", dirs[d], dirs[0], why);
+            return 2;
+        }
+    }
+    return 0;
+}
+
+int exp_merge(const char *const *dirs, size_t ndirs, const char *out, bool force, char *err,
+              size_t errsz)
+{
+    char path[4200];
+    int cols[256];
+    size_t reps = 0, ncols;
     struct layout lay = {0};
     struct table t = {0};
-    size_t reps = 0;
-    for (size_t d = 0; d < ndirs; d++) {
-        snprintf(path, sizeof path, "%s/experiment.csv", dirs[d]);
-        char *m = slurp(path);
-        if (m == NULL) {
-            snprintf(err, errsz, "%s: not a sweep or shard directory (no experiment.csv)", dirs[d]);
-            free(meta);
-            return 2;
-        }
-        if (meta != NULL && strcmp(meta, m) != 0) {
-            snprintf(err, errsz, "%s: a shard of another experiment (its experiment.csv differs from %s's)",
-                     dirs[d], dirs[0]);
-            free(m);
-            free(meta);
-            return 2;
-        }
-        free(meta);
-        meta = m;
+    struct fingerprint fp;
+    int rc = merge_meta(dirs, ndirs, &lay, &reps, &fp, err, errsz);
+    if (rc == 0 && table_init(&t, lay.npoints * reps, cols, &ncols) != 0) {
+        snprintf(err, errsz, "out of memory for %zu jobs", lay.npoints * reps);
+        rc = 1;
     }
-    /* the points from experiment.csv */
-    char *save = NULL;
-    for (char *line = strtok_r(meta, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        if (!strncmp(line, "reps,", 5))
-            reps = strtoul(line + 5, NULL, 10);
-        else if (!strncmp(line, "points,", 7)) {
-            lay.npoints = strtoul(line + 7, NULL, 10);
-            lay.pv = lay.npoints <= MAX_POINTS ? calloc(lay.npoints, sizeof *lay.pv) : NULL;
-        } else if (!strncmp(line, "key,", 4) && lay.naxes < EXP_MAX_AXES) {
-            snprintf(lay.keys[lay.naxes++], 128, "%s", line + 4);
-        } else if (!strncmp(line, "point,", 6) && lay.pv != NULL) {
-            char *f[EXP_MAX_AXES + 2];
-            size_t n = split_csv(line, f, EXP_MAX_AXES + 2);
-            size_t p = strtoul(f[1], NULL, 10);
-            for (size_t k = 0; k + 2 < n && p < lay.npoints; k++)
-                snprintf(lay.pv[p][k], 128, "%s", f[k + 2]);
-        }
-    }
-    if (reps == 0 || lay.pv == NULL) {
-        snprintf(err, errsz, "%s/experiment.csv: incomplete", dirs[0]);
-        rc = 2;
-        goto out;
-    }
-    t.njobs = lay.npoints * reps;
-    size_t first = 3 + lay.naxes;
     for (size_t d = 0; d < ndirs && rc == 0; d++) {
-        snprintf(path, sizeof path, "%s/jobs.csv", dirs[d]);
-        char *text = slurp(path);
-        if (text == NULL) {
-            snprintf(err, errsz, "%s: no jobs.csv", dirs[d]);
-            rc = 2;
-            break;
-        }
-        char *s2 = NULL;
-        char *line = strtok_r(text, "\n", &s2);
-        char *hf[256];
-        size_t nh = line ? split_csv(line, hf, 256) : 0;
-        if (t.v == NULL) {
-            t.nmetrics = nh > first ? nh - first : 0;
-            for (size_t m = 0; m < t.nmetrics && m < MAX_METRICS; m++)
-                snprintf(t.names[m], 64, "%s", hf[first + m]);
-            t.v = malloc(t.njobs * (t.nmetrics ? t.nmetrics : 1) * sizeof *t.v);
-            t.done = calloc(t.njobs, sizeof *t.done);
-            if (!t.v || !t.done) {
-                snprintf(err, errsz, "out of memory for %zu jobs", t.njobs);
-                free(text);
-                rc = 1;
-                break;
-            }
-        }
-        for (line = strtok_r(NULL, "\n", &s2); line; line = strtok_r(NULL, "\n", &s2)) {
-            char *f[256];
-            size_t n = split_csv(line, f, 256);
-            size_t j = strtoul(f[0], NULL, 10);
-            if (n != first + t.nmetrics || j >= t.njobs) {
-                snprintf(err, errsz, "%s/jobs.csv: a malformed row (job %s)", dirs[d], f[0]);
-                rc = 2;
-                break;
-            }
-            if (t.done[j]) {
-                snprintf(err, errsz, "job %zu appears twice (again in %s)", j, dirs[d]);
-                rc = 2;
-                break;
-            }
-            for (size_t m = 0; m < t.nmetrics; m++)
-                t.v[j * t.nmetrics + m] = f[first + m][0] ? strtod(f[first + m], NULL) : NAN;
-            t.done[j] = true;
-        }
-        free(text);
+        snprintf(path, sizeof path, "%.4000s/jobs.csv", dirs[d]);
+        if ((rc = read_jobs(path, &lay, reps, &t, err, errsz)) == 1)
+            rc = 2; /* err says there is no jobs.csv */
     }
     if (rc == 0) {
         size_t missing = 0;
         for (size_t j = 0; j < t.njobs; j++)
             missing += !t.done[j];
         if (missing) {
-            snprintf(err, errsz, "%zu of %zu jobs are missing: merge every shard", missing, t.njobs);
+            snprintf(err, errsz, "%zu of %zu jobs are missing: merge every shard (a job twice is an error)",
+                     missing, t.njobs);
             rc = 2;
         }
     }
-    if (rc == 0 && (output_mkdir(out, err, errsz) != 0 ||
-                    write_experiment_csv(out, &lay, reps, err, errsz) != 0 ||
+    if (rc == 0)
+        rc = outdir_prepare(out, force, false, err, errsz);
+    if (rc == 0 && (write_experiment_csv(out, &lay, reps, &fp, err, errsz) != 0 ||
                     write_jobs_csv(out, &lay, reps, &t, err, errsz) != 0 ||
+                    write_status(out, true, t.njobs, t.njobs, err, errsz) != 0 ||
                     write_sweep_csv(out, &lay, reps, &t, NULL, err, errsz) != 0))
         rc = 1;
-out:
     free(lay.pv);
-    free(meta);
     free(t.v);
     free(t.done);
     return rc;

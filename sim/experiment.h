@@ -41,6 +41,7 @@ struct exp_spec {
     bool progress;
     volatile sig_atomic_t *stop; /* set by a signal: stop after the jobs running */
     bool resume;                 /* keep the jobs already in dir/jobs.csv */
+    bool force;                  /* write into a foreign directory (outdir.h) */
 };
 
 /* A finished experiment, in memory. */
@@ -50,6 +51,7 @@ struct exp_result {
     char (*values)[EXP_MAX_AXES][128]; /* per point */
     char (*metric)[64];                /* metric names */
     double *mean, *sd, *hw;            /* npoints × nmetrics; sd, hw NaN when reps < 2 */
+    size_t done;                       /* jobs done (fewer than npoints × reps when interrupted) */
 };
 
 void exp_result_fini(struct exp_result *r);
@@ -61,16 +63,31 @@ void exp_result_fini(struct exp_result *r);
 size_t exp_expand_axis(const char *text, char *key, size_t keysz, char out[][128], size_t max,
                        char *err, size_t errsz);
 
-/* Runs the experiment into spec->dir. Returns 0; 2 for bad input (messages
- * in diag or err); 1 for a failure while running or writing; 3 when
- * stopped by spec->stop (the jobs done so far are written, status.csv
- * says complete = 0, and --resume finishes the rest). With a result, also
- * fills it (only when every job ran here). */
+/* The metric columns of jobs.csv and sweep.csv: every summary.csv column
+ * but the scenario's name, the seed and wall-clock time. Writes up to max
+ * names; cols[c] is summary column c's metric index, or -1. Returns the
+ * number of metrics. */
+size_t exp_metric_names(char names[][64], size_t max, int *cols, size_t maxcols);
+
+/* Runs the experiment into spec->dir. Everything is checked before the
+ * directory is touched: the grid, every point's scenario, the directory
+ * (outdir_check), and with --resume the fingerprint in experiment.csv
+ * (the scenario after --set, and the grid). experiment.csv and jobs.csv are
+ * written before the first job, and each job is appended to jobs.csv and
+ * synced as it finishes, so a crash loses only the jobs in progress.
+ * Returns 0; 2 for bad input (messages in diag or err); 1 for a failure
+ * while running or writing; 3 when stopped by spec->stop (status.csv says
+ * complete = 0, and --resume finishes the rest). With a result, also fills
+ * it when every job ran here, or on a stop with the jobs done so far. */
 int exp_run(const struct exp_spec *spec, struct scenario_diag *diag, struct exp_result *result,
             char *err, size_t errsz);
 
-/* Merges shard directories into out. Returns 0, or 2 (inconsistent or
- * incomplete shards) / 1 (I/O) with a message in err. */
-int exp_merge(const char *const *dirs, size_t ndirs, const char *out, char *err, size_t errsz);
+/* Merges shard directories into out. Every shard's files are read as
+ * hostile input and checked (csvread.h) before out is touched (with
+ * outdir_prepare: force as for sweep). Returns 0, or 2 (malformed,
+ * inconsistent or incomplete shards, naming file and line, or out refused)
+ * / 1 (I/O) with a message in err. */
+int exp_merge(const char *const *dirs, size_t ndirs, const char *out, bool force, char *err,
+              size_t errsz);
 
 #endif

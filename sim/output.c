@@ -6,6 +6,8 @@
 
 #include "output.h"
 
+#include "outdir.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,17 +62,24 @@ void output_summarise(const struct sim *s, double wall_s, struct summary *o)
 
 int output_file_open(struct output_file *of, const char *dir, const char *name, char *err, size_t errsz)
 {
-    snprintf(of->final, sizeof of->final, "%s/%s", dir, name);
-    snprintf(of->tmp, sizeof of->tmp, "%s/.%s.tmp.%ld", dir, name, (long)getpid());
-    of->f = fopen(of->tmp, "w");
+    memset(of, 0, sizeof *of);
+    of->dirfd = -1;
+    snprintf(of->name, sizeof of->name, "%s", name);
+    snprintf(of->shown, sizeof of->shown, "%.4000s/%s", dir, name);
+    of->dirfd = outdir_open_dirfd(dir);
+    int fd = of->dirfd >= 0 ? outdir_tmpfile(of->dirfd, name, of->tmp, sizeof of->tmp) : -1;
+    of->f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (of->f == NULL) {
-        snprintf(err, errsz, "cannot write %s: %s", of->tmp, strerror(errno));
+        snprintf(err, errsz, "cannot write %s: %s", of->shown, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        output_file_discard(of);
         return -1;
     }
     return 0;
 }
 
-/* Flushes and closes; the file stays under its temporary name. */
+/* Flushes, syncs and closes; the file stays under its temporary name. */
 static int file_close(struct output_file *of, char *err, size_t errsz)
 {
     int bad = ferror(of->f) | fflush(of->f) | fsync(fileno(of->f));
@@ -78,24 +87,31 @@ static int file_close(struct output_file *of, char *err, size_t errsz)
         bad = 1;
     of->f = NULL;
     if (bad) {
-        snprintf(err, errsz, "error writing %s: %s", of->tmp, strerror(errno));
+        snprintf(err, errsz, "error writing %s: %s", of->shown, strerror(errno));
         return -1;
     }
     return 0;
 }
 
-int output_file_commit(struct output_file *of, char *err, size_t errsz)
+/* Renames the closed temporary into place and closes the directory. */
+static int file_rename(struct output_file *of, char *err, size_t errsz)
 {
-    if (file_close(of, err, errsz) != 0) {
-        output_file_discard(of);
-        return -1;
-    }
-    if (rename(of->tmp, of->final) != 0) {
-        snprintf(err, errsz, "cannot rename %s to %s: %s", of->tmp, of->final, strerror(errno));
-        output_file_discard(of);
+    if (renameat(of->dirfd, of->tmp, of->dirfd, of->name) != 0) {
+        snprintf(err, errsz, "cannot rename %s into place: %s", of->shown, strerror(errno));
         return -1;
     }
     of->tmp[0] = '\0';
+    close(of->dirfd);
+    of->dirfd = -1;
+    return 0;
+}
+
+int output_file_commit(struct output_file *of, char *err, size_t errsz)
+{
+    if (file_close(of, err, errsz) != 0 || file_rename(of, err, errsz) != 0) {
+        output_file_discard(of);
+        return -1;
+    }
     return 0;
 }
 
@@ -104,44 +120,15 @@ void output_file_discard(struct output_file *of)
     if (of->f != NULL)
         fclose(of->f);
     of->f = NULL;
-    if (of->tmp[0])
-        unlink(of->tmp);
+    if (of->tmp[0] && of->dirfd >= 0)
+        unlinkat(of->dirfd, of->tmp, 0);
+    of->tmp[0] = '\0';
+    if (of->dirfd >= 0)
+        close(of->dirfd);
+    of->dirfd = -1;
 }
 
-int output_mkdir(const char *dir, char *err, size_t errsz)
-{
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", dir);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
-            snprintf(err, errsz, "cannot create directory %s: %s", buf, strerror(errno));
-            return -1;
-        }
-        *p = '/';
-    }
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
-        snprintf(err, errsz, "cannot create directory %s: %s", buf, strerror(errno));
-        return -1;
-    }
-    struct stat st;
-    if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(err, errsz, "%s exists and is not a directory", buf);
-        return -1;
-    }
-    /* The marker that says "a retrystorm output": reruns may replace it. */
-    char marker[4200];
-    snprintf(marker, sizeof marker, "%s/.retrystorm", buf);
-    FILE *f = fopen(marker, "a");
-    if (f == NULL) {
-        snprintf(err, errsz, "cannot write in %s: %s", buf, strerror(errno));
-        return -1;
-    }
-    fclose(f);
-    return 0;
-}
+int output_mkdir(const char *dir, char *err, size_t errsz) { return outdir_mkdir(dir, err, errsz); }
 
 /* A value, or an empty cell when v < 0 means "none". */
 static void cell(FILE *f, double v)
@@ -208,26 +195,30 @@ static void write_timeseries(FILE *f, const struct sim *s)
     }
 }
 
+void output_write_summary_header(FILE *f)
+{
+    fprintf(f, "scenario,seed,requests");
+    for (int i = 0; i < OUT_NOUTCOMES; i++)
+        fprintf(f, ",%s", metrics_outcome_names[i]);
+    fprintf(f, ",in_flight");
+    for (int i = 0; i < OUT_NOUTCOMES; i++)
+        fprintf(f, ",%s_share", metrics_outcome_names[i]);
+    fprintf(f, ",in_flight_share,attempts_mean,attempts_max,amplification,server_arrivals,"
+               "server_completions,rejected,limited,dropped,wasted,side_effects,duplicates,"
+               "retry_after_waits");
+    for (int e = CLS_TIMEOUT; e < CLS_N; e++)
+        fprintf(f, ",err_%s", errclass_names[e]);
+    fprintf(f, ",lat_mean,lat_p50,lat_p90,lat_p99,lat_p999,lat_max,ok_lat_mean,ok_lat_p99,"
+               "goodput,peak_server_rate,recovered,recovery_s,complete,events,wall_s\n");
+}
+
 void output_write_summary_csv(FILE *f, const struct sim *s, const struct summary *o, bool header)
 {
     const struct scenario *sc = sim_scenario(s);
     const struct metrics *m = sim_metrics(s);
     double n = o->requests ? (double)o->requests : 1.0;
-    if (header) {
-        fprintf(f, "scenario,seed,requests");
-        for (int i = 0; i < OUT_NOUTCOMES; i++)
-            fprintf(f, ",%s", metrics_outcome_names[i]);
-        fprintf(f, ",in_flight");
-        for (int i = 0; i < OUT_NOUTCOMES; i++)
-            fprintf(f, ",%s_share", metrics_outcome_names[i]);
-        fprintf(f, ",in_flight_share,attempts_mean,attempts_max,amplification,server_arrivals,"
-                   "server_completions,rejected,limited,dropped,wasted,side_effects,duplicates,"
-                   "retry_after_waits");
-        for (int e = CLS_TIMEOUT; e < CLS_N; e++)
-            fprintf(f, ",err_%s", errclass_names[e]);
-        fprintf(f, ",lat_mean,lat_p50,lat_p90,lat_p99,lat_p999,lat_max,ok_lat_mean,ok_lat_p99,"
-                   "goodput,peak_server_rate,recovered,recovery_s,complete,events,wall_s\n");
-    }
+    if (header)
+        output_write_summary_header(f);
 
     fprintf(f, "%s,%llu,%llu", sc->name, (unsigned long long)sc->seed,
             (unsigned long long)o->requests);
@@ -317,11 +308,12 @@ static const char *const file_names[F_N] = {"timeseries.csv", "summary.csv", "la
 int output_write_dir(const char *dir, const struct sim *s, const struct summary *sum, char *err,
                      size_t errsz)
 {
+    int i;
     struct output_file of[F_N];
-    memset(of, 0, sizeof of);
+    for (i = 0; i < F_N; i++)
+        of[i].f = NULL, of[i].dirfd = -1, of[i].tmp[0] = '\0';
     if (output_mkdir(dir, err, errsz) != 0)
         return -1;
-    int i;
     for (i = 0; i < F_N; i++) {
         if (output_file_open(&of[i], dir, file_names[i], err, errsz) != 0)
             goto fail;
@@ -350,14 +342,9 @@ int output_write_dir(const char *dir, const struct sim *s, const struct summary 
         if (file_close(&of[i], err, errsz) != 0)
             goto fail;
     }
-    for (i = 0; i < F_N; i++) {
-        if (rename(of[i].tmp, of[i].final) != 0) {
-            snprintf(err, errsz, "cannot rename %s to %s: %s", of[i].tmp, of[i].final,
-                     strerror(errno));
+    for (i = 0; i < F_N; i++)
+        if (file_rename(&of[i], err, errsz) != 0)
             goto fail;
-        }
-        of[i].tmp[0] = '\0';
-    }
     return 0;
 fail:
     for (i = 0; i < F_N; i++)

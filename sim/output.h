@@ -49,20 +49,26 @@ void output_summarise(const struct sim *s, double wall_s, struct summary *out);
 int output_write_dir(const char *dir, const struct sim *s, const struct summary *sum, char *err,
                      size_t errsz);
 
-/* A file written under a temporary name in a directory and renamed into
- * place by commit; discard removes the temporary. */
+/* A file written under an unpredictable temporary name in a directory
+ * (outdir_tmpfile: O_CREAT|O_EXCL|O_NOFOLLOW relative to the directory's
+ * fd) and renamed into place by commit; discard removes the temporary. */
 struct output_file {
     FILE *f;
-    char tmp[4096], final[4096];
+    int dirfd;
+    char tmp[300], name[256], shown[4400]; /* shown: DIR/NAME, for messages */
 };
 int output_file_open(struct output_file *of, const char *dir, const char *name, char *err,
                      size_t errsz);
 int output_file_commit(struct output_file *of, char *err, size_t errsz);
 void output_file_discard(struct output_file *of);
 
-/* Creates dir and its parents, and leaves in it the empty file .retrystorm
- * that marks a retrystorm output; -1 with a message when it cannot. */
+/* Creates dir and its parents if absent, and marks it a retrystorm output
+ * only if it created it (outdir_mkdir); -1 with a message when it cannot. */
 int output_mkdir(const char *dir, char *err, size_t errsz);
+
+/* The header line of summary.csv (no simulation needed: the columns are
+ * the same for every scenario). */
+void output_write_summary_header(FILE *f);
 
 /* The summary.csv row of a run, with the header line first if asked. */
 void output_write_summary_csv(FILE *f, const struct sim *s, const struct summary *sum, bool header);

@@ -1,0 +1,410 @@
+/*
+ * outdir — ownership of output directories, safe creation, install.
+ * See outdir.h.
+ */
+#define _GNU_SOURCE /* renameat2 */
+
+#include "outdir.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MARKER ".retrystorm"
+
+/* Every file name retrystorm writes into an output directory. */
+static const char *const our_files[] = {
+    MARKER, "timeseries.csv", "summary.csv", "latency.csv", "attempts.csv", "layers.csv",
+    "scenario.ini", "replications.csv", "experiment.csv", "jobs.csv", "sweep.csv", "status.csv",
+    "tune.csv",
+};
+static const char *const our_figures[] = {
+    "load", "queue", "latency", "cdf", "attempts", "compare", "occ",
+    "sweep_ok_share", "sweep_amplification", "sweep_lat_p99",
+};
+
+static bool is_figure(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+    if (dot == NULL || (strcmp(dot, ".png") != 0 && strcmp(dot, ".svg") != 0))
+        return false;
+    for (size_t i = 0; i < sizeof our_figures / sizeof *our_figures; i++)
+        if (strlen(our_figures[i]) == (size_t)(dot - name) &&
+            strncmp(name, our_figures[i], (size_t)(dot - name)) == 0)
+            return true;
+    return false;
+}
+
+static bool is_final_name(const char *name)
+{
+    for (size_t i = 0; i < sizeof our_files / sizeof *our_files; i++)
+        if (strcmp(name, our_files[i]) == 0)
+            return true;
+    return is_figure(name);
+}
+
+/* ".NAME.XXXXXXXXXXXX.tmp" with NAME one of ours and 12 hex digits. */
+static bool is_temporary(const char *name)
+{
+    size_t n = strlen(name);
+    if (n < 19 || name[0] != '.' || strcmp(name + n - 4, ".tmp") != 0 || name[n - 17] != '.')
+        return false;
+    for (size_t i = n - 16; i < n - 4; i++)
+        if (!strchr("0123456789abcdef", name[i]) || name[i] == '\0')
+            return false;
+    char base[NAME_MAX + 1];
+    snprintf(base, sizeof base, "%.*s", (int)(n - 18), name + 1);
+    return is_final_name(base);
+}
+
+bool outdir_our_name(const char *name) { return is_final_name(name) || is_temporary(name); }
+
+int outdir_open_dirfd(const char *path)
+{
+    return open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+static bool too_long(const char *path, char *err, size_t errsz)
+{
+    if (strlen(path) + 32 < PATH_MAX) /* room for our work and temporary names */
+        return false;
+    snprintf(err, errsz, "-o %.60s...: the path is %zu bytes long; the limit is %d", path,
+             strlen(path), PATH_MAX - 32);
+    return true;
+}
+
+/* Whether the directory open at dfd is ours (marker and only our entries,
+ * subdirectories ours in turn, `depth` levels down); sets *empty. */
+static bool dir_is_ours(int dfd, int depth, bool *empty)
+{
+    DIR *d = fdopendir(dup(dfd));
+    if (d == NULL)
+        return false;
+    bool ours = true, marker = false;
+    *empty = true;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        *empty = false;
+        marker = marker || strcmp(e->d_name, MARKER) == 0;
+        struct stat st;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+            ours = false;
+        } else if (S_ISREG(st.st_mode)) {
+            ours = ours && outdir_our_name(e->d_name);
+        } else if (S_ISDIR(st.st_mode) && depth > 0) {
+            int sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            bool sub_empty;
+            ours = ours && sub >= 0 && dir_is_ours(sub, depth - 1, &sub_empty) && !sub_empty;
+            if (sub >= 0)
+                close(sub);
+        } else {
+            ours = false;
+        }
+    }
+    closedir(d);
+    return ours && marker;
+}
+
+int outdir_classify(const char *path, enum outdir_kind *kind, char *err, size_t errsz)
+{
+    struct stat st;
+    if (too_long(path, err, errsz))
+        return -1;
+    if (lstat(path, &st) != 0) {
+        if (errno == ENOENT) {
+            *kind = OUTDIR_ABSENT;
+            return 0;
+        }
+        snprintf(err, errsz, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (S_ISLNK(st.st_mode)) {
+        snprintf(err, errsz, "%s is a symbolic link: give the directory it points to as -o", path);
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(err, errsz, "%s exists and is not a directory: choose another -o (nothing was touched)", path);
+        return -1;
+    }
+    int dfd = outdir_open_dirfd(path);
+    if (dfd < 0) {
+        snprintf(err, errsz, "cannot read directory %s: %s", path, strerror(errno));
+        return -1;
+    }
+    bool empty;
+    bool ours = dir_is_ours(dfd, 1, &empty);
+    close(dfd);
+    *kind = empty ? OUTDIR_EMPTY : ours ? OUTDIR_OURS : OUTDIR_FOREIGN;
+    return 0;
+}
+
+int outdir_check(const char *path, bool force, char *err, size_t errsz)
+{
+    enum outdir_kind k;
+    if (outdir_classify(path, &k, err, errsz) != 0)
+        return 2;
+    if (k == OUTDIR_FOREIGN && !force) {
+        snprintf(err, errsz, "%s holds files that are not a retrystorm output; choose another -o, "
+                             "or add --force to write our files into it (other files are left as they are)",
+                 path);
+        return 2;
+    }
+    return 0;
+}
+
+/* Creates the marker in the directory open at dfd. */
+static int mark(int dfd, const char *path, char *err, size_t errsz)
+{
+    int fd = openat(dfd, MARKER, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        snprintf(err, errsz, "cannot write in %s: %s", path, strerror(errno));
+        return -1;
+    }
+    close(fd);
+    return 0;
+}
+
+/* mkdir -p of path's parents. */
+static int make_parents(const char *path, char *err, size_t errsz)
+{
+    char buf[PATH_MAX];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+            snprintf(err, errsz, "cannot create directory %s: %s", buf, strerror(errno));
+            return -1;
+        }
+        *p = '/';
+    }
+    return 0;
+}
+
+int outdir_mkdir(const char *path, char *err, size_t errsz)
+{
+    if (too_long(path, err, errsz) || make_parents(path, err, errsz) != 0)
+        return -1;
+    bool created = mkdir(path, 0777) == 0;
+    if (!created && errno != EEXIST) {
+        snprintf(err, errsz, "cannot create directory %s: %s", path, strerror(errno));
+        return -1;
+    }
+    int dfd = outdir_open_dirfd(path);
+    if (dfd < 0) {
+        snprintf(err, errsz, "%s exists and is not a directory", path);
+        return -1;
+    }
+    int rc = created ? mark(dfd, path, err, errsz) : 0;
+    close(dfd);
+    return rc;
+}
+
+int outdir_mkwork(const char *path, char *work, size_t worksz, char *err, size_t errsz)
+{
+    if (too_long(path, err, errsz) || make_parents(path, err, errsz) != 0)
+        return -1;
+    snprintf(work, worksz, "%s.work-XXXXXX", path);
+    if (mkdtemp(work) == NULL) {
+        snprintf(err, errsz, "cannot create a work directory beside %s: %s", path, strerror(errno));
+        return -1;
+    }
+    int dfd = outdir_open_dirfd(work);
+    int rc = dfd >= 0 ? mark(dfd, work, err, errsz) : -1;
+    if (dfd >= 0)
+        close(dfd);
+    return rc;
+}
+
+int outdir_tmpfile(int dfd, const char *name, char *tmp, size_t tmpsz)
+{
+    for (int tries = 0; tries < 100; tries++) {
+        unsigned char r[6];
+        if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
+            return -1;
+        snprintf(tmp, tmpsz, ".%s.%02x%02x%02x%02x%02x%02x.tmp", name, r[0], r[1], r[2], r[3], r[4],
+                 r[5]);
+        int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    return -1;
+}
+
+/* Removes our entries of the directory open at dfd; returns how many
+ * entries were kept (not ours), or -1. The marker goes last, and only when
+ * nothing foreign is left. */
+static int remove_ours_at(int dfd, int depth)
+{
+    DIR *d = fdopendir(dup(dfd));
+    if (d == NULL)
+        return -1;
+    int kept = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const char *n = e->d_name;
+        struct stat st;
+        if (!strcmp(n, ".") || !strcmp(n, "..") || !strcmp(n, MARKER))
+            continue;
+        if (fstatat(dfd, n, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+            kept++;
+        } else if (S_ISREG(st.st_mode) && outdir_our_name(n)) {
+            kept += unlinkat(dfd, n, 0) != 0;
+        } else if (S_ISDIR(st.st_mode) && depth > 0) {
+            int sub = openat(dfd, n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            bool empty, ours = sub >= 0 && dir_is_ours(sub, depth - 1, &empty);
+            int left = ours ? remove_ours_at(sub, depth - 1) : 1;
+            if (sub >= 0)
+                close(sub);
+            kept += left != 0 || unlinkat(dfd, n, AT_REMOVEDIR) != 0;
+        } else {
+            kept++;
+        }
+    }
+    closedir(d);
+    if (kept == 0)
+        unlinkat(dfd, MARKER, 0);
+    return kept;
+}
+
+int outdir_remove_ours(const char *path)
+{
+    int dfd = outdir_open_dirfd(path);
+    if (dfd < 0)
+        return -1;
+    int kept = remove_ours_at(dfd, 1);
+    close(dfd);
+    if (kept == 0)
+        rmdir(path);
+    return kept;
+}
+
+int outdir_prepare(const char *path, bool force, bool keep, char *err, size_t errsz)
+{
+    enum outdir_kind k;
+    int rc = outdir_check(path, force, err, errsz);
+    if (rc != 0 || outdir_classify(path, &k, err, errsz) != 0)
+        return rc ? rc : 2;
+    if (k == OUTDIR_ABSENT)
+        return outdir_mkdir(path, err, errsz) == 0 ? 0 : 1;
+    if (k == OUTDIR_FOREIGN)
+        return 0; /* with --force: our files are written among the others */
+    int dfd = outdir_open_dirfd(path);
+    if (dfd < 0) {
+        snprintf(err, errsz, "cannot open %s: %s", path, strerror(errno));
+        return 1;
+    }
+    if (k == OUTDIR_OURS && !keep)
+        remove_ours_at(dfd, 1);
+    rc = mark(dfd, path, err, errsz);
+    close(dfd);
+    return rc == 0 ? 0 : 1;
+}
+
+/* Moves entry `name` from the directory wfd into dfd: a file replaces one
+ * of the same name (ours, or --force); a directory goes in only where the
+ * name is free or holds an output of ours, which it replaces. */
+static int move_entry(int wfd, int dfd, const char *name, const char *path, char *err, size_t errsz)
+{
+    struct stat st, there;
+    if (fstatat(wfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return 0;
+    if (S_ISREG(st.st_mode) || fstatat(dfd, name, &there, AT_SYMLINK_NOFOLLOW) != 0) {
+        if (renameat(wfd, name, dfd, name) == 0)
+            return 0;
+    } else if (S_ISDIR(there.st_mode)) {
+        int sub = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        bool empty, ours = sub >= 0 && dir_is_ours(sub, 0, &empty);
+        if (sub >= 0)
+            close(sub);
+        if (ours && renameat2(wfd, name, dfd, name, RENAME_EXCHANGE) == 0) {
+            sub = openat(wfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (sub >= 0 && remove_ours_at(sub, 0) == 0)
+                unlinkat(wfd, name, AT_REMOVEDIR);
+            if (sub >= 0)
+                close(sub);
+            return 0;
+        }
+        errno = EEXIST;
+    } else {
+        errno = EEXIST;
+    }
+    snprintf(err, errsz, "cannot put %s into %s: %s (an entry that is not ours is in the way)", name,
+             path, strerror(errno));
+    return -1;
+}
+
+/* Moves every entry of work into path (empty, or foreign with --force);
+ * the marker only when path was empty. */
+static int move_in(const char *work, const char *path, bool was_empty, char *err, size_t errsz)
+{
+    int wfd = outdir_open_dirfd(work), dfd = outdir_open_dirfd(path), rc = 0;
+    DIR *d = wfd >= 0 ? fdopendir(dup(wfd)) : NULL;
+    if (d == NULL || dfd < 0) {
+        snprintf(err, errsz, "cannot open %s: %s", d == NULL ? work : path, strerror(errno));
+        rc = -1;
+    }
+    struct dirent *e;
+    while (rc == 0 && (e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+            (was_empty || strcmp(e->d_name, MARKER)))
+            rc = move_entry(wfd, dfd, e->d_name, path, err, errsz);
+    if (d != NULL)
+        closedir(d);
+    if (wfd >= 0)
+        close(wfd);
+    if (dfd >= 0)
+        close(dfd);
+    if (rc == 0 && outdir_remove_ours(work) != 0)
+        rc = -1, snprintf(err, errsz, "cannot remove the work directory %s", work);
+    return rc;
+}
+
+/* Exchanges work with an earlier output of ours at path, then removes the
+ * earlier output (now at work), ours entries only. */
+static int exchange(const char *work, const char *path, char *err, size_t errsz)
+{
+    if (renameat2(AT_FDCWD, work, AT_FDCWD, path, RENAME_EXCHANGE) != 0) {
+        snprintf(err, errsz, "cannot replace %s: %s", path, strerror(errno));
+        return -1;
+    }
+    int kept = outdir_remove_ours(work);
+    if (kept != 0)
+        fprintf(stderr, "retrystorm: the earlier output was moved to %s: it holds %d entr%s that are not ours\n",
+                work, kept, kept == 1 ? "y" : "ies");
+    return 0;
+}
+
+int outdir_install(const char *work, const char *path, bool force, char *err, size_t errsz)
+{
+    enum outdir_kind k;
+    int rc = -1;
+    if (outdir_classify(path, &k, err, errsz) != 0)
+        k = OUTDIR_FOREIGN, force = false;
+    if (k == OUTDIR_ABSENT) {
+        rc = renameat2(AT_FDCWD, work, AT_FDCWD, path, RENAME_NOREPLACE);
+        if (rc != 0)
+            snprintf(err, errsz, "cannot rename %s to %s: %s", work, path, strerror(errno));
+    } else if (k == OUTDIR_OURS) {
+        rc = exchange(work, path, err, errsz);
+    } else if (k == OUTDIR_EMPTY || force) {
+        rc = move_in(work, path, k == OUTDIR_EMPTY, err, errsz);
+    } else {
+        snprintf(err, errsz, "%s changed during the run and may no longer be written", path);
+    }
+    if (rc == 0)
+        return 0;
+    size_t n = strlen(err);
+    snprintf(err + n, errsz - n, "; the outputs are left in %s", work);
+    return 1;
+}
