@@ -1,5 +1,5 @@
 # Attempts per logical request (attempts.csv): the outermost layer and the server.
-# Variables set by retrystorm: dir, out, term, title, levels (space-separated).
+# Variables set by retrystorm: out, term, title, levels (an array).
 if (term eq 'svg') { set terminal svg size 900,600 dynamic enhanced font 'Sans,12' } else { set terminal pngcairo size 900,600 enhanced font 'Sans,12' }
 set output out
 set datafile separator ','
@@ -9,10 +9,10 @@ set ylabel 'share of logical requests'
 set yrange [0:1]
 set style fill solid 0.6 border -1
 set boxwidth 0.4
-set key top right opaque box
+set key top right opaque box noenhanced
 set grid y
 palette = '#0072B2 #D55E00 #009E73 #E69F00 #CC79A7 #56B4E9 #000000 #F0E442 #999999'
-n = words(levels)
-plot for [i=1:n] dir.'/attempts.csv' \
-     using (strcol('level') eq word(levels, i) ? column('attempts') + (i - (n + 1) / 2.0) * 0.4 / n : NaN):'share' \
-     with boxes lc rgb word(palette, i) title word(levels, i)
+n = |levels|
+plot for [i=1:n] 'attempts.csv' \
+     using (strcol('level') eq levels[i] ? column('attempts') + (i - (n + 1) / 2.0) * 0.4 / n : NaN):'share' \
+     with boxes lc rgb word(palette, i) title levels[i]

@@ -1,5 +1,5 @@
 # End-to-end latency CDF by outcome (latency.csv), log time axis.
-# Variables set by retrystorm: dir, out, term, title, outcomes (space-separated).
+# Variables set by retrystorm: out, term, title, outcomes (an array).
 if (term eq 'svg') { set terminal svg size 900,600 dynamic enhanced font 'Sans,12' } else { set terminal pngcairo size 900,600 enhanced font 'Sans,12' }
 set output out
 set datafile separator ','
@@ -8,10 +8,10 @@ set xlabel 'end-to-end latency (s)'
 set ylabel 'share of requests with this outcome'
 set logscale x
 set yrange [0:1]
-set key bottom right opaque box
+set key bottom right opaque box noenhanced
 set grid
 palette = '#000000 #0072B2 #D55E00 #009E73 #E69F00 #CC79A7 #56B4E9 #F0E442'
 pos(x) = x > 0 ? x : NaN
-plot for [i=1:words(outcomes)] dir.'/latency.csv' \
-     using (strcol('outcome') eq word(outcomes, i) ? pos(column('latency_s')) : NaN):'quantile' \
-     with lines lw 2 lc rgb word(palette, i) title word(outcomes, i)
+plot for [i=1:|outcomes|] 'latency.csv' \
+     using (strcol('outcome') eq outcomes[i] ? pos(column('latency_s')) : NaN):'quantile' \
+     with lines lw 2 lc rgb word(palette, i) title outcomes[i]

@@ -1,5 +1,6 @@
 # Latency percentiles of the requests that ended in each bucket (timeseries.csv).
-# Variables set by retrystorm: dir, out, term, title, phases.
+# Variables set by retrystorm: out, term, title, nphases and the arrays
+# phase_from, phase_to (s), phase_name.
 if (term eq 'svg') { set terminal svg size 1200,600 dynamic enhanced font 'Sans,12' } else { set terminal pngcairo size 1200,600 enhanced font 'Sans,12' }
 set output out
 set datafile separator ','
@@ -9,7 +10,10 @@ set ylabel 'latency of requests ending in the bucket (s)'
 set logscale y
 set key top right opaque box
 set grid
-eval(phases)
+do for [i=1:nphases] {
+    set object i rect from phase_from[i], graph 0 to phase_to[i], graph 1 behind fc rgb '#E8E8E8' fs solid 1.0 noborder
+    set label i phase_name[i] at (phase_from[i] + phase_to[i]) / 2, graph 0.97 center front textcolor rgb '#555555' noenhanced
+}
 pos(x) = x > 0 ? x : NaN
-plot dir.'/timeseries.csv' using 't':(pos(column('lat_p50'))) with lines lw 2 lc rgb '#0072B2' title 'p50', \
+plot 'timeseries.csv' using 't':(pos(column('lat_p50'))) with lines lw 2 lc rgb '#0072B2' title 'p50', \
      '' using 't':(pos(column('lat_p99'))) with lines lw 2 lc rgb '#D55E00' title 'p99'

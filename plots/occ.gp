@@ -1,7 +1,7 @@
 # The AWS backoff-and-jitter study (a compare of scenarios/aws-occ.ini over
 # load.clients and layer.app.backoff): total write calls and the time the
 # last client finishes, against the number of clients, one line per strategy.
-# Variables set by retrystorm: dir, out, term, title, lines (the strategies).
+# Variables set by retrystorm: out, term, title, strategies (an array).
 if (term eq 'svg') { set terminal svg size 1200,550 dynamic enhanced font 'Sans,12' } else { set terminal pngcairo size 1200,550 enhanced font 'Sans,12' }
 set output out
 set datafile separator ','
@@ -11,11 +11,11 @@ set xlabel 'clients'
 set key top right opaque box noenhanced
 set grid
 set ylabel 'write calls (mean over replications)'
-plot for [i=1:words(lines)] dir.'/summary.csv' \
-     using 'load.clients':(strcol('layer.app.backoff') eq word(lines, i) ? column('server_arrivals') : NaN) \
-     with linespoints lw 2 pt 7 lc rgb word(palette, i) title word(lines, i)
+plot for [i=1:|strategies|] 'summary.csv' \
+     using 'load.clients':(strcol('layer.app.backoff') eq strategies[i] ? column('server_arrivals') : NaN) \
+     with linespoints lw 2 pt 7 lc rgb word(palette, i) title strategies[i]
 set ylabel 'time until the last client is done (s)'
-plot for [i=1:words(lines)] dir.'/summary.csv' \
-     using 'load.clients':(strcol('layer.app.backoff') eq word(lines, i) ? column('lat_max') : NaN) \
-     with linespoints lw 2 pt 7 lc rgb word(palette, i) title word(lines, i)
+plot for [i=1:|strategies|] 'summary.csv' \
+     using 'load.clients':(strcol('layer.app.backoff') eq strategies[i] ? column('lat_max') : NaN) \
+     with linespoints lw 2 pt 7 lc rgb word(palette, i) title strategies[i]
 unset multiplot

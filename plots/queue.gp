@@ -1,5 +1,6 @@
 # Queue length, requests in flight and busy workers over time (timeseries.csv).
-# Variables set by retrystorm: dir, out, term, title, phases.
+# Variables set by retrystorm: out, term, title, nphases and the arrays
+# phase_from, phase_to (s), phase_name.
 if (term eq 'svg') { set terminal svg size 1200,600 dynamic enhanced font 'Sans,12' } else { set terminal pngcairo size 1200,600 enhanced font 'Sans,12' }
 set output out
 set datafile separator ','
@@ -13,7 +14,10 @@ set yrange [0:*]
 set y2range [0:*]
 set key top right opaque box
 set grid
-eval(phases)
-plot dir.'/timeseries.csv' using 't':'queue_len' with lines lw 2 lc rgb '#0072B2' title 'queue length', \
+do for [i=1:nphases] {
+    set object i rect from phase_from[i], graph 0 to phase_to[i], graph 1 behind fc rgb '#E8E8E8' fs solid 1.0 noborder
+    set label i phase_name[i] at (phase_from[i] + phase_to[i]) / 2, graph 0.97 center front textcolor rgb '#555555' noenhanced
+}
+plot 'timeseries.csv' using 't':'queue_len' with lines lw 2 lc rgb '#0072B2' title 'queue length', \
      '' using 't':'in_flight' with lines lw 2 lc rgb '#E69F00' title 'logical requests in flight', \
      '' using 't':'busy' axes x1y2 with lines lw 1 dt 2 lc rgb '#000000' title 'busy workers (right axis)'

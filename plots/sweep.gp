@@ -1,13 +1,13 @@
 # A sweep (sweep.csv): one metric over one key (line with 95 % error bars)
 # or two keys (heat map, the first key across, the second up).
-# Variables set by retrystorm: dir, out, term, title, metric, key1, key2 ('' for one key),
-# xs, ys (the keys' values, space-separated).
+# Variables set by retrystorm: out, term, title, metric, key1, key2 ('' for one key),
+# xs, ys (arrays of the keys' values; ys [''] for one key), nys (0 for one key).
 if (term eq 'svg') { set terminal svg size 900,650 dynamic enhanced font 'Sans,12' } else { set terminal pngcairo size 900,650 enhanced font 'Sans,12' }
 set output out
 set datafile separator ','
-nx = words(xs)
+nx = |xs|
 set xtics () noenhanced
-do for [i=1:nx] { set xtics add (word(xs, i) i - 1) }
+do for [i=1:nx] { set xtics add (xs[i] i - 1) }
 set xrange [-0.5:nx - 0.5]
 set xlabel key1 noenhanced
 if (key2 eq '') {
@@ -15,19 +15,19 @@ if (key2 eq '') {
     set ylabel metric noenhanced
     set grid
     set key off
-    plot dir.'/sweep.csv' using (column('point')):(column(metric)):(column(metric.'_hw')) \
+    plot 'sweep.csv' using (column('point')):(column(metric)):(column(metric.'_hw')) \
          with yerrorlines lw 2 pt 7 lc rgb '#0072B2'
 } else {
-    ny = words(ys)
+    ny = nys
     set ytics () noenhanced
-    do for [j=1:ny] { set ytics add (word(ys, j) j - 1) }
+    do for [j=1:ny] { set ytics add (ys[j] j - 1) }
     set yrange [-0.5:ny - 0.5]
     set ylabel key2 noenhanced
     set title sprintf('%s: %s (mean over replications)', title, metric) noenhanced
     set palette defined (0 '#FDE725', 0.5 '#21918C', 1 '#440154')
     set cblabel metric noenhanced
     set style textbox opaque fc rgb '#FFFFFF' noborder
-    plot dir.'/sweep.csv' using (floor(column('point') / ny)):(int(column('point')) % ny):(column(metric)) \
+    plot 'sweep.csv' using (floor(column('point') / ny)):(int(column('point')) % ny):(column(metric)) \
          with image notitle, \
          '' using (floor(column('point') / ny)):(int(column('point')) % ny):(sprintf('%.3g', column(metric))) \
          with labels boxed font ',10' textcolor rgb '#000000' notitle

@@ -1,20 +1,44 @@
 /*
  * plot — gnuplot figures from output directories. See plot.h.
+ *
+ * Order of work: open DIR (a directory descriptor everything else is
+ * relative to); read and check every file a figure needs, building the
+ * script's data (gnuplot variables and arrays of quoted strings); then,
+ * per figure and format, create the temporary, run gnuplot on the script
+ * and rename the temporary into place. Nothing is written before every
+ * input has been read and accepted.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* pipe2, SOCK_CLOEXEC, getrandom */
 
 #include "plot.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "scenario.h"
 
 extern const struct scenario_builtin plot_scripts[];
+
+#define LINE_BYTES ((size_t)1 << 20) /* the longest line a CSV may have */
+#define INI_BYTES ((size_t)1 << 20)  /* the largest scenario.ini */
+#define STDERR_KEEP 4096             /* bytes of gnuplot's stderr kept for the message */
+#define POLL_MS 50                   /* how often a wait looks at *stop */
+#define COMPARE_LINES 12             /* most variants one comparison figure shows */
+
+static const char *const terms[] = {"png", "svg"};
 
 static const char *script(const char *name)
 {
@@ -29,279 +53,876 @@ bool plot_available(void)
     return system("command -v gnuplot > /dev/null 2>&1") == 0;
 }
 
-static bool exists(const char *dir, const char *file)
-{
-    char p[4096];
-    snprintf(p, sizeof p, "%s/%s", dir, file);
-    return access(p, R_OK) == 0;
-}
+/* ---- the escaping function and the script buffer ---- */
 
-/* Appends to list (space-separated) the distinct values of column `col` of
- * DIR/file, in order of appearance; false if the file or column is absent.
- * Values are made safe for gnuplot's word(): spaces become '_'. */
-static bool distinct(const char *dir, const char *file, const char *col, char *list, size_t size)
-{
-    char p[4096], line[65536];
-    snprintf(p, sizeof p, "%s/%s", dir, file);
-    FILE *f = fopen(p, "r");
-    list[0] = '\0';
-    if (f == NULL)
-        return false;
-    int idx = -1;
-    if (fgets(line, sizeof line, f) != NULL) {
-        line[strcspn(line, "\r\n")] = '\0';
-        int i = 0;
-        for (char *tok = line, *next; tok != NULL; tok = next, i++) {
-            next = strchr(tok, ',');
-            if (next)
-                *next++ = '\0';
-            if (strcmp(tok, col) == 0)
-                idx = i;
-        }
-    }
-    while (idx >= 0 && fgets(line, sizeof line, f) != NULL) {
-        line[strcspn(line, "\r\n")] = '\0';
-        char *tok = line;
-        for (int i = 0; i < idx && tok; i++) {
-            tok = strchr(tok, ',');
-            if (tok)
-                tok++;
-        }
-        if (tok == NULL)
-            continue;
-        size_t n = strcspn(tok, ",");
-        char v[256];
-        snprintf(v, sizeof v, "%.*s", (int)(n < 255 ? n : 255), tok);
-        for (char *c = v; *c; c++)
-            if (*c == ' ' || *c == '\'')
-                *c = '_';
-        /* already listed? */
-        bool seen = false;
-        for (char *w = list; *w && !seen;) {
-            size_t wl = strcspn(w, " ");
-            seen = wl == strlen(v) && strncmp(w, v, wl) == 0;
-            w += wl + (w[wl] == ' ');
-        }
-        if (!seen && v[0] && strlen(list) + strlen(v) + 2 < size) {
-            if (list[0])
-                strcat(list, " ");
-            strcat(list, v);
-        }
-    }
-    fclose(f);
-    return idx >= 0;
-}
+static bool is_control(unsigned char c) { return c < 0x20 || c == 0x7f; }
 
-/* gnuplot commands shading and labelling each phase of DIR/scenario.ini. */
-static void phases_of(const char *dir, char *out, size_t size, char *title, size_t tsize)
-{
-    char p[4096];
-    snprintf(p, sizeof p, "%s/scenario.ini", dir);
-    out[0] = '\0';
-    struct scenario sc;
-    struct scenario_diag d = {0};
-    if (access(p, R_OK) != 0 || scenario_load(&sc, p, NULL, 0, &d) != 0) {
-        scenario_diag_fini(&d);
-        return;
-    }
-    scenario_diag_fini(&d);
-    snprintf(title, tsize, "%s", sc.name);
-    size_t used = 0;
-    for (unsigned i = 0; i < sc.nphases && used < size; i++) {
-        double a = units_seconds(sc.phases[i].start), b = units_seconds(sc.phases[i].end);
-        if (b > units_seconds(sc.duration))
-            b = units_seconds(sc.duration);
-        int w = snprintf(out + used, size - used,
-                         "set object %u rect from %g, graph 0 to %g, graph 1 behind fc rgb '#E8E8E8' "
-                         "fs solid 1.0 noborder; set label %u '%s' at %g, graph 0.97 center "
-                         "front textcolor rgb '#555555'; ",
-                         i + 1, a, b, i + 1, sc.phases[i].name, (a + b) / 2);
-        if (w < 0)
-            break;
-        used += (size_t)w;
-    }
-}
-
-static int shell_quote(const char *s, char *out, size_t size)
+int plot_quote(const char *s, char *out, size_t size)
 {
     size_t n = 0;
     if (size < 3)
         return -1;
     out[n++] = '\'';
-    for (; *s; s++) {
-        if (*s == '\'') {
-            if (n + 5 >= size)
-                return -1;
-            memcpy(out + n, "'\\''", 4);
-            n += 4;
-        } else {
-            if (n + 2 >= size)
-                return -1;
-            out[n++] = *s;
-        }
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        size_t k = *c == '\'' ? 2 : 1;
+        if (is_control(*c) || n + k + 2 > size || n + k + 2 > INT_MAX)
+            return -1;
+        out[n++] = (char)*c;
+        if (*c == '\'')
+            out[n++] = '\''; /* '' is a quote inside single quotes */
     }
     out[n++] = '\'';
     out[n] = '\0';
+    return (int)n;
+}
+
+/* A growing string (a script); running out of memory aborts. */
+struct sbuf {
+    char *p;
+    size_t n, cap;
+};
+
+static void sb_reserve(struct sbuf *b, size_t more)
+{
+    if (b->n + more < b->cap)
+        return;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap <= b->n + more) {
+        if (cap > SIZE_MAX / 2)
+            abort();
+        cap *= 2;
+    }
+    char *p = realloc(b->p, cap);
+    if (p == NULL) {
+        fprintf(stderr, "retrystorm: out of memory (%zu bytes for a gnuplot script)\n", cap);
+        abort();
+    }
+    b->p = p;
+    b->cap = cap;
+}
+
+static void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (w <= 0)
+        return;
+    sb_reserve(b, (size_t)w);
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
+    va_end(ap);
+    b->n += (size_t)w;
+}
+
+/* Appends s as a gnuplot string literal; -1 (nothing appended) when s
+ * holds a control character. */
+static int sb_quote(struct sbuf *b, const char *s)
+{
+    size_t len = strlen(s);
+    sb_reserve(b, 2 * len + 3);
+    int w = plot_quote(s, b->p + b->n, b->cap - b->n);
+    if (w < 0) {
+        b->p[b->n] = '\0';
+        return -1;
+    }
+    b->n += (size_t)w;
     return 0;
 }
 
-/* Runs one script for one format with the given variable definitions.
- * Returns 0, or -1 with gnuplot's first error line in err. */
-static int draw_as(const char *dir, const char *script_name, const char *name, const char *term,
-                   const char *vars, const char *extra, char *err, size_t errsz);
-
-static int draw(const char *dir, const char *name, const char *term, const char *vars,
-                const char *extra, char *err, size_t errsz)
+/* name = 'value' on a line of its own. */
+static int sb_var(struct sbuf *b, const char *name, const char *value)
 {
-    return draw_as(dir, name, name, term, vars, extra, err, errsz);
+    sb_printf(b, "%s = ", name);
+    int rc = sb_quote(b, value);
+    sb_printf(b, "\n");
+    return rc;
 }
 
-/* Runs script `script_name` for one format, writing DIR/<name>.<term>. */
-static int draw_as(const char *dir, const char *script_name, const char *name, const char *term,
-                   const char *vars, const char *extra, char *err, size_t errsz)
+/* ---- lists of distinct values ---- */
+
+struct list {
+    char **v;
+    size_t n;
+};
+
+static void list_fini(struct list *l)
 {
-    char final[4096], tmp[4096], errfile[4096], q[8192], cmd[8300];
-    snprintf(final, sizeof final, "%s/%s.%s", dir, name, term);
-    snprintf(tmp, sizeof tmp, "%s/.%s.%s.tmp", dir, name, term);
-    snprintf(errfile, sizeof errfile, "%s/.gnuplot-errors.tmp", dir);
-    if (shell_quote(errfile, q, sizeof q) != 0) {
-        snprintf(err, errsz, "directory name too long: %s", dir);
-        return -1;
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+    *l = (struct list){0};
+}
+
+static bool list_has(const struct list *l, const char *v, size_t len)
+{
+    for (size_t i = l->n; i-- > 0;) /* the latest first: rows come grouped */
+        if (strlen(l->v[i]) == len && memcmp(l->v[i], v, len) == 0)
+            return true;
+    return false;
+}
+
+static void list_add(struct list *l, const char *v, size_t len)
+{
+    char **grown = realloc(l->v, (l->n + 1) * sizeof *grown);
+    char *copy = malloc(len + 1);
+    if (grown == NULL || copy == NULL) {
+        fprintf(stderr, "retrystorm: out of memory (a list of %zu values)\n", l->n + 1);
+        abort();
     }
-    snprintf(cmd, sizeof cmd, "gnuplot 2> %s", q);
-    FILE *g = popen(cmd, "w");
-    if (g == NULL) {
-        snprintf(err, errsz, "cannot run gnuplot: %s", strerror(errno));
-        return -1;
+    memcpy(copy, v, len);
+    copy[len] = '\0';
+    l->v = grown;
+    l->v[l->n++] = copy;
+}
+
+/* array name[n] = ['v1', 'v2', ...]; a one-element [''] when l is empty
+ * (gnuplot has no empty arrays). */
+static int sb_array(struct sbuf *b, const char *name, const struct list *l)
+{
+    int rc = 0;
+    sb_printf(b, "array %s[%zu] = [", name, l->n ? l->n : 1);
+    if (l->n == 0)
+        sb_printf(b, "''");
+    for (size_t i = 0; i < l->n && rc == 0; i++) {
+        sb_printf(b, "%s", i ? ", " : "");
+        rc = sb_quote(b, l->v[i]);
     }
-    fprintf(g, "out = '%s'\nterm = '%s'\n%s%s\n%s\n", tmp, term, vars, extra, script(script_name));
-    int st = pclose(g);
-    FILE *ef = fopen(errfile, "r");
-    char line[512] = "";
-    if (ef != NULL) {
-        /* the first line that says what went wrong */
-        while (fgets(line, sizeof line, ef) != NULL)
-            if (strstr(line, "rror") != NULL || strstr(line, "line ") != NULL)
-                break;
-        fclose(ef);
+    sb_printf(b, "]\n");
+    return rc;
+}
+
+/* ---- the context and its errors ---- */
+
+struct ctx {
+    int dfd;                      /* DIR, which every name is relative to */
+    const char *dir;              /* for messages only */
+    volatile sig_atomic_t *stop;  /* NULL: never stop */
+    struct sbuf vars;             /* title and phases: the start of every script */
+    char *err;
+    size_t errsz;
+    int written;
+};
+
+static bool stopped(const struct ctx *c) { return c->stop != NULL && *c->stop != 0; }
+
+/* Formats the message into err and returns code. */
+static int fail(struct ctx *c, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->err, c->errsz, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+/* Replaces control characters (which a terminal would act on) with '?'. */
+static void printable(char *s)
+{
+    for (; *s; s++)
+        if (is_control((unsigned char)*s))
+            *s = '?';
+}
+
+/* ---- readers: every file of DIR is hostile ---- */
+
+struct csv {
+    FILE *f;
+    const char *name;
+    size_t lineno, ncols; /* the line last read; the header's columns */
+    char *line;           /* LINE_BYTES + 1 bytes */
+};
+
+/* Opens DIR/name for reading: 0, 1 when it does not exist, or a PLOT_ code.
+ * Only a regular file is read (a FIFO would block, a device never end). */
+static int open_in(struct ctx *c, const char *name, FILE **f)
+{
+    int fd = openat(c->dfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0)
+        return errno == ENOENT ? 1 : fail(c, PLOT_FAILED, "%s/%s: %s", c->dir, name, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return fail(c, PLOT_BAD_INPUT, "%s/%s is not a regular file", c->dir, name);
     }
-    unlink(errfile);
-    if (st != 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-        line[strcspn(line, "\n")] = '\0';
-        snprintf(err, errsz, "gnuplot failed on %s.%s: %s", name, term, line);
-        unlink(tmp);
-        return -1;
-    }
-    if (rename(tmp, final) != 0) {
-        snprintf(err, errsz, "cannot rename %s: %s", tmp, strerror(errno));
-        return -1;
+    *f = fdopen(fd, "r");
+    if (*f == NULL) {
+        close(fd);
+        return fail(c, PLOT_FAILED, "%s/%s: %s", c->dir, name, strerror(errno));
     }
     return 0;
+}
+
+static int csv_open(struct ctx *c, struct csv *r, const char *name)
+{
+    *r = (struct csv){.name = name};
+    int rc = open_in(c, name, &r->f);
+    if (rc != 0)
+        return rc;
+    r->line = malloc(LINE_BYTES + 1);
+    if (r->line == NULL) {
+        fprintf(stderr, "retrystorm: out of memory (%zu bytes for a line)\n", LINE_BYTES + 1);
+        abort();
+    }
+    return 0;
+}
+
+static void csv_close(struct csv *r)
+{
+    if (r->f != NULL)
+        fclose(r->f);
+    free(r->line);
+}
+
+/* A message naming DIR/FILE:LINE; returns PLOT_BAD_INPUT. */
+static int bad(struct ctx *c, const struct csv *r, const char *fmt, ...)
+{
+    char what[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return fail(c, PLOT_BAD_INPUT, "%s/%s:%zu: %s", c->dir, r->name, r->lineno, what);
+}
+
+/* Reads the next line into r->line without its end ("\n" or "\r\n").
+ * Returns 1, 0 at the end of the file, or a PLOT_ code. */
+static int csv_next(struct ctx *c, struct csv *r)
+{
+    size_t n = 0;
+    int ch;
+    while ((ch = getc_unlocked(r->f)) != EOF && ch != '\n') {
+        if (n == LINE_BYTES) {
+            r->lineno++;
+            return bad(c, r, "a line longer than %zu bytes", LINE_BYTES);
+        }
+        r->line[n++] = (char)ch;
+    }
+    if (ferror(r->f))
+        return fail(c, PLOT_FAILED, "%s/%s: %s", c->dir, r->name, strerror(errno));
+    if (ch == EOF && n == 0)
+        return 0;
+    r->lineno++;
+    if (n > 0 && r->line[n - 1] == '\r')
+        n--;
+    r->line[n] = '\0';
+    if (strlen(r->line) != n)
+        return bad(c, r, "a NUL byte");
+    return 1;
+}
+
+static size_t count_fields(const char *line)
+{
+    size_t n = 1;
+    for (; *line; line++)
+        n += *line == ',';
+    return n;
+}
+
+/* The idx-th (from 0) comma-separated field of line; false when the line
+ * has fewer fields. */
+static bool field(const char *line, size_t idx, const char **start, size_t *len)
+{
+    for (size_t i = 0; i < idx; i++) {
+        line = strchr(line, ',');
+        if (line == NULL)
+            return false;
+        line++;
+    }
+    *start = line;
+    *len = strcspn(line, ",");
+    return true;
+}
+
+/* Where column col is in the header line; false when it is not there. */
+static bool column_index(const char *header, const char *col, size_t *idx)
+{
+    size_t n = count_fields(header), len = strlen(col), flen;
+    const char *f;
+    for (size_t i = 0; i < n; i++)
+        if (field(header, i, &f, &flen) && flen == len && memcmp(f, col, len) == 0) {
+            *idx = i;
+            return true;
+        }
+    return false;
+}
+
+/* A value checked: not too long, no control character. 0 or PLOT_BAD_INPUT. */
+static int check_value(struct ctx *c, const struct csv *r, const char *col, const char *v, size_t len)
+{
+    if (len > PLOT_VALUE_MAX)
+        return bad(c, r, "a value of %zu bytes in column %s (at most %d)", len, col, PLOT_VALUE_MAX);
+    for (size_t i = 0; i < len; i++)
+        if (is_control((unsigned char)v[i]))
+            return bad(c, r, "a control character (byte %d) in column %s", v[i], col);
+    return 0;
+}
+
+/* Adds the value of column idx (named col) of the current row to l. */
+static int take_value(struct ctx *c, const struct csv *r, const char *col, size_t idx, struct list *l)
+{
+    const char *v;
+    size_t len;
+    if (r->line[0] == '\0')
+        return 0; /* a blank line */
+    if (!field(r->line, idx, &v, &len))
+        return bad(c, r, "%zu columns, but the header has %zu (column %s is number %zu)",
+                   count_fields(r->line), r->ncols, col, idx + 1);
+    int rc = check_value(c, r, col, v, len);
+    if (rc != 0 || len == 0 || list_has(l, v, len))
+        return rc;
+    if (l->n == PLOT_LIST_MAX)
+        return bad(c, r, "more than %d distinct values in column %s", PLOT_LIST_MAX, col);
+    list_add(l, v, len);
+    return 0;
+}
+
+/* Reads into l the distinct non-empty values of column col of DIR/name, in
+ * order of appearance. Returns 0; 1 when the file, or the column, is
+ * absent; or a PLOT_ code. O(rows × distinct values) at worst. */
+static int column_values(struct ctx *c, const char *name, const char *col, struct list *l)
+{
+    struct csv r;
+    int rc = csv_open(c, &r, name);
+    size_t idx = 0;
+    if (rc == 0) {
+        rc = csv_next(c, &r); /* the header; an empty file has no columns */
+        if (rc == 1)
+            r.ncols = count_fields(r.line);
+        rc = rc == 1 ? (column_index(r.line, col, &idx) ? 0 : 1) : rc == 0 ? 1 : rc;
+    }
+    while (rc == 0 && (rc = csv_next(c, &r)) == 1)
+        rc = take_value(c, &r, col, idx, l);
+    csv_close(&r);
+    return rc;
+}
+
+static bool is_file(struct ctx *c, const char *name)
+{
+    struct stat st;
+    return fstatat(c->dfd, name, &st, 0) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Reads DIR/name whole into *text (NUL-terminated; the caller frees).
+ * Returns 0, 1 when it does not exist, or a PLOT_ code. */
+static int read_small(struct ctx *c, const char *name, char **text)
+{
+    FILE *f = NULL;
+    int rc = open_in(c, name, &f);
+    if (rc != 0)
+        return rc;
+    char *t = malloc(INI_BYTES + 1);
+    if (t == NULL)
+        abort();
+    size_t n = fread(t, 1, INI_BYTES + 1, f);
+    if (ferror(f))
+        rc = fail(c, PLOT_FAILED, "%s/%s: %s", c->dir, name, strerror(errno));
+    else if (n > INI_BYTES)
+        rc = fail(c, PLOT_BAD_INPUT, "%s/%s: larger than %zu bytes", c->dir, name, INI_BYTES);
+    else if (memchr(t, '\0', n) != NULL)
+        rc = fail(c, PLOT_BAD_INPUT, "%s/%s: a NUL byte", c->dir, name);
+    fclose(f);
+    if (rc != 0) {
+        free(t);
+        return rc;
+    }
+    t[n] = '\0';
+    *text = t;
+    return 0;
+}
+
+/* The phases of sc as gnuplot arrays (phase_from, phase_to in seconds,
+ * clipped to the run; phase_name) and their count nphases; sc NULL: none. */
+static int put_phases(struct sbuf *b, const struct scenario *sc)
+{
+    unsigned n = sc ? sc->nphases : 0;
+    struct sbuf from = {0}, to = {0};
+    struct list names = {0};
+    for (unsigned i = 0; i < n; i++) {
+        double a = units_seconds(sc->phases[i].start), e = units_seconds(sc->phases[i].end);
+        double end = units_seconds(sc->duration);
+        sb_printf(&from, "%s%.9g", i ? ", " : "", a);
+        sb_printf(&to, "%s%.9g", i ? ", " : "", e < end ? e : end);
+        list_add(&names, sc->phases[i].name, strlen(sc->phases[i].name));
+    }
+    sb_printf(b, "nphases = %u\narray phase_from[%u] = [%s]\narray phase_to[%u] = [%s]\n", n,
+              n ? n : 1, n ? from.p : "0", n ? n : 1, n ? to.p : "0");
+    int rc = sb_array(b, "phase_name", &names);
+    free(from.p);
+    free(to.p);
+    list_fini(&names);
+    return rc;
+}
+
+/* The variables every script starts with: title (the scenario's name, or
+ * DIR's last component) and the phases, from DIR/scenario.ini when there
+ * is one. 0 or a PLOT_ code. */
+static int common_vars(struct ctx *c)
+{
+    char *text = NULL, title[256];
+    int rc = read_small(c, "scenario.ini", &text);
+    if (rc < 0)
+        return rc;
+    struct scenario *sc = NULL;
+    if (rc == 0) {
+        char source[PATH_MAX + 16];
+        snprintf(source, sizeof source, "%s/scenario.ini", c->dir);
+        struct scenario_diag d = {0};
+        sc = calloc(1, sizeof *sc);
+        if (sc == NULL)
+            abort();
+        if (scenario_load_text(sc, text, source, NULL, 0, &d) != 0)
+            rc = fail(c, PLOT_BAD_INPUT, "%s", d.n ? d.msg[0] : source);
+        scenario_diag_fini(&d);
+        free(text);
+    }
+    if (rc >= 0) {
+        size_t end = strlen(c->dir);
+        while (end > 1 && c->dir[end - 1] == '/')
+            end--;
+        const char *base = c->dir + end;
+        while (base > c->dir && base[-1] != '/')
+            base--;
+        snprintf(title, sizeof title, "%.*s", (int)(end - (size_t)(base - c->dir)), base);
+        if (sc != NULL)
+            snprintf(title, sizeof title, "%s", sc->name);
+        printable(title);
+        rc = sb_var(&c->vars, "title", title) == 0 && put_phases(&c->vars, sc) == 0
+                 ? 0
+                 : fail(c, PLOT_BAD_INPUT, "%s/scenario.ini: a control character in a name", c->dir);
+    }
+    free(sc);
+    return rc;
+}
+
+/* The keys of a sweep (the lines "key,NAME" of DIR/experiment.csv): the
+ * first two in keys, how many in *nk. 0 or a PLOT_ code. */
+static int sweep_keys(struct ctx *c, char keys[2][PLOT_VALUE_MAX + 1], size_t *nk)
+{
+    struct csv r;
+    int rc = csv_open(c, &r, "experiment.csv");
+    *nk = 0;
+    if (rc == 1)
+        rc = fail(c, PLOT_BAD_INPUT, "%s/experiment.csv: missing", c->dir);
+    while (rc == 0 && (rc = csv_next(c, &r)) == 1) {
+        rc = 0;
+        if (strncmp(r.line, "key,", 4) != 0)
+            continue;
+        size_t len = strlen(r.line + 4);
+        if (len == 0)
+            rc = bad(c, &r, "an empty key");
+        else if ((rc = check_value(c, &r, "2", r.line + 4, len)) == 0 && (*nk)++ < 2)
+            memcpy(keys[*nk - 1], r.line + 4, len + 1);
+    }
+    csv_close(&r);
+    return rc;
+}
+
+/* ---- running gnuplot ---- */
+
+struct proc {
+    pid_t pid;
+    int in, err; /* the script goes to in; stderr and stdout come from err; -1: closed */
+};
+
+/* In the child: its own process group, DIR as working directory, the
+ * script on stdin, stdout and stderr to the pipe, the figure's temporary
+ * as fd 3 (the script writes to /dev/fd/3). Never returns. */
+static _Noreturn void child(int dfd, int in, int errfd, int outfd)
+{
+    static char arg0[] = "gnuplot", arg1[] = "-d"; /* -d: no initialisation files */
+    static const char msg[] = "cannot execute gnuplot\n";
+    char *const argv[] = {arg0, arg1, NULL};
+    setpgid(0, 0);
+    if (fchdir(dfd) == 0 && dup2(in, 0) == 0 && dup2(errfd, 1) == 1 && dup2(errfd, 2) == 2 &&
+        dup2(outfd, 3) == 3 && fcntl(3, F_SETFD, 0) == 0)
+        execvp(arg0, argv);
+    ssize_t ignored = write(errfd, msg, sizeof msg - 1);
+    (void)ignored;
+    _exit(127);
+}
+
+static int spawn(struct ctx *c, int outfd, struct proc *p)
+{
+    int sv[2], ep[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+        return fail(c, PLOT_FAILED, "cannot run gnuplot: %s", strerror(errno));
+    if (pipe2(ep, O_CLOEXEC) != 0) {
+        close(sv[0]), close(sv[1]);
+        return fail(c, PLOT_FAILED, "cannot run gnuplot: %s", strerror(errno));
+    }
+    pid_t pid = fork();
+    if (pid == 0)
+        child(c->dfd, sv[1], ep[1], outfd);
+    close(sv[1]), close(ep[1]);
+    if (pid < 0) {
+        close(sv[0]), close(ep[0]);
+        return fail(c, PLOT_FAILED, "cannot run gnuplot: %s", strerror(errno));
+    }
+    setpgid(pid, pid); /* also here, so that the group exists before any kill */
+    *p = (struct proc){pid, sv[0], ep[0]};
+    fcntl(p->in, F_SETFL, O_NONBLOCK);
+    fcntl(p->err, F_SETFL, O_NONBLOCK);
+    return 0;
+}
+
+static void nap(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* Stops gnuplot's whole process group (TERM, then KILL after 200 ms) and
+ * reaps it. */
+static void kill_group(pid_t pid)
+{
+    kill(-pid, SIGTERM);
+    for (int i = 0; i < 20; i++) {
+        if (waitpid(pid, NULL, WNOHANG) == pid)
+            return;
+        nap(10);
+    }
+    kill(-pid, SIGKILL);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+}
+
+/* Sends what is left of the script; false when done (all sent, or
+ * gnuplot no longer reads). */
+static bool feed(int fd, const struct sbuf *s, size_t *sent)
+{
+    while (*sent < s->n) {
+        ssize_t n = send(fd, s->p + *sent, s->n - *sent, MSG_NOSIGNAL);
+        if (n <= 0)
+            return n < 0 && (errno == EAGAIN || errno == EINTR);
+        *sent += (size_t)n;
+    }
+    return false;
+}
+
+/* Reads what gnuplot said, keeping the first size - 1 bytes in keep;
+ * false at the end of the stream. */
+static bool drain(int fd, char *keep, size_t size, size_t *kept)
+{
+    char buf[4096];
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n <= 0)
+            return n < 0 && (errno == EAGAIN || errno == EINTR);
+        size_t take = (size_t)n < size - 1 - *kept ? (size_t)n : size - 1 - *kept;
+        memcpy(keep + *kept, buf, take);
+        *kept += take;
+        keep[*kept] = '\0';
+    }
+}
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+/* Feeds the script to gnuplot and collects its output until it exits,
+ * looking at *stop every POLL_MS. Returns 0 with its wait status in *st,
+ * or PLOT_STOPPED (gnuplot's group killed). */
+static int converse(struct ctx *c, struct proc *p, const struct sbuf *s, char *keep, size_t size,
+                    int *st)
+{
+    size_t sent = 0, kept = 0;
+    keep[0] = '\0';
+    for (;;) {
+        if (stopped(c)) {
+            kill_group(p->pid);
+            return PLOT_STOPPED;
+        }
+        struct pollfd fds[2];
+        nfds_t n = 0;
+        if (p->err >= 0)
+            fds[n++] = (struct pollfd){.fd = p->err, .events = POLLIN};
+        if (p->in >= 0)
+            fds[n++] = (struct pollfd){.fd = p->in, .events = POLLOUT};
+        if (poll(n ? fds : NULL, n, n ? POLL_MS : 10) < 0 && errno != EINTR)
+            nap(10);
+        if (p->err >= 0 && !drain(p->err, keep, size, &kept))
+            close_fd(&p->err);
+        if (p->in >= 0 && !feed(p->in, s, &sent))
+            close_fd(&p->in); /* gnuplot sees the end of its input */
+        pid_t w = waitpid(p->pid, st, WNOHANG);
+        if (w == p->pid)
+            break;
+        if (w < 0 && errno == ECHILD)
+            return fail(c, PLOT_FAILED, "gnuplot's exit status was lost (SIGCHLD ignored?)");
+    }
+    if (p->err >= 0)
+        drain(p->err, keep, size, &kept);
+    return 0;
+}
+
+/* Runs gnuplot on script s with outfd as its fd 3. Returns 0 with its
+ * wait status in *st and what it said in keep, or a PLOT_ code. */
+static int run_gnuplot(struct ctx *c, int outfd, const struct sbuf *s, char *keep, size_t size,
+                       int *st)
+{
+    struct proc p;
+    int rc = spawn(c, outfd, &p);
+    if (rc != 0)
+        return rc;
+    rc = converse(c, &p, s, keep, size, st);
+    close_fd(&p.in);
+    close_fd(&p.err);
+    return rc;
+}
+
+/* The first meaningful lines of what gnuplot said, for a message: blank
+ * lines, its echo of the failing command ("gnuplot> ...") and the caret
+ * under it are left out, as is the "line N:" prefix (the line of its
+ * input, not of a file of ours); the first line that is not a warning
+ * comes first. Control characters become '?'. */
+static void summarise(char *said, char *out, size_t size)
+{
+    const char *lines[8];
+    size_t n = 0, lead = 0;
+    for (char *l = strtok(said, "\n"); l != NULL && n < 8; l = strtok(NULL, "\n")) {
+        l += strspn(l, " \t\r");
+        if (*l == '\0' || l[strspn(l, "^ \t\r")] == '\0' || strncmp(l, "gnuplot>", 8) == 0)
+            continue;
+        unsigned long num;
+        int skip = 0;
+        if (sscanf(l, "line %lu: %n", &num, &skip) == 1 && skip > 0)
+            l += skip;
+        printable(l);
+        if (n == lead && strncmp(l, "warning:", 8) == 0)
+            lead++;
+        lines[n++] = l;
+    }
+    size_t used = 0, first = lead < n ? lead : 0;
+    out[0] = '\0';
+    for (size_t k = 0; k < n; k++) {
+        size_t i = k == 0 ? first : (k <= first ? k - 1 : k); /* first, then the others in order */
+        int w = snprintf(out + used, size - used, "%s%s", k ? "; " : "", lines[i]);
+        if (w < 0 || (size_t)w >= size - used)
+            break;
+        used += (size_t)w;
+    }
+}
+
+static int gnuplot_failed(struct ctx *c, const char *fig, int st, char *said)
+{
+    char why[768];
+    summarise(said, why, sizeof why);
+    if (WIFSIGNALED(st))
+        return fail(c, PLOT_FAILED, "gnuplot failed on %s: killed by signal %d%s%s", fig,
+                    WTERMSIG(st), why[0] ? ": " : "", why);
+    if (why[0] == '\0')
+        return fail(c, PLOT_FAILED, "gnuplot failed on %s: it exited with status %d and said nothing",
+                    fig, WEXITSTATUS(st));
+    return fail(c, PLOT_FAILED, "gnuplot failed on %s: %s", fig, why);
+}
+
+/* ---- figures: created safely, renamed into place ---- */
+
+/* Creates ".NAME.XXXXXXXXXXXX.tmp" (12 random hex digits) in DIR, never
+ * following a link; its name in tmp. The fd, or -1 with errno set. */
+static int make_temp(struct ctx *c, const char *name, char *tmp, size_t tmpsz)
+{
+    for (int tries = 0; tries < 100; tries++) {
+        unsigned char r[6];
+        if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
+            return -1;
+        snprintf(tmp, tmpsz, ".%s.%02x%02x%02x%02x%02x%02x.tmp", name, r[0], r[1], r[2], r[3], r[4],
+                 r[5]);
+        int fd = openat(c->dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    return -1;
+}
+
+/* Whether DIR/tmp is still the file open as fd: what "ours" means here. */
+static bool still_ours(struct ctx *c, const char *tmp, int fd, struct stat *st)
+{
+    struct stat at;
+    return fstat(fd, st) == 0 && fstatat(c->dfd, tmp, &at, AT_SYMLINK_NOFOLLOW) == 0 &&
+           S_ISREG(at.st_mode) && at.st_dev == st->st_dev && at.st_ino == st->st_ino;
+}
+
+/* Renames DIR/tmp (open as fd) to DIR/final once it holds a figure. */
+static int install(struct ctx *c, int fd, const char *tmp, const char *final)
+{
+    struct stat st;
+    if (!still_ours(c, tmp, fd, &st))
+        return fail(c, PLOT_FAILED, "%s/%s was replaced while gnuplot drew %s: nothing installed",
+                    c->dir, tmp, final);
+    if (st.st_size == 0)
+        return fail(c, PLOT_FAILED, "gnuplot failed on %s: it wrote nothing", final);
+    if (renameat(c->dfd, tmp, c->dfd, final) != 0)
+        return fail(c, PLOT_FAILED, "cannot rename %s/%s to %s: %s", c->dir, tmp, final,
+                    strerror(errno));
+    return 0;
+}
+
+/* Runs script `script_name` for one format, writing DIR/<name>.<term>;
+ * extra holds the script's own variables. 0 or a PLOT_ code. */
+static int draw(struct ctx *c, const char *script_name, const char *name, const char *term,
+                const struct sbuf *extra)
+{
+    char final[128], tmp[160], said[STDERR_KEEP];
+    snprintf(final, sizeof final, "%s.%s", name, term);
+    int fd = make_temp(c, final, tmp, sizeof tmp);
+    if (fd < 0)
+        return fail(c, PLOT_FAILED, "cannot create a temporary for %s in %s: %s", final, c->dir,
+                    strerror(errno));
+    struct sbuf s = {0};
+    sb_var(&s, "out", "/dev/fd/3");
+    sb_var(&s, "term", term);
+    sb_printf(&s, "%s%s%s\n", c->vars.p, extra->p ? extra->p : "", script(script_name));
+    int st = 0, rc = run_gnuplot(c, fd, &s, said, sizeof said, &st);
+    free(s.p);
+    if (rc == 0 && !(WIFEXITED(st) && WEXITSTATUS(st) == 0))
+        rc = gnuplot_failed(c, final, st, said);
+    if (rc == 0)
+        rc = install(c, fd, tmp, final);
+    struct stat ours;
+    if (rc != 0 && still_ours(c, tmp, fd, &ours))
+        unlinkat(c->dfd, tmp, 0);
+    close(fd);
+    if (rc == PLOT_STOPPED)
+        fail(c, rc, "interrupted while drawing %s/%s", c->dir, final);
+    c->written += rc == 0;
+    return rc;
+}
+
+/* Both formats of one figure. */
+static int draw_both(struct ctx *c, const char *script_name, const char *name, const struct sbuf *extra)
+{
+    int rc = 0;
+    for (size_t t = 0; t < 2 && rc == 0; t++)
+        rc = draw(c, script_name, name, terms[t], extra);
+    return rc;
+}
+
+/* ---- what each kind of directory draws ---- */
+
+/* A run: load, queue and latency over time; the latency CDF and the
+ * attempts histogram when their files have rows. */
+static int plot_run(struct ctx *c)
+{
+    struct list outcomes = {0}, levels = {0};
+    struct sbuf none = {0}, cdf = {0}, att = {0};
+    int rc = column_values(c, "latency.csv", "outcome", &outcomes);
+    if (rc >= 0)
+        rc = column_values(c, "attempts.csv", "level", &levels);
+    if (rc >= 0)
+        rc = sb_array(&cdf, "outcomes", &outcomes) | sb_array(&att, "levels", &levels);
+    static const char *const ts[] = {"load", "queue", "latency"};
+    for (size_t i = 0; i < 3 && rc == 0; i++)
+        rc = draw_both(c, ts[i], ts[i], &none);
+    if (rc == 0 && outcomes.n > 0)
+        rc = draw_both(c, "cdf", "cdf", &cdf);
+    if (rc == 0 && levels.n > 0)
+        rc = draw_both(c, "attempts", "attempts", &att);
+    list_fini(&outcomes), list_fini(&levels);
+    free(cdf.p), free(att.p);
+    return rc;
+}
+
+/* A comparison: one line per variant, or the AWS study's panels when it
+ * varies load.clients and layer.app.backoff. */
+static int plot_comparison(struct ctx *c, const struct list *variants)
+{
+    struct list clients = {0}, strategies = {0};
+    struct sbuf extra = {0};
+    int rc = column_values(c, "summary.csv", "load.clients", &clients);
+    if (rc == 0)
+        rc = column_values(c, "summary.csv", "layer.app.backoff", &strategies);
+    if (rc == 0) {
+        rc = sb_array(&extra, "strategies", &strategies) == 0 ? draw_both(c, "occ", "occ", &extra) : PLOT_FAILED;
+    } else if (rc == 1 && variants->n == 0) {
+        rc = fail(c, PLOT_FAILED, "%s/timeseries.csv has no rows to plot", c->dir);
+    } else if (rc == 1 && variants->n > COMPARE_LINES) {
+        rc = fail(c, PLOT_FAILED, "%s: %zu variants are too many lines for one figure (at most %d)",
+                  c->dir, variants->n, COMPARE_LINES);
+    } else if (rc == 1) {
+        rc = sb_array(&extra, "variants", variants) == 0 ? draw_both(c, "compare", "compare", &extra)
+                                                          : PLOT_FAILED;
+    }
+    list_fini(&clients), list_fini(&strategies);
+    free(extra.p);
+    return rc;
+}
+
+/* The values of a sweep's key, from its column in sweep.csv. */
+static int key_values(struct ctx *c, const char *key, struct list *l)
+{
+    int rc = column_values(c, "sweep.csv", key, l);
+    if (rc == 1)
+        rc = fail(c, PLOT_BAD_INPUT, "%s/sweep.csv:1: no column %s (a key of experiment.csv)", c->dir, key);
+    return rc;
 }
 
 /* A sweep: ok share, amplification and p99 latency over its first one or
  * two keys (a line with error bars, or a heat map). */
-static int plot_sweep(const char *dir, const char *vars, char *err, size_t errsz)
+static int plot_sweep(struct ctx *c)
 {
-    char path[4200], line[8192], keys[2][128] = {"", ""}, xs[4000], ys[4000], extra[8600];
-    snprintf(path, sizeof path, "%s/experiment.csv", dir);
-    FILE *f = fopen(path, "r");
+    char keys[2][PLOT_VALUE_MAX + 1] = {"", ""};
     size_t nk = 0;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "key,", 4)) {
-            line[strcspn(line, "\r\n")] = '\0';
-            if (nk < 2)
-                snprintf(keys[nk], sizeof keys[0], "%.127s", line + 4);
-            nk++;
-        }
-    if (f)
-        fclose(f);
-    if (nk == 0 || nk > 2) {
-        snprintf(err, errsz, "%s: a sweep over %zu keys; figures are drawn for one or two", dir, nk);
-        return -1;
-    }
-    distinct(dir, "sweep.csv", keys[0], xs, sizeof xs);
-    ys[0] = '\0';
-    if (nk == 2)
-        distinct(dir, "sweep.csv", keys[1], ys, sizeof ys);
+    struct list xs = {0}, ys = {0};
+    int rc = sweep_keys(c, keys, &nk);
+    if (rc == 0 && (nk == 0 || nk > 2))
+        rc = fail(c, PLOT_FAILED, "%s: a sweep over %zu keys; figures are drawn for one or two", c->dir, nk);
+    if (rc == 0)
+        rc = key_values(c, keys[0], &xs);
+    if (rc == 0 && nk == 2)
+        rc = key_values(c, keys[1], &ys);
     static const char *const metrics[] = {"ok_share", "amplification", "lat_p99"};
-    static const char *const terms[] = {"png", "svg"};
-    int written = 0;
-    for (int i = 0; i < 3; i++) {
+    for (size_t i = 0; i < 3 && rc == 0; i++) {
+        struct sbuf extra = {0};
         char name[64];
         snprintf(name, sizeof name, "sweep_%s", metrics[i]);
-        snprintf(extra, sizeof extra, "metric = '%s'\nkey1 = '%s'\nkey2 = '%s'\nxs = '%s'\nys = '%s'",
-                 metrics[i], keys[0], nk == 2 ? keys[1] : "", xs, ys);
-        for (int t = 0; t < 2; t++) {
-            if (draw_as(dir, "sweep", name, terms[t], vars, extra, err, errsz) != 0)
-                return -1;
-            written++;
-        }
+        int q = sb_var(&extra, "metric", metrics[i]) | sb_var(&extra, "key1", keys[0]) |
+                sb_var(&extra, "key2", nk == 2 ? keys[1] : "") | sb_array(&extra, "xs", &xs) |
+                sb_array(&extra, "ys", &ys);
+        sb_printf(&extra, "nys = %zu\n", ys.n);
+        rc = q == 0 ? draw_both(c, "sweep", name, &extra) : PLOT_FAILED;
+        free(extra.p);
     }
-    return written;
+    list_fini(&xs), list_fini(&ys);
+    return rc;
+}
+
+/* Chooses what DIR's files support. */
+static int dispatch(struct ctx *c)
+{
+    if (is_file(c, "sweep.csv") && is_file(c, "experiment.csv"))
+        return plot_sweep(c);
+    struct list variants = {0};
+    int rc = column_values(c, "timeseries.csv", "variant", &variants);
+    if (rc == 0)
+        rc = plot_comparison(c, &variants);
+    else if (rc == 1 && is_file(c, "timeseries.csv"))
+        rc = plot_run(c);
+    else if (rc == 1)
+        rc = fail(c, PLOT_FAILED, "%s holds no retrystorm output to plot (no timeseries.csv)", c->dir);
+    list_fini(&variants);
+    return rc;
 }
 
 int plot_dir(const char *dir, volatile sig_atomic_t *stop, char *err, size_t errsz)
 {
-    (void)stop; /* not yet used */
-    static const char *const terms[] = {"png", "svg"};
-    char phases[8192], title[256] = "", list[8192], xs[8192], vars[16384];
-    phases_of(dir, phases, sizeof phases, title, sizeof title);
-    if (title[0] == '\0')
-        snprintf(title, sizeof title, "%s", dir);
-    for (char *c = title; *c; c++)
-        if (*c == '\'')
-            *c = '_';
-    struct {
-        const char *name;
-        char extra[8300];
-    } figs[8];
-    int n = 0;
-    snprintf(vars, sizeof vars, "dir = '%s'\ntitle = '%s'\nphases = \"%s\"\n", dir, title, phases);
-    if (exists(dir, "sweep.csv") && exists(dir, "experiment.csv"))
-        return plot_sweep(dir, vars, err, errsz);
-    if (distinct(dir, "timeseries.csv", "variant", list, sizeof list)) {
-        size_t words = 1;
-        for (const char *p = list; *p; p++)
-            words += *p == ' ';
-        if (distinct(dir, "summary.csv", "load.clients", xs, sizeof xs) &&
-            distinct(dir, "summary.csv", "layer.app.backoff", list, sizeof list)) {
-            /* the AWS study: figures against the number of clients */
-            figs[n].name = "occ";
-            snprintf(figs[n++].extra, sizeof figs[0].extra, "lines = '%s'", list);
-        } else if (words <= 12) {
-            figs[n].name = "compare";
-            snprintf(figs[n++].extra, sizeof figs[0].extra, "variants = '%s'", list);
-        } else {
-            snprintf(err, errsz, "%s: %zu variants are too many lines for one figure (at most 12)",
-                     dir, words);
-            return -1;
-        }
-    } else if (exists(dir, "timeseries.csv")) {
-        const char *ts[] = {"load", "queue", "latency"};
-        for (int i = 0; i < 3; i++) {
-            figs[n].name = ts[i];
-            figs[n++].extra[0] = '\0';
-        }
-        if (distinct(dir, "latency.csv", "outcome", list, sizeof list) && list[0]) {
-            figs[n].name = "cdf";
-            snprintf(figs[n++].extra, sizeof figs[0].extra, "outcomes = '%s'", list);
-        }
-        if (distinct(dir, "attempts.csv", "level", list, sizeof list) && list[0]) {
-            figs[n].name = "attempts";
-            snprintf(figs[n++].extra, sizeof figs[0].extra, "levels = '%s'", list);
-        }
-    }
-    if (n == 0) {
-        snprintf(err, errsz, "%s holds no retrystorm output to plot (no timeseries.csv)", dir);
-        return -1;
-    }
-    int written = 0;
-    for (int i = 0; i < n; i++)
-        for (int t = 0; t < 2; t++) {
-            if (draw(dir, figs[i].name, terms[t], vars, figs[i].extra, err, errsz) != 0)
-                return -1;
-            written++;
-        }
-    return written;
+    struct ctx c = {.dir = dir, .stop = stop, .err = err, .errsz = errsz};
+    err[0] = '\0';
+    if (stopped(&c))
+        return fail(&c, PLOT_STOPPED, "interrupted before drawing the figures of %s", dir);
+    c.dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (c.dfd < 0)
+        return fail(&c, errno == ENOENT || errno == ENOTDIR ? PLOT_BAD_INPUT : PLOT_FAILED, "%s: %s",
+                    dir, strerror(errno));
+    int rc = common_vars(&c);
+    if (rc == 0)
+        rc = dispatch(&c);
+    close(c.dfd);
+    free(c.vars.p);
+    return rc < 0 ? rc : c.written;
 }
