@@ -21,6 +21,12 @@ bool breaker_needs_window(const struct breaker_kind *k, const struct breaker_par
     return k->id == BREAKER_RATE && p->window_calls == 0;
 }
 
+size_t breaker_state_size(const struct breaker_kind *k, const struct breaker_params *p)
+{
+    return sizeof(struct breaker_state) + p->window_calls +
+           (breaker_needs_window(k, p) ? sizeof(struct window) : 0);
+}
+
 static void to_open(struct breaker_state *s, const struct breaker_params *p, rs_time now)
 {
     s->mode = BRK_OPEN;

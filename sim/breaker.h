@@ -84,6 +84,9 @@ struct breaker_state {
  * w is the state's window when breaker_needs_window, else NULL. */
 void breaker_state_init(struct breaker_state *s, struct window *w);
 bool breaker_needs_window(const struct breaker_kind *k, const struct breaker_params *p);
+/* The bytes one state takes with its ring (window_calls bytes) and time
+ * window, if any. */
+size_t breaker_state_size(const struct breaker_kind *k, const struct breaker_params *p);
 
 /* Before an attempt: true to let it through (its generation in *gen). A
  * transition (to half-open) is reported in *transition. */

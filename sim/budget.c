@@ -32,6 +32,11 @@ size_t budget_extra_size(const struct budget_kind *k)
     return k->id == BUDGET_AWS_ADAPTIVE ? sizeof(struct budget_adaptive) : 0;
 }
 
+size_t budget_state_size(const struct budget_kind *k)
+{
+    return sizeof(struct budget_state) + budget_extra_size(k);
+}
+
 void budget_state_init(const struct budget_kind *k, const struct budget_params *p,
                        struct budget_state *s, void *extra)
 {

@@ -94,6 +94,9 @@ struct budget_call {
  * adaptive estimate (aws-adaptive), or 0. */
 size_t budget_extra_size(const struct budget_kind *k);
 
+/* The bytes one state of the kind takes, its extra state included. */
+size_t budget_state_size(const struct budget_kind *k);
+
 /* extra: budget_extra_size(k) bytes for the state's own use, or NULL when
  * that is 0. */
 void budget_state_init(const struct budget_kind *k, const struct budget_params *p,

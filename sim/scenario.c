@@ -11,24 +11,24 @@
 #include "scenario.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <ini.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+/* A line, its \r\n and a NUL fit in libinih's buffer. */
+_Static_assert(SCENARIO_MAX_LINE + 3 <= INI_MAX_LINE, "INI_MAX_LINE is too small");
+
 /* ---- diagnostics ---- */
 
 static void diag_add(struct scenario_diag *d, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-static void diag_add(struct scenario_diag *d, const char *fmt, ...)
+/* Appends a message, unconditionally. */
+static void diag_push(struct scenario_diag *d, const char *msg)
 {
-    char buf[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
     if (d->n == d->cap) {
         size_t ncap = d->cap ? d->cap * 2 : 8;
         char **nm = realloc(d->msg, ncap * sizeof *nm);
@@ -39,12 +39,58 @@ static void diag_add(struct scenario_diag *d, const char *fmt, ...)
         d->msg = nm;
         d->cap = ncap;
     }
-    d->msg[d->n] = strdup(buf);
+    d->msg[d->n] = strdup(msg);
     if (d->msg[d->n] == NULL) {
-        fprintf(stderr, "retrystorm: out of memory (%zu bytes for a message)\n", strlen(buf) + 1);
+        fprintf(stderr, "retrystorm: out of memory (%zu bytes for a message)\n", strlen(msg) + 1);
         abort();
     }
     d->n++;
+}
+
+/* Counts a problem that is not to be listed, when the current load has
+ * listed SCENARIO_MAX_MESSAGES already: then the caller need not work out
+ * its message. */
+static bool diag_skip(struct scenario_diag *d)
+{
+    if (d->n - d->start < SCENARIO_MAX_MESSAGES)
+        return false;
+    d->more++;
+    return true;
+}
+
+/* Adds a problem: listed while the current load has listed fewer than
+ * SCENARIO_MAX_MESSAGES, else only counted (and not even formatted). */
+static void diag_add(struct scenario_diag *d, const char *fmt, ...)
+{
+    if (diag_skip(d))
+        return;
+    char buf[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    diag_push(d, buf);
+}
+
+/* A load's messages start here. */
+static void diag_begin(struct scenario_diag *d)
+{
+    d->start = d->n;
+    d->more = 0;
+}
+
+/* Ends a load: one line for the problems not listed; returns how many
+ * problems the load found, listed or not. */
+static int diag_end(struct scenario_diag *d, const char *source)
+{
+    size_t total = d->n - d->start + d->more;
+    if (d->more > 0) {
+        char buf[600];
+        snprintf(buf, sizeof buf, "%s: ... and %zu more problem%s (only the first %d are listed)",
+                 source, d->more, d->more == 1 ? "" : "s", SCENARIO_MAX_MESSAGES);
+        diag_push(d, buf);
+    }
+    return total > INT_MAX ? INT_MAX : (int)total;
 }
 
 void scenario_diag_fini(struct scenario_diag *d)
@@ -88,7 +134,7 @@ struct entry {
     char value[256];
     const char *source; /* file name, or NULL for an override */
     int line;
-    char override_text[320];
+    const char *set;    /* an override: its --set text (the caller's) */
 };
 
 struct entries {
@@ -118,11 +164,83 @@ static struct entry *entries_add(struct entries *es)
 static const char *where(const struct entry *e, char *buf, size_t size)
 {
     if (e->source == NULL)
-        snprintf(buf, size, "--set %s", e->override_text);
+        snprintf(buf, size, "--set %s", e->set);
     else
         snprintf(buf, size, "%s:%d", e->source, e->line);
     return buf;
 }
+
+/* Copies the n bytes at src into dst (size bytes), ending with "..." when
+ * they do not fit: a section or key too long for any valid one shows
+ * clipped in messages, and can never become a valid name. */
+static void copy_clipped(char *dst, size_t size, const char *src, size_t n)
+{
+    if (n < size) {
+        memcpy(dst, src, n);
+        dst[n] = '\0';
+        return;
+    }
+    memcpy(dst, src, size - 4);
+    memcpy(dst + size - 4, "...", 4);
+}
+
+/* ---- equal entries in O(1) ---- */
+
+/* An open-addressing hash table of entry indexes, keyed by an entry's
+ * section (and key, with_key): the first entry of a section, or an earlier
+ * entry with the same section and key, is found in O(1) expected time, so
+ * that loading stays linear in the size of the file. */
+struct index {
+    size_t *slot; /* an entry's index + 1, or 0 when empty */
+    size_t mask;  /* the capacity - 1; the capacity is a power of two, at least 2n */
+    bool with_key;
+};
+
+static void index_init(struct index *ix, size_t n, bool with_key)
+{
+    size_t cap = 16;
+    while (cap < 2 * n)
+        cap *= 2;
+    ix->slot = calloc(cap, sizeof *ix->slot);
+    if (ix->slot == NULL) {
+        fprintf(stderr, "retrystorm: out of memory (%zu bytes for an index of scenario entries)\n",
+                cap * sizeof *ix->slot);
+        abort();
+    }
+    ix->mask = cap - 1;
+    ix->with_key = with_key;
+}
+
+/* FNV-1a over the section, then a separator and the key. */
+static size_t entry_hash(const struct entry *e, bool with_key)
+{
+    uint64_t h = 14695981039346656037ULL;
+    for (const char *p = e->section; *p != '\0'; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    if (with_key) {
+        h = (h ^ 0xffu) * 1099511628211ULL;
+        for (const char *p = e->key; *p != '\0'; p++)
+            h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    }
+    return (size_t)h;
+}
+
+/* The first entry offered to the index that equals entry i, or i itself
+ * (then remembered) when there is none. At most n entries may be offered. */
+static size_t index_first(struct index *ix, const struct entries *es, size_t i)
+{
+    const struct entry *e = &es->e[i];
+    size_t h = entry_hash(e, ix->with_key) & ix->mask;
+    for (; ix->slot[h] != 0; h = (h + 1) & ix->mask) {
+        const struct entry *o = &es->e[ix->slot[h] - 1];
+        if (strcmp(o->section, e->section) == 0 && (!ix->with_key || strcmp(o->key, e->key) == 0))
+            return ix->slot[h] - 1;
+    }
+    ix->slot[h] = i + 1;
+    return i;
+}
+
+/* ---- reading lines ---- */
 
 struct reader {
     FILE *f;
@@ -130,6 +248,9 @@ struct reader {
     int line;
     struct entries *es;
     const char *source;
+    struct scenario_diag *diag;
+    char section[96]; /* the last section header, for messages */
+    bool skipping;    /* after a refused section header: its keys are left out */
 };
 
 /* libinih reports keys, not sections; a section header is noted here as an
@@ -151,44 +272,103 @@ static void note_section_header(struct reader *r, const char *line)
     while (end > start && (end[-1] == ' ' || end[-1] == '\t'))
         end--;
     struct entry *e = entries_add(r->es);
-    size_t len = (size_t)(end - start);
-    if (len >= sizeof e->section)
-        len = sizeof e->section - 1;
-    memcpy(e->section, start, len);
-    e->section[len] = '\0';
+    copy_clipped(e->section, sizeof e->section, start, (size_t)(end - start));
+    snprintf(r->section, sizeof r->section, "%s", e->section);
+    r->skipping = false;
     e->source = r->source;
     e->line = r->line;
 }
 
-/* Reads one whole line (truncating what does not fit) so that line numbers
- * stay right however long a line is. */
+static int next_char(struct reader *r)
+{
+    if (r->f != NULL)
+        return fgetc(r->f);
+    return *r->s != '\0' ? (unsigned char)*r->s++ : EOF;
+}
+
+/* The length of the first (at most) max characters of s without the
+ * blanks that end them. */
+static int excerpt(const char *s, int max)
+{
+    int n = 0;
+    for (int i = 0; i < max && s[i] != '\0'; i++)
+        if (s[i] != ' ' && s[i] != '\t')
+            n = i + 1;
+    return n;
+}
+
+/* "[section] key = 'value...': " for a message about a line (the section
+ * and key when they can be told), or "section header [name...]: ". */
+static void describe_line(const struct reader *r, const char *line, char *buf, size_t size)
+{
+    const char *p = line + strspn(line, " \t");
+    size_t k = strcspn(p, "=:");
+    const char *sect = r->section, *open = sect[0] ? "[" : "", *close = sect[0] ? "] " : "";
+    if (*p == '[') {
+        snprintf(buf, size, "section header %.*s...: ", excerpt(p, 40), p);
+    } else if (p[k] == '\0') {
+        snprintf(buf, size, "%s%s%s", open, sect, sect[0] ? "]: " : ""); /* no key in sight */
+    } else {
+        while (k > 0 && (p[k - 1] == ' ' || p[k - 1] == '\t'))
+            k--;
+        const char *v = p + k + strspn(p + k, " \t=:");
+        snprintf(buf, size, "%s%s%s%.*s = '%.*s...': ", open, sect, close, (int)(k < 63 ? k : 63), p,
+                 excerpt(v, 24), v);
+    }
+}
+
+/* A line longer than SCENARIO_MAX_LINE: reported, and given to libinih
+ * blank, so that no part of it is ever taken; after a section header, the
+ * section's keys are left out too (they would be taken for the section
+ * before it). Whole-line comments may be longer: they mean nothing. */
+static void refuse_long_line(struct reader *r, char *line, size_t len)
+{
+    const char *p = line + strspn(line, " \t");
+    if (*p == ';' || *p == '#')
+        return;
+    char what[200];
+    describe_line(r, line, what, sizeof what);
+    diag_add(r->diag, "%s:%d: %sthe line is %zu characters long; at most %d are allowed",
+             r->source, r->line, what, len, SCENARIO_MAX_LINE);
+    if (*p == '[')
+        r->skipping = true;
+    line[0] = '\0';
+}
+
+/* Reads one whole line, however long, so that line numbers stay right and
+ * an over-long line is refused, never cut short. */
 static char *read_line(char *buf, int size, void *stream)
 {
     struct reader *r = stream;
-    int n = 0, c;
-    if (r->f != NULL) {
-        while ((c = fgetc(r->f)) != EOF) {
-            if (n < size - 2)
-                buf[n++] = (char)c;
-            if (c == '\n')
-                break;
-        }
-        if (n == 0 && c == EOF)
-            return NULL;
-    } else {
-        if (*r->s == '\0')
-            return NULL;
-        while ((c = (unsigned char)*r->s) != '\0') {
-            r->s++;
-            if (n < size - 2)
-                buf[n++] = (char)c;
-            if (c == '\n')
-                break;
-        }
+    size_t n = 0, len = 0, keep = (size_t)size - 1;
+    int c, last = 0;
+    bool nul = false;
+    while ((c = next_char(r)) != EOF) {
+        if (n < keep)
+            buf[n++] = (char)c;
+        if (c == '\n')
+            break;
+        nul = nul || c == '\0';
+        len++;
+        last = c;
     }
+    if (n == 0 && c == EOF)
+        return NULL;
     buf[n] = '\0';
     r->line++;
-    note_section_header(r, buf);
+    if (last == '\r')
+        len--;
+    if (nul) {
+        diag_add(r->diag, "%s:%d: the line holds a NUL byte; a scenario file is text", r->source,
+                 r->line);
+        buf[0] = '\0';
+    } else if (len > SCENARIO_MAX_LINE) {
+        refuse_long_line(r, buf, len);
+    } else if (buf[strspn(buf, " \t")] == '[') {
+        note_section_header(r, buf);
+    } else if (r->skipping) {
+        buf[0] = '\0';
+    }
     return buf;
 }
 
@@ -196,8 +376,6 @@ struct parse_ctx {
     struct entries *es;
     struct reader *rd;
     const char *source;
-    struct scenario_diag *diag;
-    int errors;
 };
 
 static int on_entry(void *user, const char *section, const char *name, const char *value)
@@ -206,9 +384,9 @@ static int on_entry(void *user, const char *section, const char *name, const cha
     if (name == NULL)
         return 1; /* a bare section header */
     struct entry *e = entries_add(pc->es);
-    snprintf(e->section, sizeof e->section, "%s", section);
-    snprintf(e->key, sizeof e->key, "%s", name);
-    snprintf(e->value, sizeof e->value, "%s", value ? value : "");
+    copy_clipped(e->section, sizeof e->section, section, strlen(section));
+    copy_clipped(e->key, sizeof e->key, name, strlen(name));
+    snprintf(e->value, sizeof e->value, "%s", value ? value : ""); /* SCENARIO_MAX_LINE: it fits */
     e->source = pc->source;
     e->line = pc->rd->line;
     return 1;
@@ -859,6 +1037,12 @@ static int find_or_add(struct apply_ctx *ac, const struct entry *e, enum sect_ki
     return (int)n;
 }
 
+/* Whether the entry names a key that its section (of a known kind) does not have. */
+static bool key_unknown(enum sect_kind kind, const struct entry *e)
+{
+    return e->key[0] != '\0' && find_key(kind, e->key) == NULL;
+}
+
 /* Applies one entry; problems with the section itself are reported only on
  * its first entry (first_in_section), not once per key. */
 static void apply_entry(struct apply_ctx *ac, const struct entry *e, bool first_in_section)
@@ -870,6 +1054,8 @@ static void apply_entry(struct apply_ctx *ac, const struct entry *e, bool first_
     bool named = known && (kind == S_PHASE || kind == S_LAYER);
     if (!first_in_section && (!known || (named && !valid_name(name)) || (!named && name[0])))
         return;
+    if ((!known || key_unknown(kind, e)) && diag_skip(ac->diag))
+        return; /* only counted: no need for a suggestion */
     if (!known) {
         const char *best = NULL;
         size_t bestd = 3;
@@ -1114,6 +1300,118 @@ static void check_all(struct apply_ctx *ac)
     }
 }
 
+/* ---- limits on the size of the run ---- */
+
+/* The number of budget or breaker states of layer l with this scope. */
+static double scope_states(const struct scenario *sc, const struct layer_cfg *l, enum scope scope)
+{
+    if (scope == SCOPE_SHARED)
+        return 1;
+    return scope == SCOPE_CLIENT || l->instances == 0 ? sc->clients : l->instances;
+}
+
+static double budget_bytes(const struct scenario *sc, const struct layer_cfg *l)
+{
+    if (l->budget->id == BUDGET_NONE)
+        return 0;
+    return scope_states(sc, l, l->budget_scope) * (double)budget_state_size(l->budget);
+}
+
+static double breaker_bytes(const struct scenario *sc, const struct layer_cfg *l)
+{
+    if (l->breaker->id == BREAKER_NONE)
+        return 0;
+    return scope_states(sc, l, l->breaker_scope) * (double)breaker_state_size(l->breaker, &l->breaker_p);
+}
+
+double scenario_state_bytes(const struct scenario *sc)
+{
+    double sum = 0;
+    for (unsigned i = 0; i < sc->nlayers; i++)
+        sum += budget_bytes(sc, &sc->layers[i]) + breaker_bytes(sc, &sc->layers[i]);
+    return sum;
+}
+
+/* Appends to buf what one layer's budgets (or breakers) need: the key that
+ * sets how many there are, and the bytes of each. */
+static void describe_states(const struct scenario *sc, const struct layer_cfg *l, bool breaker,
+                            char *buf, size_t size)
+{
+    enum scope scope = breaker ? l->breaker_scope : l->budget_scope;
+    double bytes = breaker ? breaker_bytes(sc, l) : budget_bytes(sc, l);
+    double n = scope_states(sc, l, scope);
+    char count[96];
+    if (scope == SCOPE_CLIENT || l->instances == 0)
+        snprintf(count, sizeof count, "load.clients = %u", sc->clients);
+    else
+        snprintf(count, sizeof count, "layer.%s.instances = %u", l->name, l->instances);
+    size_t used = strlen(buf);
+    snprintf(buf + used, size - used, "%slayer.%s.%s = %s with %s_scope = %s: %s states of %.0f bytes, %.2f GB",
+             used ? "; " : "", l->name, breaker ? "breaker" : "budget",
+             breaker ? l->breaker->name : l->budget->name, breaker ? "breaker" : "budget",
+             scope_names[scope], count, bytes / n, bytes / 1e9);
+}
+
+/* Budget and breaker states of the whole run, all layers together. */
+static void check_state_size(struct apply_ctx *ac)
+{
+    const struct scenario *sc = ac->sc;
+    double total = scenario_state_bytes(sc), most = 0;
+    if (total <= SCENARIO_MAX_STATE_BYTES)
+        return;
+    char parts[3000] = "", w[400];
+    unsigned li = 0;
+    bool lb = false;
+    for (unsigned i = 0; i < sc->nlayers; i++)
+        for (int b = 0; b < 2; b++) {
+            const struct layer_cfg *l = &sc->layers[i];
+            double bytes = b ? breaker_bytes(sc, l) : budget_bytes(sc, l);
+            if (bytes <= 1e6)
+                continue; /* shared states, or few: not what drives it */
+            describe_states(sc, l, b, parts, sizeof parts);
+            if (bytes > most) {
+                most = bytes;
+                li = i;
+                lb = b;
+            }
+        }
+    diag_add(ac->diag, "%s: budget and breaker states would need %.2f GB over all layers; at most %.0f GB are allowed (%s): "
+             "use a wider budget_scope or breaker_scope (instance or shared), fewer clients or instances, or a smaller breaker_window",
+             key_where(ac, S_LAYER, li, lb ? "breaker" : "budget", w, sizeof w), total / 1e9,
+             SCENARIO_MAX_STATE_BYTES / 1e9, parts);
+}
+
+/* Attempts per request: every layer retries every attempt of the layer
+ * above, so they multiply. */
+static void check_attempts(struct apply_ctx *ac)
+{
+    const struct scenario *sc = ac->sc;
+    unsigned long long product = 1;
+    unsigned culprit = 0;
+    char parts[1200] = "", w[400];
+    for (unsigned i = 0; i < sc->nlayers; i++) {
+        const struct layer_cfg *l = &sc->layers[i];
+        if (product <= SCENARIO_MAX_ATTEMPTS)
+            culprit = i; /* the layer whose attempts pass the limit */
+        product *= l->attempts; /* at most 100^8: no overflow */
+        size_t used = strlen(parts);
+        snprintf(parts + used, sizeof parts - used, "%slayer.%s.attempts = %u", i ? " x " : "",
+                 l->name, l->attempts);
+    }
+    if (product <= SCENARIO_MAX_ATTEMPTS)
+        return;
+    diag_add(ac->diag, "%s: [layer %s] attempts = %u: a request could make %llu attempts, the product of every layer's attempts (%s); "
+             "at most %llu are allowed: lower some layer's attempts",
+             key_where(ac, S_LAYER, culprit, "attempts", w, sizeof w), sc->layers[culprit].name,
+             sc->layers[culprit].attempts, product, parts, SCENARIO_MAX_ATTEMPTS);
+}
+
+static void check_limits(struct apply_ctx *ac)
+{
+    check_state_size(ac);
+    check_attempts(ac);
+}
+
 /* ---- entry points ---- */
 
 const char *scenario_builtin_text(const char *name)
@@ -1124,10 +1422,11 @@ const char *scenario_builtin_text(const char *name)
     return NULL;
 }
 
-/* Turns "layer.app.timeout=300ms" into an entry; false with a message if malformed. */
+/* Turns "layer.app.timeout=300ms" into an entry; false with a message if
+ * malformed or too long (nothing is cut short). text must outlive the load. */
 static bool parse_override(const char *text, struct entry *e, struct scenario_diag *diag)
 {
-    snprintf(e->override_text, sizeof e->override_text, "%s", text);
+    e->set = text;
     const char *eq = strchr(text, '=');
     const char *dot = strchr(text, '.');
     if (eq == NULL || dot == NULL || dot > eq) {
@@ -1138,10 +1437,17 @@ static bool parse_override(const char *text, struct entry *e, struct scenario_di
     for (const char *p = dot; p < eq; p++)
         if (*p == '.')
             lastdot = p;
-    size_t slen = (size_t)(lastdot - text), klen = (size_t)(eq - lastdot - 1);
-    if (slen >= sizeof e->section || klen >= sizeof e->key || klen == 0 ||
-        strlen(eq + 1) >= sizeof e->value) {
-        diag_add(diag, "--set %s: section, key or value too long", text);
+    size_t slen = (size_t)(lastdot - text), klen = (size_t)(eq - lastdot - 1), vlen = strlen(eq + 1);
+    const struct { const char *part; size_t len, size; } lim[] = {
+        {"section", slen, sizeof e->section}, {"key", klen, sizeof e->key}, {"value", vlen, sizeof e->value}};
+    for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++)
+        if (lim[i].len >= lim[i].size) {
+            diag_add(diag, "--set %s: the %s is %zu characters long; at most %zu are allowed", text,
+                     lim[i].part, lim[i].len, lim[i].size - 1);
+            return false;
+        }
+    if (klen == 0) {
+        diag_add(diag, "--set %s: expected SECTION.KEY=VALUE, e.g. --set layer.app.timeout=300ms", text);
         return false;
     }
     memcpy(e->section, text, slen);
@@ -1151,73 +1457,102 @@ static bool parse_override(const char *text, struct entry *e, struct scenario_di
         *sd = ' '; /* "layer.app" names the section [layer app] */
     memcpy(e->key, lastdot + 1, klen);
     e->key[klen] = '\0';
-    snprintf(e->value, sizeof e->value, "%s", eq + 1);
+    memcpy(e->value, eq + 1, vlen + 1);
     e->source = NULL;
     return true;
 }
 
-static int load_common(struct scenario *sc, struct reader *rd, const char *source,
-                       const char *const *sets, size_t nsets, struct scenario_diag *diag)
+/* libinih reads the lines into entries. */
+static void parse_lines(struct reader *rd, struct entries *es, const char *source,
+                        struct scenario_diag *diag)
 {
-    size_t before = diag->n;
-    struct entries es = {0};
-    struct parse_ctx pc = {&es, rd, source, diag, 0};
-    scenario_defaults(sc);
-    snprintf(sc->source, sizeof sc->source, "%s", source);
-    rd->es = &es;
+    struct parse_ctx pc = {es, rd, source};
+    rd->es = es;
+    rd->diag = diag;
     int rc = ini_parse_stream(read_line, rd, on_entry, &pc);
     if (rc > 0)
         diag_add(diag, "%s:%d: not an INI line: expected [section] or key = value", source, rc);
     else if (rc < 0)
         diag_add(diag, "%s: could not be parsed (out of memory)", source);
+}
 
-    /* Duplicate keys in the file are mistakes; overrides replace. */
-    for (size_t i = 0; i < es.n; i++)
-        for (size_t j = 0; j < i && es.e[i].key[0] != '\0' && strcmp(es.e[i].section, "herd") != 0; j++)
-            if (strcmp(es.e[i].section, es.e[j].section) == 0 &&
-                strcmp(es.e[i].key, es.e[j].key) == 0) {
-                diag_add(diag, "%s:%d: [%s] %s given twice (first at line %d)", source,
-                         es.e[i].line, es.e[i].section, es.e[i].key, es.e[j].line);
-                break;
-            }
+/* Duplicate keys in the file are mistakes ([herd] at excepted: they add up). */
+static void check_duplicates(const struct entries *es, const char *source, struct scenario_diag *diag)
+{
+    struct index ix;
+    index_init(&ix, es->n, true);
+    for (size_t i = 0; i < es->n; i++) {
+        if (es->e[i].key[0] == '\0' || strcmp(es->e[i].section, "herd") == 0)
+            continue;
+        size_t j = index_first(&ix, es, i);
+        if (j != i)
+            diag_add(diag, "%s:%d: [%s] %s given twice (first at line %d)", source, es->e[i].line,
+                     es->e[i].section, es->e[i].key, es->e[j].line);
+    }
+    free(ix.slot);
+}
+
+/* Overrides replace a key in place (so the layer order stays the file's),
+ * or are added. O(overrides · entries). */
+static void apply_overrides(struct entries *es, const char *const *sets, size_t nsets,
+                            struct scenario_diag *diag)
+{
     for (size_t i = 0; i < nsets; i++) {
         struct entry tmp;
         memset(&tmp, 0, sizeof tmp);
         if (!parse_override(sets[i], &tmp, diag))
             continue;
         size_t j;
-        for (j = 0; j < es.n; j++)
-            if (strcmp(es.e[j].section, tmp.section) == 0 && strcmp(es.e[j].key, tmp.key) == 0)
+        for (j = 0; j < es->n; j++)
+            if (strcmp(es->e[j].section, tmp.section) == 0 && strcmp(es->e[j].key, tmp.key) == 0)
                 break;
-        if (j < es.n)
-            es.e[j] = tmp; /* same place, so the layer order stays the file's */
+        if (j < es->n)
+            es->e[j] = tmp;
         else
-            *entries_add(&es) = tmp;
+            *entries_add(es) = tmp;
     }
+}
+
+/* Applies every entry; a section's own problems are reported at its first. */
+static void apply_all(struct apply_ctx *ac, const struct entries *es)
+{
+    struct index ix;
+    index_init(&ix, es->n, false);
+    for (size_t i = 0; i < es->n; i++)
+        apply_entry(ac, &es->e[i], index_first(&ix, es, i) == i);
+    free(ix.slot);
+}
+
+static int load_common(struct scenario *sc, struct reader *rd, const char *source,
+                       const char *const *sets, size_t nsets, struct scenario_diag *diag)
+{
+    struct entries es = {0};
+    scenario_defaults(sc);
+    snprintf(sc->source, sizeof sc->source, "%s", source);
+    parse_lines(rd, &es, source, diag);
+    check_duplicates(&es, source, diag);
+    apply_overrides(&es, sets, nsets, diag);
     struct apply_ctx ac;
     memset(&ac, 0, sizeof ac);
     ac.sc = sc;
     ac.diag = diag;
-    for (size_t i = 0; i < es.n; i++) {
-        bool first = true;
-        for (size_t j = 0; j < i && first; j++)
-            first = strcmp(es.e[j].section, es.e[i].section) != 0;
-        apply_entry(&ac, &es.e[i], first);
-    }
+    apply_all(&ac, &es);
     check_all(&ac);
+    check_limits(&ac);
     if (sc->nlayers == 0) {
         /* No layer: the application calls the server once, with no timeout. */
         layer_defaults(&sc->layers[0], "client");
         sc->nlayers = 1;
     }
     free(es.e);
-    return (int)(diag->n - before);
+    return diag_end(diag, source);
 }
 
 int scenario_load_text(struct scenario *sc, const char *text, const char *source,
                        const char *const *sets, size_t nsets, struct scenario_diag *diag)
 {
-    struct reader rd = {NULL, text, 0, NULL, source};
+    struct reader rd = {.s = text, .source = source};
+    diag_begin(diag);
     return load_common(sc, &rd, source, sets, nsets, diag);
 }
 
@@ -1229,20 +1564,22 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
         const char *text = scenario_builtin_text(path);
         if (text != NULL)
             return scenario_load_text(sc, text, path, sets, nsets, diag);
+        diag_begin(diag);
         diag_add(diag, "%s: cannot open: %s (a scenario file, or a built-in: see 'retrystorm list')",
                  path, strerror(errno));
         scenario_defaults(sc);
-        return 1;
+        return diag_end(diag, path);
     }
+    diag_begin(diag);
     struct stat st;
     if (fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode)) {
         diag_add(diag, "%s: not a regular file (a scenario file, or a built-in: see 'retrystorm list')",
                  path);
         fclose(f);
         scenario_defaults(sc);
-        return 1;
+        return diag_end(diag, path);
     }
-    struct reader rd = {f, NULL, 0, NULL, path};
+    struct reader rd = {.f = f, .source = path};
     int n = load_common(sc, &rd, path, sets, nsets, diag);
     fclose(f);
     return n;

@@ -32,6 +32,10 @@
 #define SCENARIO_NAME_MAX 48
 #define SCENARIO_MAX_CLIENTS 10000000LL
 #define SCENARIO_MAX_BUCKETS 1000000LL
+#define SCENARIO_MAX_LINE 197             /* characters, without the line ending; comments excepted */
+#define SCENARIO_MAX_STATE_BYTES 4e9      /* budget and breaker states of the whole run */
+#define SCENARIO_MAX_ATTEMPTS 1000000ULL  /* per request: the product of every layer's attempts */
+#define SCENARIO_MAX_MESSAGES 100         /* listed one by one; the rest are counted */
 
 enum load_model { LOAD_OPEN, LOAD_CLOSED };
 enum arrival_kind { ARRIVAL_POISSON, ARRIVAL_UNIFORM };
@@ -115,10 +119,13 @@ struct scenario {
     rs_time herds[SCENARIO_MAX_HERDS]; /* every client sends a request at these instants */
 };
 
-/* A list of messages; each is one line without a trailing newline. */
+/* A list of messages; each is one line without a trailing newline. Zero it
+ * before first use. A load lists at most SCENARIO_MAX_MESSAGES problems and
+ * then one line "... and N more problems"; start and more are its own. */
 struct scenario_diag {
     char **msg;
     size_t n, cap;
+    size_t start, more; /* where the current load's messages begin; how many it left out */
 };
 
 void scenario_diag_fini(struct scenario_diag *d);
@@ -133,13 +140,17 @@ const char *scenario_builtin_text(const char *name);
 
 /* Loads the scenario at path (a file, or the name of a built-in when no such
  * file exists), applies the overrides and validates. Returns 0 on success, or
- * the number of problems, each appended to diag. */
+ * the number of problems (all of them, listed or not), appended to diag. */
 int scenario_load(struct scenario *sc, const char *path, const char *const *sets, size_t nsets,
                   struct scenario_diag *diag);
 
 /* The same from text already in memory; source names it in messages. */
 int scenario_load_text(struct scenario *sc, const char *text, const char *source,
                        const char *const *sets, size_t nsets, struct scenario_diag *diag);
+
+/* The bytes of budget and breaker states the run needs, all layers
+ * together (what sim_create allocates for them). */
+double scenario_state_bytes(const struct scenario *sc);
 
 /* Writes the effective scenario as INI (every key, defaults included), so that
  * loading the output gives the same scenario. Returns 0 or -1 on a write error. */

@@ -23,32 +23,22 @@ static uint32_t scope_count(const struct scenario *sc, const struct layer_cfg *l
     return scope == SCOPE_SHARED ? 1 : scope == SCOPE_CLIENT ? sc->clients : ninstances;
 }
 
-/* Allocates each layer's budget and breaker states, refusing (before
- * allocating) what would not fit in SIM_STATE_LIMIT bytes. */
-#define SIM_STATE_LIMIT ((double)4 * 1024 * 1024 * 1024)
+/* Allocates each layer's budget and breaker states. Scenario validation
+ * keeps them, all layers together, within SCENARIO_MAX_STATE_BYTES; a
+ * scenario that skipped it is refused here before anything is allocated. */
 static int layers_init(struct sim *s, char *err, size_t errsz)
 {
     const struct scenario *sc = &s->sc;
+    double need = scenario_state_bytes(sc);
+    if (need > SCENARIO_MAX_STATE_BYTES) {
+        snprintf(err, errsz, "budget and breaker states would need %.1f GB (limit %.0f GB)",
+                 need / 1e9, SCENARIO_MAX_STATE_BYTES / 1e9);
+        return -1;
+    }
     for (unsigned i = 0; i < sc->nlayers; i++) {
         const struct layer_cfg *l = &sc->layers[i];
         struct layer_rt *rt = &s->lrt[i];
         rt->ninstances = l->instances == 0 ? sc->clients : l->instances;
-        double need = 0;
-        if (l->budget->id != BUDGET_NONE)
-            need += (double)scope_count(sc, l, l->budget_scope, rt->ninstances) *
-                    (double)(sizeof(struct budget_state) +
-                             budget_extra_size(l->budget));
-        if (l->breaker->id != BREAKER_NONE)
-            need += (double)scope_count(sc, l, l->breaker_scope, rt->ninstances) *
-                    (double)(sizeof(struct breaker_state) + l->breaker_p.window_calls +
-                             (breaker_needs_window(l->breaker, &l->breaker_p) ? sizeof(struct window) : 0));
-        if (need > SIM_STATE_LIMIT) {
-            snprintf(err, errsz,
-                     "[layer %s]: budget and breaker states would need %.1f GB (limit %.0f GB); "
-                     "use a wider scope (instance or shared) or fewer clients",
-                     l->name, need / 1e9, SIM_STATE_LIMIT / 1e9);
-            return -1;
-        }
         if (l->budget->id != BUDGET_NONE) {
             rt->nbudgets = scope_count(sc, l, l->budget_scope, rt->ninstances);
             rt->budgets = mem_alloc((size_t)rt->nbudgets * sizeof *rt->budgets);

@@ -1,7 +1,8 @@
 /*
  * Bad scenario input: a table of malformed inputs, each with the exact
  * message it must produce (file and line, section, key, value, what is
- * allowed), and `check`-style reporting of every problem at once.
+ * allowed), `check`-style reporting of every problem at once, and the
+ * limits on lines and on the number of problems listed.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -23,6 +24,10 @@ struct bad_case {
     const char *set;  /* or an override */
     const char *msg;  /* the first message, exactly */
 };
+
+#define SPACES_10 "          "
+#define SPACES_100 SPACES_10 SPACES_10 SPACES_10 SPACES_10 SPACES_10 \
+                   SPACES_10 SPACES_10 SPACES_10 SPACES_10 SPACES_10
 
 static const struct bad_case cases[] = {
 #include "bad_inputs.inc"
@@ -94,12 +99,55 @@ static void effective_scenario_round_trips(void **state)
     scenario_diag_fini(&d);
 }
 
+/* A line of SCENARIO_MAX_LINE characters (line ending aside) is read whole;
+ * one more is refused, never cut short; comments may be longer. */
+static void line_limit_is_exact(void **state)
+{
+    (void)state;
+    char text[1024], pad[400];
+    struct scenario sc;
+    struct scenario_diag d = {0};
+    const char *key = "duration = 20s";
+    int fill = SCENARIO_MAX_LINE - (int)strlen(key);
+    memset(pad, ' ', sizeof pad);
+    snprintf(text, sizeof text, BASE "[run]\n%s%.*s\n", key, fill, pad);
+    assert_int_equal(scenario_load_text(&sc, text, "ok.ini", NULL, 0, &d), 0);
+    assert_true(sc.duration == 20 * RS_S);
+    snprintf(text, sizeof text, BASE "[run]\n%s%.*s\r\n; %.*s\n", key, fill, pad, 300, pad);
+    assert_int_equal(scenario_load_text(&sc, text, "ok.ini", NULL, 0, &d), 0);
+    snprintf(text, sizeof text, BASE "[run]\n%s%.*s\n", key, fill + 1, pad);
+    assert_int_equal(scenario_load_text(&sc, text, "long.ini", NULL, 0, &d), 1);
+    assert_string_equal(d.msg[0], "long.ini:8: [run] duration = '20s...': the line is 198 characters long; at most 197 are allowed");
+    scenario_diag_fini(&d);
+}
+
+/* The first SCENARIO_MAX_MESSAGES problems are listed, then one line
+ * counts the rest; the count returned is of all of them, for each load. */
+static void problems_past_the_limit_are_counted(void **state)
+{
+    (void)state;
+    char text[4096];
+    size_t used = (size_t)snprintf(text, sizeof text, "%s", BASE "[run]\n");
+    for (int i = 0; i < 150; i++)
+        used += (size_t)snprintf(text + used, sizeof text - used, "k%d = 1\n", i);
+    struct scenario sc;
+    struct scenario_diag d = {0};
+    for (int load = 1; load <= 2; load++) {
+        assert_int_equal(scenario_load_text(&sc, text, "many.ini", NULL, 0, &d), 150);
+        assert_int_equal(d.n, (size_t)load * (SCENARIO_MAX_MESSAGES + 1));
+        assert_string_equal(d.msg[d.n - 1], "many.ini: ... and 50 more problems (only the first 100 are listed)");
+    }
+    scenario_diag_fini(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(each_bad_input_has_its_message),
         cmocka_unit_test(base_is_valid_and_every_problem_is_reported),
         cmocka_unit_test(effective_scenario_round_trips),
+        cmocka_unit_test(line_limit_is_exact),
+        cmocka_unit_test(problems_past_the_limit_are_counted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
