@@ -452,8 +452,9 @@ static bool want_progress(const struct opts *o)
     return o->progress > 0 || (o->progress == 0 && isatty(STDERR_FILENO));
 }
 
-/* Runs a sweep (or the sweep behind tune); fills res when asked. */
-static int run_sweep(const struct opts *o, const char *dir, struct exp_result *res)
+/* Runs a sweep (or the sweep behind tune or run --reps); fills res when
+ * asked. An interruption is reported only when say_stop. */
+static int run_sweep(const struct opts *o, const char *dir, struct exp_result *res, bool say_stop)
 {
     struct exp_spec spec = {o->scenario, o->sets, o->nsets, {0}, o->ngrid,
                             o->reps ? o->reps : 1, o->threads ? o->threads : default_threads(),
@@ -466,7 +467,7 @@ static int run_sweep(const struct opts *o, const char *dir, struct exp_result *r
     int rc = exp_run(&spec, &d, res, err, sizeof err);
     print_diag(&d);
     scenario_diag_fini(&d);
-    if (rc != 0 && err[0])
+    if (rc != 0 && err[0] && (rc != 3 || say_stop))
         fprintf(stderr, "retrystorm: %s\n", err);
     return rc;
 }
@@ -488,7 +489,7 @@ static int cmd_sweep(int argc, char **argv)
         snprintf(fallback, sizeof fallback, "out/sweep");
     if ((rc = out_dir(dir, sizeof dir, o.outdir, fallback)) != 0)
         return rc;
-    rc = run_sweep(&o, dir, NULL);
+    rc = run_sweep(&o, dir, NULL, true);
     if (rc == 3)
         return 128 + (stop_signal ? stop_signal : SIGINT);
     if (rc == 0)
@@ -621,7 +622,7 @@ static int cmd_tune(int argc, char **argv)
             return 2;
     struct exp_result r;
     memset(&r, 0, sizeof r);
-    rc = run_sweep(&o, dir, &r);
+    rc = run_sweep(&o, dir, &r, true);
     if (rc == 3)
         return 128 + (stop_signal ? stop_signal : SIGINT);
     if (rc != 0)
@@ -838,7 +839,7 @@ static int replicate(const struct opts *o, const char *dir)
     r.resume = r.force = false;
     struct exp_result res;
     memset(&res, 0, sizeof res);
-    int rc = run_sweep(&r, tmp, &res);
+    int rc = run_sweep(&r, tmp, &res, false);
     if (rc != 0 && !(rc == 3 && res.metric != NULL)) {
         outdir_remove_ours(tmp);
         return rc;

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# Output safety (issue 12), each case as a hostile user tried it: retrystorm
+# deletes or replaces only what it provably created, never writes through a
+# link or a predictable name, refuses malformed or mismatched result files
+# with exit 2 naming file and line, keeps finished sweep jobs across a
+# SIGKILL, stops compare and run --reps at SIGINT with what it has, and
+# checks tune's metrics before running anything.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+short=(--set run.duration=70s --set load.rate=50/s)
+expect() { # expect CODE PATTERN -- command...
+  local code=$1 pat=$2; shift 3
+  local out rc
+  out=$("$@" 2>&1); rc=$?
+  if [ "$rc" != "$code" ] || ! grep -qE -- "$pat" <<<"$out"; then
+    echo "FAIL: $* -> exit $rc (want $code), output:"; echo "$out" | head -5
+    echo "  (wanted /$pat/)"; fails=$((fails + 1))
+  fi
+}
+field() { # field FILE COLUMN: the value of COLUMN in FILE's last line
+  awk -F, -v c="$2" 'NR==1{for(i=1;i<=NF;i++)h[$i]=i} END{print $h[c]}' "$1"
+}
+
+# -o naming an existing file (or a device) is refused and nothing is touched.
+echo "my notes" > "$tmp/notes.txt"
+expect 2 'not a directory' -- "$bin" run storm "${short[@]}" -o "$tmp/notes.txt"
+[ "$(cat "$tmp/notes.txt")" = "my notes" ] || fail "-o FILE: the file was replaced"
+# a device node of our own (never /dev/null: a binary with this bug replaces it)
+if mknod "$tmp/null" c 1 3 2> /dev/null; then
+  expect 2 'not a directory' -- "$bin" run storm "${short[@]}" -o "$tmp/null"
+  [ -c "$tmp/null" ] || fail "-o DEVICE: the device was replaced"
+fi
+
+# --force writes our files into a foreign directory and leaves the rest.
+mkdir "$tmp/theirs" && echo keep > "$tmp/theirs/thesis.tex" && mkdir "$tmp/theirs/data"
+echo keep > "$tmp/theirs/data/x"
+"$bin" run storm "${short[@]}" -o "$tmp/theirs" --force > /dev/null || fail "run --force"
+[ "$(cat "$tmp/theirs/thesis.tex" 2> /dev/null)" = keep ] || fail "--force deleted a foreign file"
+[ -f "$tmp/theirs/data/x" ] || fail "--force deleted a foreign subdirectory"
+[ -s "$tmp/theirs/summary.csv" ] || fail "--force wrote no summary.csv"
+[ -e "$tmp/theirs/.retrystorm" ] && fail "--force marked a foreign directory as ours"
+# ... and a second run without --force is still refused there
+expect 2 'add --force' -- "$bin" run storm "${short[@]}" -o "$tmp/theirs"
+
+# A refused --resume leaves no marker; a later run does not take the directory for ours.
+mkdir "$tmp/foreign" && echo keep > "$tmp/foreign/results.txt"
+expect 2 'not a retrystorm output' -- "$bin" sweep storm "${short[@]}" --grid layer.app.attempts=1..2 --resume -o "$tmp/foreign"
+[ -e "$tmp/foreign/.retrystorm" ] && fail "a refused --resume left a marker"
+expect 2 'not a retrystorm output' -- "$bin" run storm "${short[@]}" -o "$tmp/foreign"
+[ "$(ls -A "$tmp/foreign")" = results.txt ] || fail "the foreign directory was touched"
+
+# Names an attacker can predict: the work directory of a run (once DIR.new-PID)
+# and a sweep's temporaries (once .NAME.tmp.PID). exec keeps the shell's PID.
+mkdir "$tmp/outside" && echo precious > "$tmp/outside/victim"
+ln -s "$tmp/outside" "$tmp/planted"
+bash -c 'ln -s "$1/outside" "$1/runout.new-$$"; exec "$2" run storm --set run.duration=70s --set load.rate=50/s -o "$1/runout"' \
+  _ "$tmp" "$bin" > /dev/null 2>&1
+[ "$(ls "$tmp/outside")" = victim ] || fail "a run wrote through a planted work directory link: $(ls "$tmp/outside")"
+"$bin" sweep storm "${short[@]}" --grid layer.app.attempts=1..2 --quiet -o "$tmp/sw" > /dev/null || fail "sweep"
+bash -c 'for f in experiment.csv jobs.csv status.csv sweep.csv; do ln -s "$1/outside/victim" "$1/sw/.$f.tmp.$$"; done
+         exec "$2" sweep storm --set run.duration=70s --set load.rate=50/s --grid layer.app.attempts=1..2 --quiet -o "$1/sw"' \
+  _ "$tmp" "$bin" > /dev/null 2>&1
+[ "$(cat "$tmp/outside/victim")" = precious ] || fail "a sweep wrote through a planted temporary-file link"
+# a symlink planted under one of our names is replaced, not followed
+mkdir "$tmp/linked" && ln -s "$tmp/outside/victim" "$tmp/linked/summary.csv"
+"$bin" run storm "${short[@]}" -o "$tmp/linked" --force > /dev/null || fail "run --force over a planted link"
+[ "$(cat "$tmp/outside/victim")" = precious ] || fail "a run wrote through a planted summary.csv link"
+[ -L "$tmp/linked/summary.csv" ] && fail "the planted link is still there"
+# -o itself a symbolic link: refused, and the directory it points to untouched
+expect 2 'symbolic link' -- "$bin" run storm "${short[@]}" -o "$tmp/planted"
+[ "$(ls "$tmp/outside")" = victim ] || fail "-o LINK wrote into the link's target"
+
+# Paths longer than the system's limit are an error, never truncated.
+long="$tmp/long"
+for i in $(seq 1 22); do long="$long/$(printf 'd%.0s' $(seq 1 200))"; done
+expect 2 'longer than the system' -- "$bin" run storm "${short[@]}" -o "$long"
+[ -e "$tmp/long" ] && fail "a path longer than PATH_MAX created a (truncated) directory"
+
+# Crafted shard files: merge answers exit 2 naming the file and line, never a crash.
+"$bin" sweep storm "${short[@]}" --grid layer.app.attempts=1..2 --reps 2 --shard 1/2 --quiet -o "$tmp/s1" > /dev/null || fail "shard 1"
+"$bin" sweep storm "${short[@]}" --grid layer.app.attempts=1..2 --reps 2 --shard 2/2 --quiet -o "$tmp/s2" > /dev/null || fail "shard 2"
+expect 0 'merged 2 shards' -- "$bin" merge "$tmp/s1" "$tmp/s2" -o "$tmp/merged"
+cp -r "$tmp/s1" "$tmp/big" && sed -i 's/^points,.*/points,99999/; s/^reps,.*/reps,4096/' "$tmp/big/experiment.csv"
+expect 2 'experiment.csv:[0-9]+:' -- "$bin" merge "$tmp/big" -o "$tmp/m1"
+cp -r "$tmp/s1" "$tmp/over" && sed -i 's/^points,.*/points,18446744073709551615/' "$tmp/over/experiment.csv"
+expect 2 'experiment.csv:[0-9]+:' -- "$bin" merge "$tmp/over" -o "$tmp/m2"
+cp -r "$tmp/s1" "$tmp/wide" && awk -F, 'BEGIN{OFS=","} {s=$0; for(i=0;i<200;i++) s=s (NR==1 ? ",extra" i : ",1"); print s}' \
+  "$tmp/s1/jobs.csv" > "$tmp/wide/jobs.csv"
+expect 2 'jobs.csv:1:' -- "$bin" merge "$tmp/wide" "$tmp/s2" -o "$tmp/m3"
+cp -r "$tmp/s1" "$tmp/badjob" && sed -i '2s/^[0-9]*,/99999999999,/' "$tmp/badjob/jobs.csv"
+expect 2 'jobs.csv:2:' -- "$bin" merge "$tmp/badjob" "$tmp/s2" -o "$tmp/m4"
+cp -r "$tmp/s1" "$tmp/nan" && sed -i '2s/,[0-9.]*$/,nan/' "$tmp/nan/jobs.csv"
+expect 2 'jobs.csv:2:' -- "$bin" merge "$tmp/nan" "$tmp/s2" -o "$tmp/m5"
+for m in m1 m2 m3 m4 m5; do [ -e "$tmp/$m" ] && fail "a refused merge created $m"; done
+
+# An experiment has a fingerprint: other --set values are another experiment.
+"$bin" sweep storm "${short[@]}" --grid layer.app.attempts=1..2 --reps 2 --shard 2/2 --set layer.app.timeout=300ms \
+  --quiet -o "$tmp/s2x" > /dev/null || fail "shard 2 with another --set"
+expect 2 'scenario differs' -- "$bin" merge "$tmp/s1" "$tmp/s2x" -o "$tmp/m6"
+sed -i 's/^complete,1/complete,0/' "$tmp/s1/status.csv"
+expect 2 'scenario differs' -- "$bin" sweep storm "${short[@]}" --set layer.app.timeout=300ms --grid layer.app.attempts=1..2 \
+  --reps 2 --shard 1/2 --quiet --resume -o "$tmp/s1"
+expect 2 'grid differs' -- "$bin" sweep storm "${short[@]}" --grid layer.app.attempts=1..3 \
+  --reps 2 --shard 1/2 --quiet --resume -o "$tmp/s1"
+
+# SIGKILL during a sweep keeps every finished job; --resume finishes the rest.
+grid=(storm --set run.duration=100s --grid layer.app.attempts=1..4 --grid layer.app.timeout=100ms..800ms*2 --reps 2 -j 1 --quiet)
+"$bin" sweep "${grid[@]}" -o "$tmp/whole" > /dev/null || fail "uninterrupted sweep"
+"$bin" sweep "${grid[@]}" -o "$tmp/killed" > /dev/null 2>&1 &
+pid=$!
+for i in $(seq 1 100); do # until at least two jobs are on disk
+  [ "$({ wc -l < "$tmp/killed/jobs.csv"; } 2> /dev/null || echo 0)" -ge 3 ] && break
+  sleep 0.1
+done
+kill -KILL $pid; wait $pid 2> /dev/null
+kept=$(($(wc -l < "$tmp/killed/jobs.csv") - 1))
+[ "$kept" -ge 2 ] || fail "SIGKILL lost the finished jobs ($kept kept)"
+"$bin" sweep "${grid[@]}" -o "$tmp/killed" --resume > /dev/null || fail "--resume after SIGKILL"
+cmp -s "$tmp/killed/sweep.csv" "$tmp/whole/sweep.csv" || fail "a sweep resumed after SIGKILL differs"
+cmp -s "$tmp/killed/jobs.csv" "$tmp/whole/jobs.csv" || fail "jobs.csv resumed after SIGKILL differs"
+
+# SIGINT stops compare with what it has (exit 130, complete = 0).
+"$bin" compare storm --set run.duration=3000s --vary layer.app.attempts=1,2,3 -o "$tmp/cmp" > /dev/null 2>&1 &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc = 130 ] || fail "an interrupted compare exited $rc, not 130"
+[ "$(field "$tmp/cmp/summary.csv" complete)" = 0 ] || fail "an interrupted compare's summary.csv says complete != 0"
+
+# SIGINT during run --reps: the replications done, marked complete = 0, at a path that exists.
+"$bin" run storm --set run.duration=200s --reps 400 -o "$tmp/reps" > /dev/null 2> "$tmp/reps.err" &
+pid=$!
+sleep 2
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc = 130 ] || fail "an interrupted run --reps exited $rc, not 130"
+[ "$(field "$tmp/reps/summary.csv" complete)" = 0 ] || fail "an interrupted run --reps says complete != 0"
+reps=$(field "$tmp/reps/summary.csv" reps)
+[ "$reps" -ge 1 ] && [ "$reps" -lt 400 ] || fail "run --reps interrupted: reps = $reps"
+[ "$(($(wc -l < "$tmp/reps/replications.csv") - 1))" = "$reps" ] || fail "replications.csv does not hold the $reps replications"
+for p in $(grep -oE "$tmp[^ :;]*" "$tmp/reps.err"); do
+  [ -e "${p%/}" ] || fail "the message points at $p, which does not exist"
+done
+
+# tune checks its metrics before anything runs or is written.
+expect 2 'no such metric' -- "$bin" tune storm "${short[@]}" --grid layer.app.attempts=1..2 --objective max:okshare -o "$tmp/tune"
+expect 2 'no such metric' -- "$bin" tune storm "${short[@]}" --grid layer.app.attempts=1..2 --objective max:ok_share \
+  --constraint 'p99<=1s' -o "$tmp/tune"
+[ -e "$tmp/tune" ] && fail "tune with an unknown metric wrote its directory"
+# a key repeated on the grid or in --vary is an error before anything runs
+expect 2 'twice' -- "$bin" sweep storm "${short[@]}" --grid layer.app.attempts=1..2 --grid layer.app.attempts=3 -o "$tmp/dup"
+expect 2 'twice' -- "$bin" compare storm "${short[@]}" --vary layer.app.attempts=1,2 --vary layer.app.attempts=3 -o "$tmp/dupc"
+[ -e "$tmp/dup" ] || [ -e "$tmp/dupc" ] && fail "a refused grid wrote its directory"
+ls -d "$tmp"/*.work-* 2> /dev/null && fail "work directories left behind"
+finish
