@@ -87,6 +87,7 @@ static bool dir_is_ours(int dfd, int depth, bool *empty)
     DIR *d = fdopendir(dup(dfd));
     if (d == NULL)
         return false;
+    rewinddir(d); /* a dup shares the offset of an earlier reading */
     bool ours = true, marker = false;
     *empty = true;
     struct dirent *e;
@@ -249,6 +250,7 @@ static int remove_ours_at(int dfd, int depth)
     DIR *d = fdopendir(dup(dfd));
     if (d == NULL)
         return -1;
+    rewinddir(d);
     int kept = 0;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
@@ -374,14 +376,24 @@ static int move_in(const char *work, const char *path, bool was_empty, char *err
  * earlier output (now at work), ours entries only. */
 static int exchange(const char *work, const char *path, char *err, size_t errsz)
 {
+    char old[PATH_MAX + 16];
+    const char *earlier = work;
     if (renameat2(AT_FDCWD, work, AT_FDCWD, path, RENAME_EXCHANGE) != 0) {
-        snprintf(err, errsz, "cannot replace %s: %s", path, strerror(errno));
-        return -1;
+        /* a file system without exchange: move the earlier output onto a
+         * fresh empty directory of ours (rename replaces an empty one), then
+         * the work into its place */
+        snprintf(old, sizeof old, "%s.old-XXXXXX", path);
+        if ((errno != EINVAL && errno != ENOSYS) || mkdtemp(old) == NULL || rename(path, old) != 0 ||
+            renameat2(AT_FDCWD, work, AT_FDCWD, path, RENAME_NOREPLACE) != 0) {
+            snprintf(err, errsz, "cannot replace %s: %s", path, strerror(errno));
+            return -1;
+        }
+        earlier = old;
     }
-    int kept = outdir_remove_ours(work);
+    int kept = outdir_remove_ours(earlier);
     if (kept != 0)
         fprintf(stderr, "retrystorm: the earlier output was moved to %s: it holds %d entr%s that are not ours\n",
-                work, kept, kept == 1 ? "y" : "ies");
+                earlier, kept, kept == 1 ? "y" : "ies");
     return 0;
 }
 
