@@ -406,16 +406,24 @@ static int cmd_compare(int argc, char **argv)
     snprintf(fallback, sizeof fallback, "out/%s-compare", sc.name);
     if ((rc = out_dir(dir, sizeof dir, o.outdir, fallback)) != 0 || (rc = check_out_dir(dir, o.force)) != 0)
         return rc;
+    struct compare_spec spec = {o.scenario, o.sets, o.nsets, {0}, o.nvary, o.reps ? o.reps : 1, NULL,
+                                &stop_signal};
+    for (size_t i = 0; i < o.nvary; i++)
+        spec.vary[i] = o.vary[i];
+    err[0] = '\0';
+    if ((rc = compare_run(&spec, &d, NULL, NULL, err, sizeof err)) != 0) { /* before anything is written */
+        print_diag(&d);
+        scenario_diag_fini(&d);
+        if (err[0])
+            fprintf(stderr, "retrystorm: %s\n", err);
+        return rc;
+    }
     if (outdir_mkwork(dir, work, sizeof work, err, sizeof err) != 0) {
         fprintf(stderr, "retrystorm: %s\n", err);
         return 1;
     }
-    struct compare_spec spec = {o.scenario, o.sets, o.nsets, {0}, o.nvary, o.reps ? o.reps : 1, work,
-                                &stop_signal};
-    for (size_t i = 0; i < o.nvary; i++)
-        spec.vary[i] = o.vary[i];
+    spec.dir = work;
     bool first = true;
-    err[0] = '\0';
     printf("retrystorm %s: %s compared on seed %llu (%u replication%s each)\n", RS_VERSION, sc.name,
            (unsigned long long)sc.seed, spec.reps, spec.reps == 1 ? "" : "s");
     rc = compare_run(&spec, &d, compare_row, &first, err, sizeof err);

@@ -156,6 +156,26 @@ static void report_means(compare_report_fn report, void *user, const char *label
     report(user, label, want, means, NW);
 }
 
+/* Each variant's label names its directory: it must fit a file name and
+ * differ from every other label (two values can map to one label). */
+static int check_labels(char (*labels)[512], size_t n, char *err, size_t errsz)
+{
+    for (size_t v = 0; v < n; v++) {
+        if (strlen(labels[v]) > 200) {
+            snprintf(err, errsz, "variant %.60s...: its label is longer than 200 bytes, too long for a directory name",
+                     labels[v]);
+            return 2;
+        }
+        for (size_t u = 0; u < v; u++)
+            if (strcmp(labels[u], labels[v]) == 0) {
+                snprintf(err, errsz, "two variants have the same label %s: give values that differ in more than spaces, commas, slashes or quotes",
+                         labels[v]);
+                return 2;
+            }
+    }
+    return 0;
+}
+
 int compare_run(const struct compare_spec *spec, struct scenario_diag *diag, compare_report_fn report,
                 void *user, char *err, size_t errsz)
 {
@@ -232,7 +252,9 @@ int compare_run(const struct compare_spec *spec, struct scenario_diag *diag, com
             rc = 2;
         }
     }
-    if (rc != 0)
+    if (rc == 0)
+        rc = check_labels(labels, nvariants, err, errsz);
+    if (rc != 0 || spec->dir == NULL)
         goto done;
     if (output_mkdir(spec->dir, err, errsz) != 0) {
         rc = 1;

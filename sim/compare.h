@@ -40,7 +40,8 @@ struct compare_spec {
 typedef void (*compare_report_fn)(void *user, const char *label, const char *const *names,
                                   const double *means, size_t n);
 
-/* Runs the comparison. Returns 0; 2 with every problem in diag (bad
+/* Runs the comparison (with spec->dir NULL, only checks every variant:
+ * nothing runs or is written). Returns 0; 2 with every problem in diag (bad
  * scenario, override or --vary); 1 with a message in err (a run or a write
  * failed); 3 when stopped by spec->stop (the variants run so far are
  * written, the interrupted run's rows say complete = 0). */
