@@ -145,6 +145,17 @@ for p in $(grep -oE "$tmp[^ :;]*" "$tmp/reps.err"); do
   [ -e "${p%/}" ] || fail "the message points at $p, which does not exist"
 done
 
+# SIGTERM stops tune (exit 143) with the jobs done kept and marked unfinished.
+"$bin" tune storm --set run.duration=400s --grid layer.app.attempts=1..8 --reps 4 -j 1 --objective max:ok_share \
+  -o "$tmp/tunestop" > /dev/null 2>&1 &
+pid=$!
+sleep 1
+kill -TERM $pid
+wait $pid
+rc=$?
+[ $rc = 143 ] || fail "a terminated tune exited $rc, not 143"
+grep -q 'complete,0' "$tmp/tunestop/status.csv" || fail "a terminated tune's status.csv does not say complete,0"
+
 # tune checks its metrics before anything runs or is written.
 expect 2 'no such metric' -- "$bin" tune storm "${short[@]}" --grid layer.app.attempts=1..2 --objective max:okshare -o "$tmp/tune"
 expect 2 'no such metric' -- "$bin" tune storm "${short[@]}" --grid layer.app.attempts=1..2 --objective max:ok_share \
