@@ -57,6 +57,10 @@ bool plot_available(void)
 
 static bool is_control(unsigned char c) { return c < 0x20 || c == 0x7f; }
 
+/* Closes the literal, adds a quote, opens the next literal. */
+#define QUOTE_EXPR "'.sprintf('%c',39).'"
+_Static_assert(sizeof QUOTE_EXPR - 1 == 20, "PLOT_QUOTED_SIZE assumes 20 bytes per quote");
+
 int plot_quote(const char *s, char *out, size_t size)
 {
     size_t n = 0;
@@ -64,12 +68,14 @@ int plot_quote(const char *s, char *out, size_t size)
         return -1;
     out[n++] = '\'';
     for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        size_t k = *c == '\'' ? 2 : 1;
+        size_t k = *c == '\'' ? sizeof QUOTE_EXPR - 1 : 1;
         if (is_control(*c) || n + k + 2 > size || n + k + 2 > INT_MAX)
             return -1;
-        out[n++] = (char)*c;
         if (*c == '\'')
-            out[n++] = '\''; /* '' is a quote inside single quotes */
+            memcpy(out + n, QUOTE_EXPR, k);
+        else
+            out[n] = (char)*c;
+        n += k;
     }
     out[n++] = '\'';
     out[n] = '\0';
@@ -120,8 +126,7 @@ static void sb_printf(struct sbuf *b, const char *fmt, ...)
  * holds a control character. */
 static int sb_quote(struct sbuf *b, const char *s)
 {
-    size_t len = strlen(s);
-    sb_reserve(b, 2 * len + 3);
+    sb_reserve(b, PLOT_QUOTED_SIZE(strlen(s)));
     int w = plot_quote(s, b->p + b->n, b->cap - b->n);
     if (w < 0) {
         b->p[b->n] = '\0';

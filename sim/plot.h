@@ -15,8 +15,8 @@
  * and reading one must never execute anything. So:
  * - every value read from DIR's files (keys, variant, outcome and level
  *   names, phase and scenario names) reaches gnuplot only as a string
- *   literal made by plot_quote, the one escaping function, inside gnuplot
- *   arrays and variables that the scripts use as data (never eval);
+ *   made by plot_quote, the one escaping function, in gnuplot arrays and
+ *   variables that the scripts use as data (never eval, never a macro);
  * - the DIR path never enters a script: gnuplot runs with DIR as its
  *   working directory and the scripts name files by fixed relative names;
  * - every reader checks what it reads (line length, columns, value length
@@ -58,15 +58,22 @@ enum {
 bool plot_available(void);
 
 /* The one function that puts outside text into a gnuplot script: writes
- * to out the gnuplot single-quoted string literal that denotes exactly the
- * bytes of s. In such a literal '' is a quote and everything else is
- * literal: backslashes, double quotes, backquotes (no command
- * substitution inside single quotes) and '@' (no macro expansion). A
- * newline would end the command, so s must hold no control character
- * (bytes 1–31 and 127). Returns the length written (without the NUL), or
- * -1 when s holds a control character or out (of size bytes; 2·strlen(s)
- * + 3 always suffice) is too small. O(strlen(s)). */
+ * to out a gnuplot string expression whose value is exactly the bytes of
+ * s: the runs of s between single quotes, each as a single-quoted literal,
+ * joined by .sprintf('%c',39). (a quote). Inside a single-quoted literal
+ * everything is literal: backslashes, double quotes, '#', backquotes (no
+ * command substitution inside single quotes) and '@' (no macro expansion).
+ * A quote is not written as '' (which gnuplot documents) because
+ * gnuplot's scanner reads '' as a quote only after another character of
+ * the string: a leading quote, or two in a row, end the literal early; nor
+ * as "'", because gnuplot's macro pass toggles on every quote, even inside
+ * double quotes, and would then take the rest of the line as outside
+ * quotes. A newline would end the command, so s must hold no control
+ * character (bytes 1–31 and 127). Returns the length written (without the
+ * NUL), or -1 when s holds a control character or out (of size bytes;
+ * PLOT_QUOTED_SIZE(strlen(s)) always suffice) is too small. O(strlen(s)). */
 int plot_quote(const char *s, char *out, size_t size);
+#define PLOT_QUOTED_SIZE(len) (20 * (size_t)(len) + 3)
 
 /* Draws every figure DIR supports. Returns the number of files written,
  * or one of the PLOT_ codes above with a message in err. stop may be

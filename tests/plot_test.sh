@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Plots and compare: every plot script runs on small real outputs and writes
 # a non-empty PNG and SVG; compare writes its combined files with a variant
-# column. Skipped (exit 77, reported as skipped by ctest) without gnuplot.
+# column. Then issue 12 (never run what we read): hostile keys, values and
+# directory names run nothing; planted links are not followed; a malformed
+# file is refused naming its line; gnuplot's stderr is shown; an interrupt
+# stops gnuplot within a second. Skipped (exit 77, reported as skipped by
+# ctest) without gnuplot.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 if ! command -v gnuplot > /dev/null; then
@@ -34,4 +38,100 @@ check "$tmp/sweep1/sweep_ok_share.png"
 "$bin" plot "$tmp" > "$tmp/empty.log" 2>&1 && fail "plot on an empty directory succeeded"
 grep -q 'no retrystorm output to plot' "$tmp/empty.log" || { echo "FAIL: message"; cat "$tmp/empty.log"; fails=$((fails + 1)); }
 ls -a "$tmp/run" "$tmp/cmp" | grep -q '\.tmp' && fail "temporary files left"
+# A sweep whose keys (experiment.csv, sweep.csv's header) and values would
+# run commands if they were pasted into a gnuplot script: drawn, nothing run.
+cp -r "$tmp/sweep" "$tmp/evil"
+k1="x'.system(\"touch $tmp/pwned1\").'" k2="y\`touch $tmp/pwned2\`@title"
+v1="'.system(\"touch $tmp/pwned3\").'" v2="''\`touch $tmp/pwned4\`''"
+awk -v a="$k1" -v b="$k2" '$0 == "key,layer.app.attempts" { $0 = "key," a }
+  $0 == "key,layer.app.timeout" { $0 = "key," b } { print }' "$tmp/sweep/experiment.csv" > "$tmp/evil/experiment.csv"
+awk -v a="$k1" -v b="$k2" -v c="$v1" -v d="$v2" 'BEGIN { FS = OFS = "," }
+  NR == 1 { $2 = a; $3 = b } NR > 1 { $3 = $3 == "100ms" ? c : d } { print }' \
+  "$tmp/sweep/sweep.csv" > "$tmp/evil/sweep.csv"
+(cd "$tmp" && "$bin" plot "$tmp/evil") > "$tmp/evil.log" 2>&1 || { cat "$tmp/evil.log"; fail "plot of hostile keys"; }
+check "$tmp/evil/sweep_ok_share.png" "$tmp/evil/sweep_lat_p99.svg"
+ls "$tmp" "$tmp/evil" | grep -q pwned && fail "a key or value from the sweep's files ran a command"
+
+# -o and DIR names are never pasted into a script: a quote and a space work,
+# and a directory named like code runs nothing.
+"$bin" run storm --set run.duration=90s -o "$tmp/it's a dir" --plot > "$tmp/quote.log" 2>&1 ||
+  { cat "$tmp/quote.log"; fail "run --plot into a directory named with a quote and a space"; }
+check "$tmp/it's a dir/load.png" "$tmp/it's a dir/attempts.svg"
+cp -r "$tmp/run" "$tmp/d'.system(\"touch pwned5\").'"
+(cd "$tmp" && "$bin" plot "d'.system(\"touch pwned5\").'") > "$tmp/dname.log" 2>&1 ||
+  { cat "$tmp/dname.log"; fail "plot of a directory named like code"; }
+find "$tmp" -name pwned5 | grep -q . && fail "a directory's name ran a command"
+
+# Links planted at the old temporary names and at a figure's name: nothing
+# outside the directory is written, and the figure replaces the link.
+"$bin" run storm --set run.duration=90s -o "$tmp/sym" > /dev/null || fail "run for the planted links"
+for v in 1 2 3; do echo precious > "$tmp/victim$v"; done
+ln -s "$tmp/victim1" "$tmp/sym/.load.png.tmp"
+ln -s "$tmp/victim2" "$tmp/sym/.gnuplot-errors.tmp"
+ln -s "$tmp/victim3" "$tmp/sym/load.svg"
+"$bin" plot "$tmp/sym" > "$tmp/sym.log" 2>&1 || { cat "$tmp/sym.log"; fail "plot with planted links"; }
+for v in 1 2 3; do
+  [ "$(cat "$tmp/victim$v")" = precious ] || fail "a planted link was followed: victim$v overwritten"
+done
+[ -f "$tmp/sym/load.svg" ] && [ ! -L "$tmp/sym/load.svg" ] || fail "load.svg is still the planted link"
+
+# A malformed file is refused, naming the file and line, and nothing is drawn.
+# (Exit 2 once the command line maps PLOT_BAD_INPUT; 1 until then.)
+mkdir "$tmp/bad" && cp "$tmp/run/"*.csv "$tmp/run/scenario.ini" "$tmp/bad/"
+awk 'NR == 3 { sub(/^[^,]*/, "ok\033]0;owned\007") } { print }' "$tmp/run/latency.csv" > "$tmp/bad/latency.csv"
+"$bin" plot "$tmp/bad" > "$tmp/bad.log" 2>&1
+rc=$?
+{ [ $rc = 2 ] || [ $rc = 1 ]; } || fail "plot of a malformed latency.csv: exit $rc"
+grep -q "bad/latency.csv:3: a control character (byte 27) in column outcome" "$tmp/bad.log" ||
+  { cat -v "$tmp/bad.log"; fail "the message does not name latency.csv:3"; }
+[ -e "$tmp/bad/load.png" ] && fail "figures drawn from a malformed directory"
+
+# A fake gnuplot first in PATH: what it says on stderr is in the message
+# (the error, not the echo of its input or the caret under it).
+mkdir "$tmp/fake"
+cat > "$tmp/fake/gnuplot" <<'EOF'
+#!/bin/sh
+cat > /dev/null
+printf '\ngnuplot> plot x\n          ^\n         line 0: warning: minor\n         line 0: all points y value undefined!\n' >&2
+exit 1
+EOF
+chmod +x "$tmp/fake/gnuplot"
+PATH="$tmp/fake:$PATH" "$bin" plot "$tmp/run" > "$tmp/said.log" 2>&1 && fail "plot succeeded with a failing gnuplot"
+grep -q 'gnuplot failed on load.png: all points y value undefined' "$tmp/said.log" ||
+  { cat "$tmp/said.log"; fail "gnuplot's error is not in the message"; }
+
+# Interrupts while gnuplot runs (a fake that hangs): retrystorm stops it and
+# exits within a second, leaving no gnuplot and no temporary behind.
+cat > "$tmp/fake/gnuplot" <<EOF
+#!/bin/sh
+echo \$\$ > "$tmp/fake/pid"
+exec sleep 3
+EOF
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+interrupt() { # NAME group|pid COMMAND...: runs COMMAND, sends SIGINT once gnuplot runs
+  local name=$1 target=$2 pid t0 i
+  shift 2
+  rm -f "$tmp/fake/pid"
+  PATH="$tmp/fake:$PATH" setsid "$@" > "$tmp/$name.log" 2>&1 &
+  pid=$!
+  for i in $(seq 100); do [ -s "$tmp/fake/pid" ] && break; sleep 0.1; done
+  [ -s "$tmp/fake/pid" ] || { fail "$name: gnuplot never started"; kill -KILL "$pid"; return; }
+  t0=$(now_ms)
+  if [ "$target" = group ]; then kill -INT -- "-$pid"; else kill -INT "$pid"; fi
+  for i in $(seq 20); do kill -0 "$pid" 2> /dev/null || break; sleep 0.1; done
+  if kill -0 "$pid" 2> /dev/null; then
+    fail "$name: still running 2 s after SIGINT"
+    kill -KILL "$pid" "$(cat "$tmp/fake/pid")" 2> /dev/null
+  fi
+  wait "$pid"
+  [ $(($(now_ms) - t0)) -le 1000 ] || fail "$name: took $(($(now_ms) - t0)) ms to stop"
+  kill -0 "$(cat "$tmp/fake/pid")" 2> /dev/null && fail "$name: gnuplot left running"
+  grep -q 'gnuplot failed' "$tmp/$name.log" && { cat "$tmp/$name.log"; fail "$name: reported as a gnuplot failure"; }
+  grep -q 'interrupted' "$tmp/$name.log" || { cat "$tmp/$name.log"; fail "$name: no word of the interruption"; }
+}
+# Ctrl-C at a terminal signals the whole foreground process group ...
+interrupt ctrl-c group "$bin" plot "$tmp/run"
+ls -a "$tmp/run" | grep -q '\.tmp' && fail "ctrl-c: temporary files left"
+# ... kill -INT signals retrystorm alone.
+interrupt run-plot pid "$bin" run storm --set run.duration=90s -o "$tmp/intr" --plot
 finish

@@ -1,0 +1,452 @@
+/*
+ * plot: the escaping function against hostile values (checked against the
+ * real gnuplot when there is one: it prints each value back verbatim and
+ * runs nothing), the readers against malformed files (PLOT_BAD_INPUT
+ * naming the file and line, nothing drawn), and plot_dir's handling of
+ * gnuplot: its stderr in the message, and a stop that kills it promptly.
+ * The last two use a fake gnuplot (a shell script first in PATH).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "rs_test.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "plot.h"
+
+/* ---- helpers ---- */
+
+static char *mktempdir(void)
+{
+    char *t = strdup("/tmp/rs-test-plot-XXXXXX");
+    assert_non_null(t);
+    assert_non_null(mkdtemp(t));
+    return t;
+}
+
+static void rmtree(const char *dir)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir); /* our own mkdtemp name: no quote in it */
+    assert_int_equal(system(cmd), 0);
+}
+
+static void put(const char *dir, const char *name, const char *text)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+static bool present(const char *dir, const char *name)
+{
+    char p[512];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return lstat(p, &st) == 0;
+}
+
+/* How many entries of dir have a name ending in ".tmp". */
+static int temporaries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        size_t len = strlen(e->d_name);
+        n += len > 4 && strcmp(e->d_name + len - 4, ".tmp") == 0;
+    }
+    closedir(d);
+    return n;
+}
+
+static bool have_gnuplot(void) { return system("command -v gnuplot > /dev/null 2>&1") == 0; }
+
+/* Values chosen to break out of a gnuplot string or to run something. */
+static const char *const hostile[] = {
+    "plain",
+    "",
+    "it's",
+    "''",
+    "'",
+    "'''x''",
+    "a''''b",
+    "'@title",
+    "''.system(\"touch pwned6\").''",
+    "x'.system(\"touch pwned1\").'",
+    "x' . system('touch pwned2') . '",
+    "back\\slash\\",
+    "\\'; system(\"touch pwned3\"); '",
+    "`touch pwned4`",
+    "\"`touch pwned5`\"",
+    "@macro",
+    "@@x @y",
+    "#not a comment; print 'x'",
+    "sprintf(\"%s\") %d %%",
+    "\\U+0041 \\101 \\n",
+    "caf\xc3\xa9 \xff",
+};
+
+/* ---- plot_quote ---- */
+
+#define Q "'.sprintf('%c',39).'" /* how plot_quote writes a quote */
+
+static void quote_exact(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"abc", "'abc'"},
+        {"", "''"},
+        {"it's", "'it" Q "s'"},
+        {"'", "'" Q "'"},
+        {"''", "'" Q Q "'"},
+        {"a\\b\\", "'a\\b\\'"},
+        {"x'.system(\"touch X\").'", "'x" Q ".system(\"touch X\")." Q "'"},
+        {"`id`", "'`id`'"},
+        {"@m", "'@m'"},
+        {"\"'\"", "'\"" Q "\"'"},
+    };
+    char out[256];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int n = plot_quote(cases[i].in, out, sizeof out);
+        assert_string_equal(out, cases[i].out);
+        assert_int_equal(n, (int)strlen(cases[i].out));
+    }
+}
+
+static void quote_refuses(void **state)
+{
+    (void)state;
+    char out[256];
+    static const char *const bad[] = {"a\nb", "\n", "a\rb", "tab\t", "\x7f", "\x1b[31mred",
+                                      "x'\nsystem(\"touch pwned\")\n'"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        assert_int_equal(plot_quote(bad[i], out, sizeof out), -1);
+    /* sizes: PLOT_QUOTED_SIZE always suffices; one byte less for all quotes fails */
+    assert_int_equal(plot_quote("''", out, PLOT_QUOTED_SIZE(2)), 42);
+    assert_int_equal(plot_quote("''", out, PLOT_QUOTED_SIZE(2) - 1), -1);
+    assert_int_equal(plot_quote("ab", out, 5), 4);
+    assert_int_equal(plot_quote("ab", out, 4), -1);
+    assert_int_equal(plot_quote("", out, 2), -1);
+}
+
+static void quote_long(void **state)
+{
+    (void)state;
+    size_t n = 100000;
+    char *s = malloc(n + 1), *out = malloc(PLOT_QUOTED_SIZE(n));
+    assert_non_null(s);
+    assert_non_null(out);
+    for (size_t i = 0; i < n; i++)
+        s[i] = "'`@\\x"[i % 5];
+    s[n] = '\0';
+    int w = plot_quote(s, out, PLOT_QUOTED_SIZE(n));
+    assert_int_equal(w, (int)(n + 19 * (n / 5) + 2)); /* each quote 20 bytes, plus the two around */
+    assert_int_equal(plot_quote(s, out, (size_t)w), -1); /* no room for the NUL */
+    free(s);
+    free(out);
+}
+
+/* gnuplot, given `x = <quoted>` and `print x`, prints exactly the value
+ * and runs nothing (no pwned* file appears in its working directory). */
+static void quote_gnuplot(void **state)
+{
+    (void)state;
+    if (!have_gnuplot())
+        skip();
+    char *dir = mktempdir(), path[512], line[4096];
+    snprintf(path, sizeof path, "%s/t.gp", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    size_t n = sizeof hostile / sizeof *hostile;
+    fprintf(f, "title = 'system(\"touch pwned7\")'\n"); /* what @title would run */
+    for (size_t i = 0; i < n; i++) {
+        char q[2048];
+        assert_true(plot_quote(hostile[i], q, sizeof q) > 0);
+        fprintf(f, "x = %s\nprint '<' . x . '>'\narray a[1] = [%s]\nprint '<' . a[1] . '>'\n", q, q);
+    }
+    assert_int_equal(fclose(f), 0);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "cd '%s' && gnuplot -d t.gp 2> out.txt", dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/out.txt", dir);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    for (size_t i = 0; i < 2 * n; i++) {
+        char want[600];
+        snprintf(want, sizeof want, "<%s>\n", hostile[i / 2]);
+        assert_non_null(fgets(line, sizeof line, f));
+        assert_string_equal(line, want);
+    }
+    assert_null(fgets(line, sizeof line, f));
+    fclose(f);
+    for (int k = 1; k <= 7; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "pwned%d", k);
+        assert_false(present(dir, name));
+    }
+    rmtree(dir);
+    free(dir);
+}
+
+/* ---- readers: malformed files ---- */
+
+/* plot_dir on dir gives want, with a message holding `says`; nothing is
+ * drawn and no temporary is left. */
+static void refused(const char *dir, int want, const char *says)
+{
+    char err[1024] = "";
+    int n = plot_dir(dir, NULL, err, sizeof err);
+    if (n != want || strstr(err, says) == NULL)
+        fail_msg("plot_dir returned %d (want %d): \"%s\" (want \"%s\")", n, want, err, says);
+    assert_false(present(dir, "load.png"));
+    assert_false(present(dir, "compare.png"));
+    assert_false(present(dir, "sweep_ok_share.png"));
+    assert_int_equal(temporaries(dir), 0);
+}
+
+static const char ts_header[] = "t,offered,server_arrivals,ok,queue_len,in_flight,busy,lat_p50,lat_p99\n";
+
+static void malformed_run(void **state)
+{
+    (void)state;
+    char *d = mktempdir();
+    put(d, "timeseries.csv", ts_header);
+    put(d, "latency.csv", "outcome,latency_s,quantile\nok,0.1,0.5\nex\x01it,0.2,0.5\n");
+    refused(d, PLOT_BAD_INPUT, "/latency.csv:3: a control character (byte 1) in column outcome");
+    put(d, "latency.csv", "quantile,latency_s,outcome\n0.5,0.1\n");
+    refused(d, PLOT_BAD_INPUT, "/latency.csv:2: 2 columns, but the header has 3");
+    char *big = malloc(3000);
+    assert_non_null(big);
+    snprintf(big, 3000, "outcome,latency_s,quantile\n%02000d,0.1,0.5\n", 0);
+    put(d, "latency.csv", big);
+    refused(d, PLOT_BAD_INPUT, "/latency.csv:2: a value of 2000 bytes in column outcome (at most 1024)");
+    free(big);
+    put(d, "latency.csv", "outcome,latency_s,quantile\nok,0.1,0.5\n");
+    size_t n = (2u << 20) + 100;
+    char *line = malloc(n + 64);
+    assert_non_null(line);
+    int h = snprintf(line, 64, "level,attempts,share\n");
+    memset(line + h, 'a', n);
+    line[(size_t)h + n] = '\0';
+    put(d, "attempts.csv", line);
+    refused(d, PLOT_BAD_INPUT, "/attempts.csv:2: a line longer than 1048576 bytes");
+    free(line);
+    char p[512];
+    snprintf(p, sizeof p, "%s/attempts.csv", d);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs("level,attempts,share\napp,1,0.5\nse", f);
+    fputc('\0', f);
+    fputs("rver,1,0.5\n", f);
+    fclose(f);
+    refused(d, PLOT_BAD_INPUT, "/attempts.csv:3: a NUL byte");
+    unlink(p);
+    assert_int_equal(mkfifo(p, 0600), 0);
+    refused(d, PLOT_BAD_INPUT, "/attempts.csv is not a regular file");
+    unlink(p);
+    put(d, "scenario.ini", "[run]\nname = x\nduration = forever\n");
+    refused(d, PLOT_BAD_INPUT, "/scenario.ini:3");
+    rmtree(d);
+    free(d);
+}
+
+static void malformed_comparison(void **state)
+{
+    (void)state;
+    char *d = mktempdir();
+    size_t cap = 5000 * 16 + 64, used = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    used += (size_t)snprintf(text, cap, "variant,t,ok\n");
+    for (int i = 0; i < 5000; i++)
+        used += (size_t)snprintf(text + used, cap - used, "v%d,0,1\n", i);
+    put(d, "timeseries.csv", text);
+    free(text);
+    refused(d, PLOT_BAD_INPUT, "/timeseries.csv:4098: more than 4096 distinct values in column variant");
+    put(d, "timeseries.csv", "variant,t,ok\n");
+    refused(d, PLOT_FAILED, "has no rows to plot");
+    put(d, "timeseries.csv", "variant,t,ok\na,0,1\nb,0,1\nc,0,1\nd,0,1\ne,0,1\nf,0,1\ng,0,1\n"
+                             "h,0,1\ni,0,1\nj,0,1\nk,0,1\nl,0,1\nm,0,1\n");
+    refused(d, PLOT_FAILED, "13 variants are too many lines for one figure");
+    rmtree(d);
+    free(d);
+}
+
+static void malformed_sweep(void **state)
+{
+    (void)state;
+    char *d = mktempdir();
+    put(d, "sweep.csv", "point,layer.app.attempts,ok_share\n0,1,0.5\n");
+    put(d, "experiment.csv", "field,value\nkey,layer.app.attempts\nkey,a\x1b[2Jb\n");
+    refused(d, PLOT_BAD_INPUT, "/experiment.csv:3: a control character (byte 27)");
+    put(d, "experiment.csv", "field,value\nkey,\n");
+    refused(d, PLOT_BAD_INPUT, "/experiment.csv:2: an empty key");
+    put(d, "experiment.csv", "field,value\nkey,layer.app.timeout\n");
+    refused(d, PLOT_BAD_INPUT, "/sweep.csv:1: no column layer.app.timeout (a key of experiment.csv)");
+    put(d, "experiment.csv", "field,value\nkey,a\nkey,b\nkey,c\n");
+    refused(d, PLOT_FAILED, "a sweep over 3 keys");
+    rmtree(d);
+    free(d);
+}
+
+static void not_a_directory(void **state)
+{
+    (void)state;
+    char err[512];
+    assert_int_equal(plot_dir("/nonexistent/retrystorm", NULL, err, sizeof err), PLOT_BAD_INPUT);
+    assert_non_null(strstr(err, "/nonexistent/retrystorm: "));
+    char *d = mktempdir();
+    refused(d, PLOT_FAILED, "holds no retrystorm output to plot (no timeseries.csv)");
+    volatile sig_atomic_t stop = SIGINT;
+    put(d, "timeseries.csv", ts_header);
+    assert_int_equal(plot_dir(d, &stop, err, sizeof err), PLOT_STOPPED);
+    rmtree(d);
+    free(d);
+}
+
+/* ---- gnuplot's stderr, and stopping it ---- */
+
+/* Puts a fake gnuplot (script body given) first in PATH; returns its
+ * directory. */
+static char *fake_gnuplot(const char *body)
+{
+    char *bin = mktempdir(), p[512], path[8192];
+    snprintf(p, sizeof p, "#!/bin/sh\n%s\n", body);
+    put(bin, "gnuplot", p);
+    snprintf(p, sizeof p, "%s/gnuplot", bin);
+    assert_int_equal(chmod(p, 0755), 0);
+    snprintf(path, sizeof path, "%s:%s", bin, getenv("PATH"));
+    assert_int_equal(setenv("PATH", path, 1), 0);
+    return bin;
+}
+
+static void unfake(char *bin)
+{
+    const char *path = getenv("PATH");
+    assert_int_equal(setenv("PATH", path + strlen(bin) + 1, 1), 0);
+    rmtree(bin);
+    free(bin);
+}
+
+static void stderr_shown(void **state)
+{
+    (void)state;
+    char *bin = fake_gnuplot("cat > /dev/null\n"
+                             "printf '\\ngnuplot> plot x\\n          ^\\n         line 0: warning: minor\\n"
+                             "         line 0: all points y value undefined!\\n' >&2\nexit 1");
+    char *d = mktempdir();
+    put(d, "timeseries.csv", ts_header);
+    refused(d, PLOT_FAILED, "gnuplot failed on load.png: all points y value undefined!; warning: minor");
+    unfake(bin);
+    bin = fake_gnuplot("cat > /dev/null\nkill -SEGV $$");
+    refused(d, PLOT_FAILED, "gnuplot failed on load.png: killed by signal 11");
+    unfake(bin);
+    bin = fake_gnuplot("cat > /dev/null\nexit 3");
+    refused(d, PLOT_FAILED, "gnuplot failed on load.png: it exited with status 3 and said nothing");
+    unfake(bin);
+    rmtree(d);
+    free(d);
+}
+
+static volatile sig_atomic_t stop_flag;
+static void on_alarm(int sig) { stop_flag = sig; }
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A stop while gnuplot runs kills its process group within a second and
+ * leaves no temporary. */
+static void stops_promptly(void **state)
+{
+    (void)state;
+    char *d = mktempdir(), pidfile[512], err[512];
+    snprintf(pidfile, sizeof pidfile, "%s/gnuplot.pid", d);
+    assert_int_equal(setenv("RS_FAKE_PID", pidfile, 1), 0);
+    char *bin = fake_gnuplot("echo $$ > \"$RS_FAKE_PID\"\nexec sleep 20");
+    put(d, "timeseries.csv", ts_header);
+    struct sigaction sa = {.sa_handler = on_alarm};
+    sigaction(SIGALRM, &sa, NULL);
+    struct itimerval it = {.it_value = {0, 300000}};
+    stop_flag = 0;
+    setitimer(ITIMER_REAL, &it, NULL);
+    double t0 = now();
+    int n = plot_dir(d, &stop_flag, err, sizeof err);
+    double took = now() - t0;
+    assert_int_equal(n, PLOT_STOPPED);
+    assert_non_null(strstr(err, "interrupted while drawing"));
+    if (took > 1.0)
+        fail_msg("plot_dir took %.2f s to stop", took);
+    FILE *f = fopen(pidfile, "r");
+    assert_non_null(f);
+    long pid = 0;
+    assert_int_equal(fscanf(f, "%ld", &pid), 1);
+    fclose(f);
+    assert_int_equal(kill((pid_t)pid, 0), -1); /* gone, and reaped */
+    assert_int_equal(errno, ESRCH);
+    unlink(pidfile);
+    assert_int_equal(temporaries(d), 0);
+    assert_false(present(d, "load.png"));
+    unfake(bin);
+    rmtree(d);
+    free(d);
+}
+
+/* ---- a hostile sweep drawn by the real gnuplot ---- */
+
+static void hostile_sweep(void **state)
+{
+    (void)state;
+    if (!have_gnuplot())
+        skip();
+    char *d = mktempdir(), err[1024], text[2048];
+    const char *k1 = "x'.system(\"touch pwned\").'", *k2 = "y`touch pwned2`@k";
+    snprintf(text, sizeof text, "field,value\nkey,%s\nkey,%s\n", k1, k2);
+    put(d, "experiment.csv", text);
+    snprintf(text, sizeof text,
+             "point,%s,%s,ok_share,ok_share_hw,amplification,amplification_hw,lat_p99,lat_p99_hw\n"
+             "0,a'b,`touch pwned3`,0.5,0.1,1,0,0.2,0.01\n1,a'b,@x,0.6,0.1,1.2,0,0.3,0.01\n"
+             "2,c\\,`touch pwned3`,0.7,0.1,1.4,0,0.4,0.01\n3,c\\,@x,0.8,0.1,1.6,0,0.5,0.01\n",
+             k1, k2);
+    put(d, "sweep.csv", text);
+    int n = plot_dir(d, NULL, err, sizeof err);
+    if (n != 6)
+        fail_msg("plot_dir returned %d: %s", n, err);
+    assert_true(present(d, "sweep_lat_p99.svg"));
+    assert_false(present(d, "pwned"));
+    assert_false(present(d, "pwned2"));
+    assert_false(present(d, "pwned3"));
+    assert_int_equal(temporaries(d), 0);
+    rmtree(d);
+    free(d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(quote_exact),          cmocka_unit_test(quote_refuses),
+        cmocka_unit_test(quote_long),           cmocka_unit_test(quote_gnuplot),
+        cmocka_unit_test(malformed_run),        cmocka_unit_test(malformed_comparison),
+        cmocka_unit_test(malformed_sweep),      cmocka_unit_test(not_a_directory),
+        cmocka_unit_test(stderr_shown),         cmocka_unit_test(stops_promptly),
+        cmocka_unit_test(hostile_sweep),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
