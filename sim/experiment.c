@@ -171,21 +171,53 @@ struct worker_ctx {
     FILE *log; /* jobs.csv, appended and synced as each job finishes */
     char err[512];
     pthread_mutex_t lock;
+    pthread_cond_t wake; /* rows to sync, or closing */
+    bool unsynced, closing;
 };
 
 static void jobs_row(FILE *f, const struct layout *g, size_t reps, const struct table *t, size_t j);
 
-/* Records job j in jobs.csv at once, so that a crash loses only the jobs
- * in progress; a failure to write stops the experiment. */
+/* Records job j in jobs.csv at once (written to the file: a killed
+ * process loses nothing finished) and wakes the syncer, which puts it on
+ * disk; a failure to write stops the experiment. */
 static void log_job(struct worker_ctx *w, size_t j)
 {
     pthread_mutex_lock(&w->lock);
     jobs_row(w->log, w->lay, w->reps, w->t, j);
-    if ((fflush(w->log) != 0 || fdatasync(fileno(w->log)) != 0) && !atomic_load(&w->failed)) {
+    if (fflush(w->log) != 0 && !atomic_load(&w->failed)) {
         snprintf(w->err, sizeof w->err, "cannot append to jobs.csv: %s", strerror(errno));
         atomic_store(&w->failed, 1);
     }
+    w->unsynced = true;
+    pthread_cond_signal(&w->wake);
     pthread_mutex_unlock(&w->lock);
+}
+
+/* The syncer: fdatasync of jobs.csv whenever rows were appended since the
+ * last one, off the workers' path (group commit: a power cut loses only
+ * the rows of the sync in progress, a few milliseconds of jobs), and once
+ * more when the workers are done. */
+static void *syncer(void *arg)
+{
+    struct worker_ctx *w = arg;
+    pthread_mutex_lock(&w->lock);
+    for (;;) {
+        while (!w->unsynced && !w->closing)
+            pthread_cond_wait(&w->wake, &w->lock);
+        bool last = w->closing;
+        w->unsynced = false;
+        pthread_mutex_unlock(&w->lock);
+        int rc = fdatasync(fileno(w->log));
+        pthread_mutex_lock(&w->lock);
+        if (rc != 0 && !atomic_load(&w->failed)) {
+            snprintf(w->err, sizeof w->err, "cannot sync jobs.csv: %s", strerror(errno));
+            atomic_store(&w->failed, 1);
+        }
+        if (last)
+            break;
+    }
+    pthread_mutex_unlock(&w->lock);
+    return NULL;
 }
 
 static size_t split_csv(char *line, char **f, size_t max)
@@ -802,6 +834,9 @@ static int run_jobs(const struct exp_spec *spec, struct worker_ctx *w, char *err
     atomic_init(&w->finished, 0);
     atomic_init(&w->failed, 0);
     pthread_mutex_init(&w->lock, NULL);
+    pthread_cond_init(&w->wake, NULL);
+    pthread_t sync_th;
+    bool sync_started = pthread_create(&sync_th, NULL, syncer, w) == 0;
     unsigned nt = spec->threads ? spec->threads : 1, started = 0;
     if (nt > w->njobs)
         nt = w->njobs ? (unsigned)w->njobs : 1;
@@ -822,6 +857,15 @@ static int run_jobs(const struct exp_spec *spec, struct worker_ctx *w, char *err
     }
     for (unsigned i = 0; i < started; i++)
         pthread_join(th[i], NULL);
+    pthread_mutex_lock(&w->lock);
+    w->closing = true;
+    pthread_cond_signal(&w->wake);
+    pthread_mutex_unlock(&w->lock);
+    if (sync_started)
+        pthread_join(sync_th, NULL);
+    else if (fdatasync(fileno(w->log)) != 0 && !atomic_load(&w->failed))
+        snprintf(w->err, sizeof w->err, "cannot sync jobs.csv: %s", strerror(errno)), atomic_store(&w->failed, 1);
+    pthread_cond_destroy(&w->wake);
     if (spec->progress)
         fprintf(stderr, "\r%70s\r", "");
     pthread_mutex_destroy(&w->lock);
