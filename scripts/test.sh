@@ -24,13 +24,35 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 echo "== fuzzing the scenario parser and --set for 60 s (libFuzzer)"
 CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRS_FUZZ=ON > /dev/null
 cmake --build build-fuzz -j "$jobs" --target fuzz_scenario > /dev/null
+# Says how a libFuzzer run failed, from the inputs it saved in build-fuzz/
+# (a timeout is not a crash), and stops.
+fuzz_failed() { # fuzz_failed LOG
+  tail -30 "$1"
+  if compgen -G 'build-fuzz/crash-*' > /dev/null || compgen -G 'build-fuzz/leak-*' > /dev/null ||
+     compgen -G 'build-fuzz/oom-*' > /dev/null; then
+    echo "the fuzzer found a crash (build-fuzz/crash-*, leak-* or oom-*): add the input to tests/fuzz/ and fix it"
+  elif compgen -G 'build-fuzz/timeout-*' > /dev/null || grep -q 'libFuzzer: timeout' "$1"; then
+    echo "timeout: an input ran past its limit (build-fuzz/timeout-*): a hang to fix, or, if it is" \
+         "legitimately slow under the sanitizers, shrink it or keep it as tests/fuzz/slow-* (limit 120 s)"
+  else
+    echo "the fuzzer failed without saving an input: see $1"
+  fi
+  exit 1
+}
+rm -f build-fuzz/crash-* build-fuzz/leak-* build-fuzz/oom-* build-fuzz/timeout-* build-fuzz/slow-unit-*
+# Inputs legitimately slow under the sanitizers (tests/fuzz/slow-*: millions
+# of events) are replayed with their own limit, and left out of the corpus
+# that is fuzzed with 10 s per input.
+slow=(tests/fuzz/slow-*)
+if [ -e "${slow[0]}" ] && ! ./build-fuzz/tests/fuzz_scenario -timeout=120 -artifact_prefix=build-fuzz/ \
+       "${slow[@]}" > build-fuzz/fuzz-slow.log 2>&1; then
+  fuzz_failed build-fuzz/fuzz-slow.log
+fi
 corpus=$(mktemp -d)
-cp tests/fuzz/* "$corpus"/
+find tests/fuzz -maxdepth 1 -type f ! -name 'slow-*' -exec cp {} "$corpus"/ \;
 if ! ./build-fuzz/tests/fuzz_scenario "$corpus" -max_total_time=60 -max_len=4096 -timeout=10 \
        -artifact_prefix=build-fuzz/ -print_final_stats=1 > build-fuzz/fuzz.log 2>&1; then
-  tail -30 build-fuzz/fuzz.log
-  echo "the fuzzer found a failing input (build-fuzz/crash-*): add it to tests/fuzz/ and fix it"
-  exit 1
+  fuzz_failed build-fuzz/fuzz.log
 fi
 grep -E 'stat::number_of_executed_units' build-fuzz/fuzz.log || true
 rm -rf "$corpus"
