@@ -232,7 +232,7 @@ static void printable(char *s)
 
 /* ---- readers: every file of DIR is hostile ---- */
 
-struct csv {
+struct table {
     FILE *f;
     const char *name;
     size_t lineno, ncols; /* the line last read; the header's columns */
@@ -240,10 +240,14 @@ struct csv {
 };
 
 /* Opens DIR/name for reading: 0, 1 when it does not exist, or a PLOT_ code.
- * Only a regular file is read (a FIFO would block, a device never end). */
+ * Only a regular file is read: a FIFO would block, a device never end, and
+ * a symbolic link could make us (and gnuplot, which reads the same names)
+ * draw a file from outside DIR into a figure inside it. */
 static int open_in(struct ctx *c, const char *name, FILE **f)
 {
-    int fd = openat(c->dfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    int fd = openat(c->dfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
+    if (fd < 0 && errno == ELOOP)
+        return fail(c, PLOT_BAD_INPUT, "%s/%s is a symbolic link: refused", c->dir, name);
     if (fd < 0)
         return errno == ENOENT ? 1 : fail(c, PLOT_FAILED, "%s/%s: %s", c->dir, name, strerror(errno));
     struct stat st;
@@ -259,9 +263,9 @@ static int open_in(struct ctx *c, const char *name, FILE **f)
     return 0;
 }
 
-static int csv_open(struct ctx *c, struct csv *r, const char *name)
+static int table_open(struct ctx *c, struct table *r, const char *name)
 {
-    *r = (struct csv){.name = name};
+    *r = (struct table){.name = name};
     int rc = open_in(c, name, &r->f);
     if (rc != 0)
         return rc;
@@ -273,7 +277,7 @@ static int csv_open(struct ctx *c, struct csv *r, const char *name)
     return 0;
 }
 
-static void csv_close(struct csv *r)
+static void table_close(struct table *r)
 {
     if (r->f != NULL)
         fclose(r->f);
@@ -281,7 +285,7 @@ static void csv_close(struct csv *r)
 }
 
 /* A message naming DIR/FILE:LINE; returns PLOT_BAD_INPUT. */
-static int bad(struct ctx *c, const struct csv *r, const char *fmt, ...)
+static int bad(struct ctx *c, const struct table *r, const char *fmt, ...)
 {
     char what[512];
     va_list ap;
@@ -293,7 +297,7 @@ static int bad(struct ctx *c, const struct csv *r, const char *fmt, ...)
 
 /* Reads the next line into r->line without its end ("\n" or "\r\n").
  * Returns 1, 0 at the end of the file, or a PLOT_ code. */
-static int csv_next(struct ctx *c, struct csv *r)
+static int table_next(struct ctx *c, struct table *r)
 {
     size_t n = 0;
     int ch;
@@ -354,7 +358,7 @@ static bool column_index(const char *header, const char *col, size_t *idx)
 }
 
 /* A value checked: not too long, no control character. 0 or PLOT_BAD_INPUT. */
-static int check_value(struct ctx *c, const struct csv *r, const char *col, const char *v, size_t len)
+static int check_value(struct ctx *c, const struct table *r, const char *col, const char *v, size_t len)
 {
     if (len > PLOT_VALUE_MAX)
         return bad(c, r, "a value of %zu bytes in column %s (at most %d)", len, col, PLOT_VALUE_MAX);
@@ -365,7 +369,7 @@ static int check_value(struct ctx *c, const struct csv *r, const char *col, cons
 }
 
 /* Adds the value of column idx (named col) of the current row to l. */
-static int take_value(struct ctx *c, const struct csv *r, const char *col, size_t idx, struct list *l)
+static int take_value(struct ctx *c, const struct table *r, const char *col, size_t idx, struct list *l)
 {
     const char *v;
     size_t len;
@@ -388,25 +392,27 @@ static int take_value(struct ctx *c, const struct csv *r, const char *col, size_
  * absent; or a PLOT_ code. O(rows × distinct values) at worst. */
 static int column_values(struct ctx *c, const char *name, const char *col, struct list *l)
 {
-    struct csv r;
-    int rc = csv_open(c, &r, name);
+    struct table r;
+    int rc = table_open(c, &r, name);
     size_t idx = 0;
     if (rc == 0) {
-        rc = csv_next(c, &r); /* the header; an empty file has no columns */
+        rc = table_next(c, &r); /* the header; an empty file has no columns */
         if (rc == 1)
             r.ncols = count_fields(r.line);
         rc = rc == 1 ? (column_index(r.line, col, &idx) ? 0 : 1) : rc == 0 ? 1 : rc;
     }
-    while (rc == 0 && (rc = csv_next(c, &r)) == 1)
+    while (rc == 0 && (rc = table_next(c, &r)) == 1)
         rc = take_value(c, &r, col, idx, l);
-    csv_close(&r);
+    table_close(&r);
     return rc;
 }
 
-static bool is_file(struct ctx *c, const char *name)
+/* Whether DIR holds an entry `name` (of any type: the reader refuses what
+ * is not a regular file, with a message). */
+static bool exists(struct ctx *c, const char *name)
 {
     struct stat st;
-    return fstatat(c->dfd, name, &st, 0) == 0 && S_ISREG(st.st_mode);
+    return fstatat(c->dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 /* Reads DIR/name whole into *text (NUL-terminated; the caller frees).
@@ -505,12 +511,12 @@ static int common_vars(struct ctx *c)
  * first two in keys, how many in *nk. 0 or a PLOT_ code. */
 static int sweep_keys(struct ctx *c, char keys[2][PLOT_VALUE_MAX + 1], size_t *nk)
 {
-    struct csv r;
-    int rc = csv_open(c, &r, "experiment.csv");
+    struct table r;
+    int rc = table_open(c, &r, "experiment.csv");
     *nk = 0;
     if (rc == 1)
         rc = fail(c, PLOT_BAD_INPUT, "%s/experiment.csv: missing", c->dir);
-    while (rc == 0 && (rc = csv_next(c, &r)) == 1) {
+    while (rc == 0 && (rc = table_next(c, &r)) == 1) {
         rc = 0;
         if (strncmp(r.line, "key,", 4) != 0)
             continue;
@@ -520,7 +526,7 @@ static int sweep_keys(struct ctx *c, char keys[2][PLOT_VALUE_MAX + 1], size_t *n
         else if ((rc = check_value(c, &r, "2", r.line + 4, len)) == 0 && (*nk)++ < 2)
             memcpy(keys[*nk - 1], r.line + 4, len + 1);
     }
-    csv_close(&r);
+    table_close(&r);
     return rc;
 }
 
@@ -539,6 +545,13 @@ static _Noreturn void child(int dfd, int in, int errfd, int outfd)
     static char arg0[] = "gnuplot", arg1[] = "-d"; /* -d: no initialisation files */
     static const char msg[] = "cannot execute gnuplot\n";
     char *const argv[] = {arg0, arg1, NULL};
+    sigset_t none;
+    struct sigaction dfl = {.sa_handler = SIG_DFL};
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL); /* gnuplot must die of the TERM we send */
+    sigaction(SIGTERM, &dfl, NULL);
+    sigaction(SIGINT, &dfl, NULL);
+    sigaction(SIGPIPE, &dfl, NULL);
     setpgid(0, 0);
     if (fchdir(dfd) == 0 && dup2(in, 0) == 0 && dup2(errfd, 1) == 1 && dup2(errfd, 2) == 2 &&
         dup2(outfd, 3) == 3 && fcntl(3, F_SETFD, 0) == 0)
@@ -689,7 +702,8 @@ static void summarise(char *said, char *out, size_t size)
 {
     const char *lines[8];
     size_t n = 0, lead = 0;
-    for (char *l = strtok(said, "\n"); l != NULL && n < 8; l = strtok(NULL, "\n")) {
+    char *save = NULL;
+    for (char *l = strtok_r(said, "\n", &save); l != NULL && n < 8; l = strtok_r(NULL, "\n", &save)) {
         l += strspn(l, " \t\r");
         if (*l == '\0' || l[strspn(l, "^ \t\r")] == '\0' || strncmp(l, "gnuplot>", 8) == 0)
             continue;
@@ -804,7 +818,9 @@ static int draw_both(struct ctx *c, const char *script_name, const char *name, c
 {
     int rc = 0;
     for (size_t t = 0; t < 2 && rc == 0; t++)
-        rc = draw(c, script_name, name, terms[t], extra);
+        rc = stopped(c) ? fail(c, PLOT_STOPPED, "interrupted before drawing %s/%s.%s", c->dir, name,
+                               terms[t])
+                        : draw(c, script_name, name, terms[t], extra);
     return rc;
 }
 
@@ -900,13 +916,13 @@ static int plot_sweep(struct ctx *c)
 /* Chooses what DIR's files support. */
 static int dispatch(struct ctx *c)
 {
-    if (is_file(c, "sweep.csv") && is_file(c, "experiment.csv"))
+    if (exists(c, "sweep.csv") && exists(c, "experiment.csv"))
         return plot_sweep(c);
     struct list variants = {0};
     int rc = column_values(c, "timeseries.csv", "variant", &variants);
     if (rc == 0)
         rc = plot_comparison(c, &variants);
-    else if (rc == 1 && is_file(c, "timeseries.csv"))
+    else if (rc == 1 && exists(c, "timeseries.csv"))
         rc = plot_run(c);
     else if (rc == 1)
         rc = fail(c, PLOT_FAILED, "%s holds no retrystorm output to plot (no timeseries.csv)", c->dir);

@@ -85,6 +85,13 @@ rc=$?
 grep -q "bad/latency.csv:3: a control character (byte 27) in column outcome" "$tmp/bad.log" ||
   { cat -v "$tmp/bad.log"; fail "the message does not name latency.csv:3"; }
 [ -e "$tmp/bad/load.png" ] && fail "figures drawn from a malformed directory"
+# A data file that is a link to a file outside is not read (nor drawn into
+# a figure inside the directory).
+cp "$tmp/bad/latency.csv" "$tmp/outside.csv" && cp "$tmp/run/latency.csv" "$tmp/bad/latency.csv"
+ln -sf "$tmp/outside.csv" "$tmp/bad/timeseries.csv"
+"$bin" plot "$tmp/bad" > "$tmp/link.log" 2>&1 && fail "plot read a linked timeseries.csv"
+grep -q "bad/timeseries.csv is a symbolic link: refused" "$tmp/link.log" ||
+  { cat "$tmp/link.log"; fail "the message does not name the linked timeseries.csv"; }
 
 # A fake gnuplot first in PATH: what it says on stderr is in the message
 # (the error, not the echo of its input or the caret under it).

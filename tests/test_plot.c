@@ -258,6 +258,9 @@ static void malformed_run(void **state)
     assert_int_equal(mkfifo(p, 0600), 0);
     refused(d, PLOT_BAD_INPUT, "/attempts.csv is not a regular file");
     unlink(p);
+    assert_int_equal(symlink("/etc/passwd", p), 0); /* gnuplot would draw it into the directory */
+    refused(d, PLOT_BAD_INPUT, "/attempts.csv is a symbolic link: refused");
+    unlink(p);
     put(d, "scenario.ini", "[run]\nname = x\nduration = forever\n");
     refused(d, PLOT_BAD_INPUT, "/scenario.ini:3");
     rmtree(d);
