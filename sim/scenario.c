@@ -2,9 +2,13 @@
  * scenario — INI scenario files into struct scenario. See scenario.h.
  *
  * Loading runs in three passes: libinih reads the file into a list of
- * (section, key, value, line) entries; overrides replace or extend that list;
- * then every entry is applied through one table of keys (section kind, name,
- * type, field offset, limits), and the cross-field rules run last.
+ * (section, key, value, line) entries, through our line reader, which
+ * refuses lines longer than SCENARIO_MAX_LINE rather than let them be cut
+ * short; overrides replace or extend that list; then every entry is applied
+ * through one table of keys (section kind, name, type, field offset,
+ * limits), and the cross-field rules and the limits on the run's size run
+ * last. Sections and duplicate keys are found through hash tables, so that
+ * loading is linear in the size of the file however many sections it has.
  */
 #define _POSIX_C_SOURCE 200809L
 
