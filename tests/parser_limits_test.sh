@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Limits on scenario input (issue 12), through the command line: an
 # over-long line or --set value is refused naming file and line, never cut
-# short; 200,000 bogus sections are rejected within a generous timeout, the
+# short (a NUL byte too); 200,000 bogus sections are rejected within a generous timeout, the
 # problems past the 100th counted in one line; budget and breaker states
 # over all layers, and attempts per request (the product of every layer's
 # attempts), are refused by check and by every command before anything is
@@ -29,6 +29,8 @@ expect 2 'the line is 231 characters long' -- "$bin" run "$tmp/long.ini" -o "$tm
 [ -e "$tmp/long" ] && fail "a refused run created its output directory"
 printf "$base[run]\nseed = 7%300s; a comment\n" "" > "$tmp/long2.ini"
 expect 2 "long2.ini:9: \[run\] seed = '7\.\.\.': the line is 319 characters long" -- "$bin" check "$tmp/long2.ini"
+printf "$base[run]\nseed = 7\0 junk\n" > "$tmp/nul.ini" # libinih would stop at the NUL
+expect 2 'nul.ini:9: the line holds a NUL byte; a scenario file is text' -- "$bin" check "$tmp/nul.ini"
 name=$(printf 'n%.0s' $(seq 300))
 expect 2 "^retrystorm: --set run.name=n+: the value is 300 characters long; at most 255 are allowed" -- \
   "$bin" check storm --set "run.name=$name"
