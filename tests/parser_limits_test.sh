@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Limits on scenario input (issue 12), through the command line: an
-# over-long line or --set value is refused naming file and line, never cut
-# short (a NUL byte too); 200,000 bogus sections are rejected within a generous timeout, the
-# problems past the 100th counted in one line; budget and breaker states
-# over all layers, and attempts per request (the product of every layer's
-# attempts), are refused by check and by every command before anything is
-# allocated, run or written. $1 is the retrystorm binary.
+# over-long line or --set value (or a NUL byte) is refused naming file and
+# line, never cut short; 200,000 bogus sections are rejected within a
+# generous timeout, the problems past the 100th counted in one line;
+# budget and breaker states over all layers, and attempts per request (the
+# product of every layer's attempts), are refused by check and by every
+# command before anything is allocated, run or written. $1 is the binary.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 expect() { # expect CODE PATTERN -- command...
