@@ -191,7 +191,11 @@ static int parse_run_opts(int argc, char **argv, int i, struct opts *o)
             } else if (strcmp(a, "--set") == 0) {
                 o->sets[o->nsets++] = v;
             } else {
-                snprintf(o->seed_set, sizeof o->seed_set, "run.seed=%.50s", v);
+                if (strlen(v) > 40) {
+                    fprintf(stderr, "retrystorm: --seed %.40s...: expected an integer from 0 to 2^64-1\n", v);
+                    return 2;
+                }
+                snprintf(o->seed_set, sizeof o->seed_set, "run.seed=%s", v);
                 o->sets[o->nsets++] = o->seed_set;
             }
         } else if (strcmp(a, "--plot") == 0) {

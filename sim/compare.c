@@ -36,7 +36,7 @@ static bool parse_axis(const char *text, struct axis *a, struct scenario_diag *d
         next = strchr(tok, ',');
         if (next)
             *next++ = '\0';
-        if (*tok == '\0' || a->n == COMPARE_MAX_VARIANTS)
+        if (*tok == '\0' || a->n == COMPARE_MAX_VARIANTS || strlen(tok) > 380)
             return false;
         a->values[a->n++] = tok;
     }
@@ -187,7 +187,7 @@ int compare_run(const struct compare_spec *spec, struct scenario_diag *diag, com
     }
     for (size_t k = 0; k < spec->nvary; k++) {
         if (!parse_axis(spec->vary[k], &axes[k], diag)) {
-            snprintf(err, errsz, "--vary %s: expected KEY=V1,V2,... (for example --vary layer.app.backoff=none,full)",
+            snprintf(err, errsz, "--vary %.200s: expected KEY=V1,V2,... with a key of at most 127 bytes and values of at most 380 (for example --vary layer.app.backoff=none,full)",
                      spec->vary[k]);
             return 2;
         }

@@ -54,6 +54,10 @@ size_t exp_expand_axis(const char *text, char *key, size_t keysz, char out[][128
         snprintf(err, errsz, "--grid %s: expected KEY=V1,V2,... or KEY=A..B (e.g. layer.app.attempts=1..5)", text);
         return 0;
     }
+    if ((size_t)(eq - text) >= keysz) {
+        snprintf(err, errsz, "--grid %.60s...: the key is longer than %zu bytes", text, keysz - 1);
+        return 0;
+    }
     snprintf(key, keysz, "%.*s", (int)(eq - text), text);
     const char *vals = eq + 1;
     const char *dots = strstr(vals, "..");
@@ -65,6 +69,10 @@ size_t exp_expand_axis(const char *text, char *key, size_t keysz, char out[][128
         for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
             if (n == max) {
                 snprintf(err, errsz, "--grid %s: more than %zu values", text, max);
+                return 0;
+            }
+            if (strlen(tok) > 127) {
+                snprintf(err, errsz, "--grid %.60s...: the value %.40s... is longer than 127 bytes", text, tok);
                 return 0;
             }
             snprintf(out[n++], 128, "%s", tok);
