@@ -212,22 +212,24 @@ struct ctx {
 
 static bool stopped(const struct ctx *c) { return c->stop != NULL && *c->stop != 0; }
 
-/* Formats the message into err and returns code. */
-static int fail(struct ctx *c, int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(c->err, c->errsz, fmt, ap);
-    va_end(ap);
-    return code;
-}
-
 /* Replaces control characters (which a terminal would act on) with '?'. */
 static void printable(char *s)
 {
     for (; *s; s++)
         if (is_control((unsigned char)*s))
             *s = '?';
+}
+
+/* Formats the message into err (control characters, which may come from a
+ * file or from gnuplot, made printable) and returns code. */
+static int fail(struct ctx *c, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->err, c->errsz, fmt, ap);
+    va_end(ap);
+    printable(c->err);
+    return code;
 }
 
 /* ---- readers: every file of DIR is hostile ---- */
@@ -466,6 +468,20 @@ static int put_phases(struct sbuf *b, const struct scenario *sc)
     return rc;
 }
 
+/* The last component of path (trailing slashes ignored), truncated to size. */
+static void last_component(const char *path, char *out, size_t size)
+{
+    size_t end = strlen(path);
+    while (end > 1 && path[end - 1] == '/')
+        end--;
+    size_t start = end;
+    while (start > 0 && path[start - 1] != '/')
+        start--;
+    size_t n = end - start < size - 1 ? end - start : size - 1;
+    memcpy(out, path + start, n);
+    out[n] = '\0';
+}
+
 /* The variables every script starts with: title (the scenario's name, or
  * DIR's last component) and the phases, from DIR/scenario.ini when there
  * is one. 0 or a PLOT_ code. */
@@ -489,15 +505,10 @@ static int common_vars(struct ctx *c)
         free(text);
     }
     if (rc >= 0) {
-        size_t end = strlen(c->dir);
-        while (end > 1 && c->dir[end - 1] == '/')
-            end--;
-        const char *base = c->dir + end;
-        while (base > c->dir && base[-1] != '/')
-            base--;
-        snprintf(title, sizeof title, "%.*s", (int)(end - (size_t)(base - c->dir)), base);
         if (sc != NULL)
             snprintf(title, sizeof title, "%s", sc->name);
+        else
+            last_component(c->dir, title, sizeof title);
         printable(title);
         rc = sb_var(&c->vars, "title", title) == 0 && put_phases(&c->vars, sc) == 0
                  ? 0

@@ -212,6 +212,8 @@ static void refused(const char *dir, int want, const char *says)
     int n = plot_dir(dir, NULL, err, sizeof err);
     if (n != want || strstr(err, says) == NULL)
         fail_msg("plot_dir returned %d (want %d): \"%s\" (want \"%s\")", n, want, err, says);
+    for (const char *e = err; *e; e++) /* nothing a terminal would act on */
+        assert_false((unsigned char)*e < 0x20 || *e == 0x7f);
     assert_false(present(dir, "load.png"));
     assert_false(present(dir, "compare.png"));
     assert_false(present(dir, "sweep_ok_share.png"));
@@ -262,6 +264,8 @@ static void malformed_run(void **state)
     refused(d, PLOT_BAD_INPUT, "/attempts.csv is a symbolic link: refused");
     unlink(p);
     put(d, "scenario.ini", "[run]\nname = x\nduration = forever\n");
+    refused(d, PLOT_BAD_INPUT, "/scenario.ini:3");
+    put(d, "scenario.ini", "[run]\nname = x\nduration = 1\x1b]0;owned\x07s\n");
     refused(d, PLOT_BAD_INPUT, "/scenario.ini:3");
     rmtree(d);
     free(d);
