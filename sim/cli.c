@@ -58,7 +58,7 @@ static const char usage[] =
     "       retrystorm merge DIR... -o OUT [--plot]\n"
     "       retrystorm tune SCENARIO --grid ... --objective max:METRIC|min:METRIC...\n"
     "                  [--constraint 'METRIC<=VALUE'...] [--reps N] [-j N] [-o DIR]\n"
-    "       retrystorm plot DIR\n"
+    "       retrystorm plot DIR [--force]\n"
     "       retrystorm check SCENARIO\n"
     "       retrystorm list [presets]\n"
     "       retrystorm --help | --version\n"
@@ -328,8 +328,8 @@ static int plot_and_say_as(const char *dir, const char *shown);
 static int plot_and_say(const char *dir) { return plot_and_say_as(dir, dir); }
 
 /* Draws the figures in dir, naming `shown` (where they will be) to the
- * user. Returns 0; 1 when gnuplot failed (its message shown); 128 + signal
- * when interrupted. The outputs themselves are never discarded here. */
+ * user. Returns 0; 1 when gnuplot failed (its message shown); 2 when a
+ * file to draw from is malformed; 128 + signal when interrupted. The outputs themselves are never discarded here. */
 static int plot_and_say_as(const char *dir, const char *shown)
 {
     if (!plot_available()) {
@@ -339,32 +339,48 @@ static int plot_and_say_as(const char *dir, const char *shown)
     }
     char err[2048];
     int n = plot_dir(dir, &stop_signal, err, sizeof err);
-    if (n == -2 || stop_signal) {
+    if (n == PLOT_STOPPED || stop_signal) {
         fprintf(stderr, "retrystorm: interrupted while drawing figures in %s/\n", shown);
         return 128 + (stop_signal ? stop_signal : SIGINT);
     }
     if (n < 0) {
         fprintf(stderr, "retrystorm: %s\n", err);
-        return 1;
+        return n == PLOT_BAD_INPUT ? 2 : 1;
     }
     printf("  %d figures (PNG and SVG) in %s/\n", n, shown);
     return 0;
 }
 
+/* plot DIR [--force]: figures are written into DIR, so DIR must be ours
+ * (or empty) unless --force, as for every other output. */
 static int cmd_plot(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "retrystorm: plot needs one output directory\n%s", usage);
+    const char *dir = NULL;
+    bool force = false;
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--force") == 0)
+            force = true;
+        else if (dir == NULL && (argv[i][0] != '-' || argv[i][1] == '\0'))
+            dir = argv[i];
+        else
+            dir = NULL, i = argc;
+    }
+    if (dir == NULL) {
+        fprintf(stderr, "retrystorm: plot needs one output directory (and takes --force)\n%s", usage);
         return 2;
     }
-    enum outdir_kind k;
+    enum outdir_kind k = OUTDIR_FOREIGN;
     char err[4600];
-    if (outdir_classify(argv[2], &k, err, sizeof err) != 0 || k == OUTDIR_ABSENT) {
+    if (outdir_classify(dir, &k, err, sizeof err) != 0 || k == OUTDIR_ABSENT) {
         fprintf(stderr, "retrystorm: plot: %s\n", k == OUTDIR_ABSENT ? "no such directory" : err);
         return 2;
     }
-    int rc = plot_and_say(argv[2]);
-    return rc == 1 && !plot_available() ? 1 : rc;
+    if (k == OUTDIR_FOREIGN && !force) {
+        fprintf(stderr, "retrystorm: plot: %s holds files that are not a retrystorm output; add --force to "
+                        "draw into it (only files named like our figures are replaced)\n", dir);
+        return 2;
+    }
+    return plot_and_say(dir);
 }
 
 static void compare_row(void *user, const char *label, const char *const *names,

@@ -165,6 +165,11 @@ expect 2 'no such metric' -- "$bin" tune storm "${short[@]}" --grid layer.app.at
 expect 2 'twice' -- "$bin" sweep storm "${short[@]}" --grid layer.app.attempts=1..2 --grid layer.app.attempts=3 -o "$tmp/dup"
 expect 2 'twice' -- "$bin" compare storm "${short[@]}" --vary layer.app.attempts=1,2 --vary layer.app.attempts=3 -o "$tmp/dupc"
 [ -e "$tmp/dup" ] || [ -e "$tmp/dupc" ] && fail "a refused grid wrote its directory"
+# plot writes figures into DIR: a foreign DIR needs --force, as for every output
+mkdir "$tmp/colleague" && cp "$tmp/theirs/"*.csv "$tmp/colleague/" && echo mine > "$tmp/colleague/load.png"
+expect 2 'add --force' -- "$bin" plot "$tmp/colleague"
+[ "$(cat "$tmp/colleague/load.png")" = mine ] || fail "plot replaced a foreign load.png without --force"
+
 # values are never cut short into something else
 expect 2 'expected an integer' -- "$bin" run storm "${short[@]}" --seed "$(printf '0%.0s' $(seq 50))1junk" -o "$tmp/seed"
 expect 2 'longer than 127 bytes' -- "$bin" sweep storm "${short[@]}" --grid "layer.app.backoff=$(printf 'x%.0s' $(seq 200))" -o "$tmp/g"
