@@ -651,10 +651,10 @@ static int cmd_tune(int argc, char **argv)
     struct exp_result r;
     memset(&r, 0, sizeof r);
     rc = run_sweep(&o, dir, &r, true);
-    if (rc == 3)
-        return 128 + (stop_signal ? stop_signal : SIGINT);
-    if (rc != 0)
-        return rc;
+    if (rc != 0) {
+        exp_result_fini(&r); /* filled on a stop: the jobs done, not ranked */
+        return rc == 3 ? 128 + (stop_signal ? stop_signal : SIGINT) : rc;
+    }
     size_t oi[8], ci[16];
     for (size_t i = 0; i < o.nobjective; i++) {
         int x = metric_index(&r, oname[i]);
