@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <gsl/gsl_errno.h>
 #include <signal.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -296,17 +297,30 @@ static int out_dir(char *dir, size_t size, const char *given, const char *fallba
         return 2;
     }
     snprintf(dir, size, "%.*s", (int)n, p);
+    const char *last = strrchr(dir, '/');
+    last = last ? last + 1 : dir;
+    if (strcmp(last, ".") == 0 || strcmp(last, "..") == 0 || *last == '\0') {
+        fprintf(stderr, "retrystorm: -o %s: name the output directory itself, not '%s' (e.g. -o ../results)\n",
+                p, *last ? last : "/");
+        return 2;
+    }
     return 0;
 }
 
-/* The check every command makes before any work (outdir_check): prints
- * why a directory is refused. Returns 0 or 2. */
+/* The check run, compare and merge make before any work (outdir_check,
+ * and no unfinished sweep replaced without --force): prints why a
+ * directory is refused. Returns 0 or 2. */
 static int check_out_dir(const char *dir, bool force)
 {
     char err[4600];
     int rc = outdir_check(dir, force, err, sizeof err);
     if (rc != 0)
         fprintf(stderr, "retrystorm: %s\n", err);
+    else if (!force && exp_unfinished(dir)) {
+        fprintf(stderr, "retrystorm: %s holds an unfinished sweep: finish it with sweep --resume, "
+                        "choose another -o, or add --force to replace it\n", dir);
+        rc = 2;
+    }
     return rc;
 }
 
@@ -859,8 +873,13 @@ static void print_reps(const struct exp_result *res)
  * it returns 3. */
 static int replicate(const struct opts *o, const char *dir)
 {
-    char tmp[4200], from[4300], to[4300];
-    snprintf(tmp, sizeof tmp, "%.4000s/.replications", dir);
+    char tmp[PATH_MAX + 64], from[PATH_MAX + 64], to[PATH_MAX + 64];
+    if (outdir_join(tmp, sizeof tmp, dir, ".replications") != 0 ||
+        outdir_join(from, sizeof from, tmp, "jobs.csv") != 0 ||
+        outdir_join(to, sizeof to, dir, "replications.csv") != 0) {
+        fprintf(stderr, "retrystorm: %s: the path is too long\n", dir);
+        return 1;
+    }
     struct opts r = *o;
     r.ngrid = 0;
     r.shard_n = r.shard_k = 0;
@@ -872,8 +891,6 @@ static int replicate(const struct opts *o, const char *dir)
         outdir_remove_ours(tmp);
         return rc;
     }
-    snprintf(from, sizeof from, "%s/jobs.csv", tmp);
-    snprintf(to, sizeof to, "%s/replications.csv", dir);
     if (rename(from, to) != 0) {
         fprintf(stderr, "retrystorm: cannot rename %s: %s\n", from, strerror(errno));
         exp_result_fini(&res);

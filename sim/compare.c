@@ -6,6 +6,7 @@
 #include "compare.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,240 +157,334 @@ static void report_means(compare_report_fn report, void *user, const char *label
     report(user, label, want, means, NW);
 }
 
-/* Each variant's label names its directory: it must fit a file name and
- * differ from every other label (two values can map to one label). */
-static int check_labels(char (*labels)[512], size_t n, char *err, size_t errsz)
+/* Appends to buf (of size bytes, *used of them used) without ever
+ * writing past it: a text that does not fit leaves *used == size. */
+static void appendf(char *buf, size_t size, size_t *used, const char *fmt, ...)
 {
-    for (size_t v = 0; v < n; v++) {
-        if (strlen(labels[v]) > 200) {
-            snprintf(err, errsz, "variant %.60s...: its label is longer than 200 bytes, too long for a directory name",
-                     labels[v]);
-            return 2;
-        }
-        for (size_t u = 0; u < v; u++)
-            if (strcmp(labels[u], labels[v]) == 0) {
-                snprintf(err, errsz, "two variants have the same label %s: give values that differ in more than spaces, commas, slashes or quotes",
-                         labels[v]);
-                return 2;
-            }
-    }
-    return 0;
+    if (*used >= size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(buf + *used, size - *used, fmt, ap);
+    va_end(ap);
+    *used = w < 0 || (size_t)w >= size - *used ? size : *used + (size_t)w;
 }
 
-int compare_run(const struct compare_spec *spec, struct scenario_diag *diag, compare_report_fn report,
-                void *user, char *err, size_t errsz)
+#define LABEL_MAX 200
+
+/* The variants: each one's scenario, label and overrides. */
+struct variants {
+    struct axis axes[COMPARE_MAX_KEYS];
+    size_t n;
+    struct scenario *scs;
+    char (*labels)[512];
+    char (*sets)[COMPARE_MAX_KEYS][512]; /* "KEY=VALUE", key <= 127 and value <= 380 bytes */
+};
+
+static void variants_fini(struct variants *vs)
 {
-    static struct axis axes[COMPARE_MAX_KEYS];
-    size_t nvariants = 1;
+    free(vs->scs);
+    free(vs->labels);
+    free(vs->sets);
+}
+
+/* Parses the --vary axes into vs; 0, or 2 with a message. */
+static int parse_axes(const struct compare_spec *spec, struct variants *vs, char *err, size_t errsz)
+{
+    vs->n = 1;
     if (spec->nvary == 0) {
         snprintf(err, errsz, "compare needs at least one --vary KEY=V1,V2,...");
         return 2;
     }
     for (size_t k = 0; k < spec->nvary; k++) {
-        if (!parse_axis(spec->vary[k], &axes[k], diag)) {
+        struct axis *a = &vs->axes[k];
+        if (!parse_axis(spec->vary[k], a, NULL)) {
             snprintf(err, errsz, "--vary %.200s: expected KEY=V1,V2,... with a key of at most 127 bytes and values of at most 380 (for example --vary layer.app.backoff=none,full)",
                      spec->vary[k]);
             return 2;
         }
         for (size_t j = 0; j < k; j++)
-            if (strcmp(axes[j].key, axes[k].key) == 0) {
+            if (strcmp(vs->axes[j].key, a->key) == 0) {
                 snprintf(err, errsz, "--vary %s: the key %s is varied twice; give its values in one --vary",
-                         spec->vary[k], axes[k].key);
+                         spec->vary[k], a->key);
                 return 2;
             }
-        nvariants *= axes[k].n;
-        if (nvariants > COMPARE_MAX_VARIANTS) {
+        vs->n *= a->n;
+        if (vs->n > COMPARE_MAX_VARIANTS) {
             snprintf(err, errsz, "too many variants (more than %d)", COMPARE_MAX_VARIANTS);
             return 2;
         }
     }
-    unsigned reps = spec->reps ? spec->reps : 1;
-    if (reps > 64) {
-        snprintf(err, errsz, "compare averages at most 64 replications (--reps %u)", reps);
+    if (spec->reps > 64) {
+        snprintf(err, errsz, "compare averages at most 64 replications (--reps %u)", spec->reps);
         return 2;
     }
-    /* Check every variant's scenario before running any. */
-    struct scenario *scs = calloc(nvariants, sizeof *scs);
-    char (*labels)[512] = calloc(nvariants, sizeof *labels);
-    char (*sets)[COMPARE_MAX_KEYS][512] = calloc(nvariants, sizeof *sets);
-    char (*rows)[8192] = calloc(reps, sizeof *rows);
-    if (!scs || !labels || !sets || !rows) {
-        snprintf(err, errsz, "out of memory for %zu variants", nvariants);
-        free(scs), free(labels), free(sets), free(rows);
+    return 0;
+}
+
+/* Variant v's overrides and label (the first key varies slowest); 0, or 2
+ * when its label would not make a directory name. */
+static int name_variant(const struct compare_spec *spec, struct variants *vs, size_t v, char *err,
+                        size_t errsz)
+{
+    size_t rest = v, stride = vs->n, used = 0;
+    char *label = vs->labels[v];
+    for (size_t k = 0; k < spec->nvary; k++) {
+        const struct axis *a = &vs->axes[k];
+        stride /= a->n;
+        const char *value = a->values[rest / stride];
+        rest %= stride;
+        snprintf(vs->sets[v][k], sizeof vs->sets[v][k], "%s=%s", a->key, value);
+        appendf(label, LABEL_MAX + 1, &used, "%s%s=%s", k ? "+" : "", short_key(a->key), value);
+    }
+    if (used > LABEL_MAX) {
+        snprintf(err, errsz, "variant %.60s...: its label is longer than %d bytes, too long for a directory name",
+                 label, LABEL_MAX);
+        return 2;
+    }
+    for (char *c = label; *c; c++)
+        if (*c == ' ' || *c == ',' || *c == '/' || *c == '\'' || *c == '"')
+            *c = '_';
+    for (size_t u = 0; u < v; u++)
+        if (strcmp(vs->labels[u], label) == 0) {
+            snprintf(err, errsz, "two variants have the same label %s: give values that differ in more than spaces, commas, slashes or quotes",
+                     label);
+            return 2;
+        }
+    return 0;
+}
+
+/* Loads every variant's scenario; problems go to diag, each saying which
+ * variant. Returns 0, 2 (bad input) or 1 (out of memory). */
+static int load_variants(const struct compare_spec *spec, struct variants *vs,
+                         struct scenario_diag *diag, char *err, size_t errsz)
+{
+    vs->scs = calloc(vs->n, sizeof *vs->scs);
+    vs->labels = calloc(vs->n, sizeof *vs->labels);
+    vs->sets = calloc(vs->n, sizeof *vs->sets);
+    if (!vs->scs || !vs->labels || !vs->sets) {
+        snprintf(err, errsz, "out of memory for %zu variants", vs->n);
         return 1;
     }
     int rc = 0;
-    static char header[8192];
-    for (size_t v = 0; v < nvariants; v++) {
+    for (size_t v = 0; v < vs->n && rc != 1; v++) {
         const char *all[MAX_COLS];
-        size_t n = 0, rest = v, used = 0;
+        size_t n = 0;
+        if (name_variant(spec, vs, v, err, errsz) != 0)
+            return 2;
         for (size_t i = 0; i < spec->nsets && n < MAX_COLS - COMPARE_MAX_KEYS; i++)
             all[n++] = spec->sets[i];
-        size_t stride = nvariants;
-        for (size_t k = 0; k < spec->nvary; k++) {
-            stride /= axes[k].n;
-            size_t idx = rest / stride;
-            rest %= stride;
-            snprintf(sets[v][k], sizeof sets[v][k], "%.120s=%.380s", axes[k].key, axes[k].values[idx]);
-            all[n++] = sets[v][k];
-            int w = snprintf(labels[v] + used, sizeof labels[v] - used, "%s%s=%s", k ? "+" : "",
-                             short_key(axes[k].key), axes[k].values[idx]);
-            used += w > 0 ? (size_t)w : 0;
-        }
-        for (char *c = labels[v]; *c; c++)
-            if (*c == ' ' || *c == ',' || *c == '/' || *c == '\'' || *c == '"')
-                *c = '_';
-        size_t before = diag->n;
-        if (scenario_load(&scs[v], spec->scenario, all, n, diag) != 0) {
-            for (size_t i = before; i < diag->n; i++) { /* say which variant */
-                char *m = malloc(strlen(diag->msg[i]) + 600);
-                if (m) {
-                    sprintf(m, "variant %s: %s", labels[v], diag->msg[i]);
-                    free(diag->msg[i]);
-                    diag->msg[i] = m;
-                }
-            }
-            rc = 2;
-        }
-    }
-    if (rc == 0)
-        rc = check_labels(labels, nvariants, err, errsz);
-    if (rc != 0 || spec->dir == NULL)
-        goto done;
-    if (output_mkdir(spec->dir, err, errsz) != 0) {
-        rc = 1;
-        goto done;
-    }
-    struct output_file sum = {0}, ts = {0}, reps_f = {0};
-    if (output_file_open(&sum, spec->dir, "summary.csv", err, errsz) != 0 ||
-        output_file_open(&ts, spec->dir, "timeseries.csv", err, errsz) != 0 ||
-        output_file_open(&reps_f, spec->dir, "replications.csv", err, errsz) != 0) {
-        rc = 1;
-        goto close;
-    }
-    bool stopped = false;
-    for (size_t v = 0; v < nvariants && rc == 0 && !stopped && !(spec->stop && *spec->stop); v++) {
-        char prefix[2048];
-        size_t used = (size_t)snprintf(prefix, sizeof prefix, "%s", labels[v]);
         for (size_t k = 0; k < spec->nvary; k++)
-            used += (size_t)snprintf(prefix + used, sizeof prefix - used, ",%s",
-                                     strchr(sets[v][k], '=') + 1);
-        char vdir[4096];
-        snprintf(vdir, sizeof vdir, "%.3000s/%s", spec->dir, labels[v]);
-        unsigned ran = 0;
-        for (unsigned r = 0; r < reps && !stopped; r++, ran++) {
-            struct sim *s = sim_create(&scs[v], r, err, errsz);
-            if (s != NULL)
-                sim_set_stop(s, spec->stop);
-            if (s == NULL || sim_run(s, NULL, NULL, err, errsz) != 0) {
-                sim_destroy(s);
-                rc = 1;
-                break;
+            all[n++] = vs->sets[v][k];
+        size_t before = diag->n;
+        if (scenario_load(&vs->scs[v], spec->scenario, all, n, diag) == 0)
+            continue;
+        rc = 2;
+        for (size_t i = before; i < diag->n; i++) { /* say which variant */
+            char *m = malloc(strlen(diag->msg[i]) + 600);
+            if (m) {
+                sprintf(m, "variant %s: %s", vs->labels[v], diag->msg[i]);
+                free(diag->msg[i]);
+                diag->msg[i] = m;
             }
-            stopped = !sim_complete(s);
-            struct summary o;
-            output_summarise(s, 0.0, &o);
-            char *buf = NULL;
-            size_t len = 0;
-            FILE *mf = open_memstream(&buf, &len);
-            output_write_summary_csv(mf, s, &o, v == 0 && r == 0);
-            fclose(mf);
-            char *row = buf;
-            if (v == 0 && r == 0) { /* the header line, once, for every file */
-                char *nl = strchr(buf, '\n');
-                *nl = '\0';
-                snprintf(header, sizeof header, "%s", buf);
-                fprintf(sum.f, "variant");
-                fprintf(reps_f.f, "variant");
-                for (size_t k = 0; k < spec->nvary; k++) {
-                    fprintf(sum.f, ",%s", axes[k].key);
-                    fprintf(reps_f.f, ",%s", axes[k].key);
-                }
-                fprintf(sum.f, ",%s\n", buf);
-                fprintf(reps_f.f, ",replication,%s\n", buf);
-                row = nl + 1;
-            }
-            row[strcspn(row, "\n")] = '\0';
-            fprintf(reps_f.f, "%s,%u,%s\n", prefix, r, row);
-            snprintf(rows[r], sizeof rows[r], "%s", row);
-            if (r == 0) {
-                struct summary o0 = o;
-                if (output_write_dir(vdir, s, &o0, err, errsz) != 0) {
-                    free(buf);
-                    sim_destroy(s);
-                    rc = 1;
-                    break;
-                }
-            }
-            free(buf);
-            sim_destroy(s);
         }
-        if (rc != 0)
-            break;
-        /* the report reads copies of the rows; write_means then splits them in place */
-        if (report != NULL)
-            report_means(report, user, labels[v], header, rows, ran);
-        fputs(prefix, sum.f);
-        write_means(sum.f, rows, ran);
-        /* replication 0's time series, prefixed */
-        char path[8192];
-        snprintf(path, sizeof path, "%s/timeseries.csv", vdir);
-        char *text = slurp(path);
-        if (text == NULL) {
-            snprintf(err, errsz, "cannot read %s: %s", path, strerror(errno));
-            rc = 1;
-            break;
-        }
-        char *line = text, *next;
-        bool first = true;
-        for (; line && *line; line = next) {
-            next = strchr(line, '\n');
-            if (next)
-                *next++ = '\0';
-            if (first) {
-                if (v == 0) {
-                    fprintf(ts.f, "variant");
-                    for (size_t k = 0; k < spec->nvary; k++)
-                        fprintf(ts.f, ",%s", axes[k].key);
-                    fprintf(ts.f, ",%s\n", line);
-                }
-                first = false;
-                continue;
-            }
-            fprintf(ts.f, "%s,%s\n", prefix, line);
-        }
-        free(text);
     }
-close:
-    if (rc == 0 && (output_file_commit(&sum, err, errsz) != 0 ||
-                    output_file_commit(&ts, err, errsz) != 0 ||
-                    output_file_commit(&reps_f, err, errsz) != 0))
-        rc = 1;
-    if (rc != 0) {
-        output_file_discard(&sum);
-        output_file_discard(&ts);
-        output_file_discard(&reps_f);
+    return rc;
+}
+
+/* The comparison's three combined files. */
+struct combined {
+    struct output_file sum, ts, reps;
+    char header[8192]; /* summary.csv's header line, as the runs write it */
+};
+
+static int combined_open(struct combined *c, const char *dir, char *err, size_t errsz)
+{
+    c->sum.f = c->ts.f = c->reps.f = NULL;
+    c->sum.dirfd = c->ts.dirfd = c->reps.dirfd = -1;
+    c->sum.tmp[0] = c->ts.tmp[0] = c->reps.tmp[0] = '\0';
+    return output_file_open(&c->sum, dir, "summary.csv", err, errsz) != 0 ||
+                   output_file_open(&c->ts, dir, "timeseries.csv", err, errsz) != 0 ||
+                   output_file_open(&c->reps, dir, "replications.csv", err, errsz) != 0
+               ? -1
+               : 0;
+}
+
+static int combined_close(struct combined *c, bool commit, char *err, size_t errsz)
+{
+    int rc = 0;
+    if (commit && (output_file_commit(&c->sum, err, errsz) != 0 ||
+                   output_file_commit(&c->ts, err, errsz) != 0 ||
+                   output_file_commit(&c->reps, err, errsz) != 0))
+        rc = -1;
+    output_file_discard(&c->sum);
+    output_file_discard(&c->ts);
+    output_file_discard(&c->reps);
+    return rc;
+}
+
+/* The header lines of summary.csv and replications.csv, once. */
+static void combined_headers(struct combined *c, const struct compare_spec *spec,
+                             const struct variants *vs)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mf = open_memstream(&buf, &len);
+    if (mf == NULL)
+        return;
+    output_write_summary_header(mf);
+    fclose(mf);
+    buf[strcspn(buf, "\n")] = '\0';
+    snprintf(c->header, sizeof c->header, "%s", buf);
+    fprintf(c->sum.f, "variant");
+    fprintf(c->reps.f, "variant");
+    for (size_t k = 0; k < spec->nvary; k++) {
+        fprintf(c->sum.f, ",%s", vs->axes[k].key);
+        fprintf(c->reps.f, ",%s", vs->axes[k].key);
     }
-    if (rc == 0) { /* the base scenario, for titles and phases */
-        struct output_file sf;
-        if (output_file_open(&sf, spec->dir, "scenario.ini", err, errsz) == 0) {
-            scenario_write_ini(&scs[0], sf.f);
-            fprintf(sf.f, "; compared over:");
+    fprintf(c->sum.f, ",%s\n", buf);
+    fprintf(c->reps.f, ",replication,%s\n", buf);
+    free(buf);
+}
+
+/* Appends replication 0's time series of a variant (at vdir), each line
+ * prefixed; the header once (v == 0). */
+static int append_timeseries(struct combined *c, const struct compare_spec *spec,
+                             const struct variants *vs, size_t v, const char *vdir,
+                             const char *prefix, char *err, size_t errsz)
+{
+    char path[8300];
+    snprintf(path, sizeof path, "%s/timeseries.csv", vdir);
+    char *text = slurp(path);
+    if (text == NULL) {
+        snprintf(err, errsz, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    bool first = true;
+    for (char *line = text, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        if (!first)
+            fprintf(c->ts.f, "%s,%s\n", prefix, line);
+        else if (v == 0) {
+            fprintf(c->ts.f, "variant");
             for (size_t k = 0; k < spec->nvary; k++)
-                fprintf(sf.f, " %s", spec->vary[k]);
-            fprintf(sf.f, "\n");
-            if (output_file_commit(&sf, err, errsz) != 0)
-                rc = 1;
-        } else {
-            rc = 1;
+                fprintf(c->ts.f, ",%s", vs->axes[k].key);
+            fprintf(c->ts.f, ",%s\n", line);
         }
+        first = false;
     }
-    if (rc == 0 && (stopped || (spec->stop && *spec->stop)))
+    free(text);
+    return 0;
+}
+
+/* Runs one replication of variant v: its summary row into row (and
+ * replications.csv), and for replication 0 its own directory. Returns 0,
+ * 3 when stopped, or 1. */
+static int run_replication(struct combined *c, const struct compare_spec *spec,
+                           const struct variants *vs, size_t v, unsigned r, const char *vdir,
+                           const char *prefix, char *row, size_t rowsz, char *err, size_t errsz)
+{
+    struct sim *s = sim_create(&vs->scs[v], r, err, errsz);
+    if (s != NULL)
+        sim_set_stop(s, spec->stop);
+    if (s == NULL || sim_run(s, NULL, NULL, err, errsz) != 0) {
+        sim_destroy(s);
+        return 1;
+    }
+    struct summary o;
+    output_summarise(s, 0.0, &o);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mf = open_memstream(&buf, &len);
+    output_write_summary_csv(mf, s, &o, false);
+    fclose(mf);
+    buf[strcspn(buf, "\n")] = '\0';
+    fprintf(c->reps.f, "%s,%u,%s\n", prefix, r, buf);
+    snprintf(row, rowsz, "%s", buf);
+    free(buf);
+    int rc = r == 0 && output_write_dir(vdir, s, &o, err, errsz) != 0 ? 1 : 0;
+    if (rc == 0 && !sim_complete(s))
         rc = 3;
-done:
-    free(scs);
-    free(labels);
-    free(sets);
+    sim_destroy(s);
+    return rc;
+}
+
+/* Runs every replication of variant v and writes its rows. Returns 0, 3
+ * when stopped (its rows written, the stopped one with complete = 0), or 1. */
+static int run_variant(struct combined *c, const struct compare_spec *spec, const struct variants *vs,
+                       size_t v, char rows[][8192], compare_report_fn report, void *user, char *err,
+                       size_t errsz)
+{
+    char prefix[8192], vdir[8192];
+    size_t used = 0;
+    appendf(prefix, sizeof prefix, &used, "%s", vs->labels[v]);
+    for (size_t k = 0; k < spec->nvary; k++)
+        appendf(prefix, sizeof prefix, &used, ",%s", strchr(vs->sets[v][k], '=') + 1);
+    snprintf(vdir, sizeof vdir, "%s/%s", spec->dir, vs->labels[v]);
+    unsigned reps = spec->reps ? spec->reps : 1, ran = 0;
+    int rc = 0;
+    while (ran < reps && rc == 0) {
+        rc = run_replication(c, spec, vs, v, ran, vdir, prefix, rows[ran], sizeof rows[ran], err, errsz);
+        ran += rc != 1;
+    }
+    if (rc == 1)
+        return 1;
+    /* the report reads copies of the rows; write_means then splits them in place */
+    if (report != NULL)
+        report_means(report, user, vs->labels[v], c->header, rows, ran);
+    fputs(prefix, c->sum.f);
+    write_means(c->sum.f, rows, ran);
+    if (append_timeseries(c, spec, vs, v, vdir, prefix, err, errsz) != 0)
+        return 1;
+    return rc;
+}
+
+/* The base scenario, for titles and phases. */
+static int write_base(const struct compare_spec *spec, const struct scenario *sc, char *err,
+                      size_t errsz)
+{
+    struct output_file sf;
+    if (output_file_open(&sf, spec->dir, "scenario.ini", err, errsz) != 0)
+        return 1;
+    scenario_write_ini(sc, sf.f);
+    fprintf(sf.f, "; compared over:");
+    for (size_t k = 0; k < spec->nvary; k++)
+        fprintf(sf.f, " %s", spec->vary[k]);
+    fprintf(sf.f, "\n");
+    return output_file_commit(&sf, err, errsz) != 0 ? 1 : 0;
+}
+
+int compare_run(const struct compare_spec *spec, struct scenario_diag *diag, compare_report_fn report,
+                void *user, char *err, size_t errsz)
+{
+    static struct variants vs;
+    static struct combined c;
+    memset(&vs, 0, sizeof vs);
+    int rc = parse_axes(spec, &vs, err, errsz);
+    if (rc == 0)
+        rc = load_variants(spec, &vs, diag, err, errsz);
+    if (rc != 0 || spec->dir == NULL) {
+        variants_fini(&vs);
+        return rc;
+    }
+    char (*rows)[8192] = calloc(spec->reps ? spec->reps : 1, sizeof *rows);
+    if (rows == NULL || output_mkdir(spec->dir, err, errsz) != 0 || combined_open(&c, spec->dir, err, errsz) != 0)
+        rc = 1;
+    else
+        combined_headers(&c, spec, &vs);
+    for (size_t v = 0; v < vs.n && rc == 0; v++) {
+        if (spec->stop && *spec->stop)
+            rc = 3;
+        else
+            rc = run_variant(&c, spec, &vs, v, rows, report, user, err, errsz);
+    }
+    if (rows != NULL && combined_close(&c, rc == 0 || rc == 3, err, errsz) != 0)
+        rc = 1;
+    if ((rc == 0 || rc == 3) && write_base(spec, &vs.scs[0], err, errsz) != 0)
+        rc = 1;
     free(rows);
+    variants_fini(&vs);
     return rc;
 }

@@ -83,6 +83,9 @@ size_t csv_next(struct csv *c, char **fields, size_t max, bool *more)
     } else {
         c->pos = line + strlen(line);
     }
+    size_t len = strlen(line);
+    if (len > 0 && line[len - 1] == '\r') /* a CRLF line end; a \r elsewhere stays, and is refused */
+        line[len - 1] = '\0';
     c->line++;
     size_t n = 0;
     for (char *tok = line, *next; tok != NULL; tok = next) {
@@ -93,7 +96,6 @@ size_t csv_next(struct csv *c, char **fields, size_t max, bool *more)
             *more = true;
             break;
         }
-        tok[strcspn(tok, "\r")] = '\0';
         fields[n++] = tok;
     }
     return n;

@@ -2,6 +2,7 @@
  * experiment — replications, sweeps, shards, merges. See experiment.h.
  */
 #define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 
 #include "experiment.h"
 
@@ -9,6 +10,7 @@
 #include <fcntl.h>
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -331,7 +333,9 @@ static uint64_t fnv1a(uint64_t h, const char *s, size_t n)
 #define FNV_START 0xcbf29ce484222325ULL
 
 /* The fingerprint of an experiment: of point 0's effective scenario (the
- * scenario file after every --set and point 0's grid values), and of the
+ * scenario file after every --set and point 0's grid values, as
+ * scenario.ini writes it, comments left out: the same experiment run from
+ * another path or working directory has the same fingerprint), and of the
  * grid (its keys and every point's values). */
 struct fingerprint {
     uint64_t scenario, grid;
@@ -347,7 +351,12 @@ static int fingerprint_of(const struct scenario *point0, const struct layout *l,
         return -1;
     scenario_write_ini(point0, f);
     fclose(f);
-    fp->scenario = fnv1a(FNV_START, text, len);
+    fp->scenario = FNV_START; /* every line but comments (they name the file it came from) */
+    for (const char *line = text, *nl; *line; line = nl + (*nl != '\0')) {
+        nl = line + strcspn(line, "\n");
+        if (*line != ';' && *line != '#')
+            fp->scenario = fnv1a(fp->scenario, line, (size_t)(nl - line) + 1);
+    }
     free(text);
     fp->grid = FNV_START;
     for (size_t k = 0; k < l->naxes; k++)
@@ -690,15 +699,12 @@ static const char *meta_differs(const struct layout *a, size_t ra, const struct 
     return NULL;
 }
 
-/* Reads the status of an experiment in dir: whether it holds an
- * unfinished sweep (status.csv says complete,0). */
-static bool unfinished(const char *dir)
+bool exp_unfinished(const char *dir)
 {
-    char path[4200], err[256], *f[3];
+    char path[PATH_MAX + 64], err[256], *f[3];
     bool more, found = false;
-    snprintf(path, sizeof path, "%.4000s/status.csv", dir);
     struct csv c;
-    if (csv_open(&c, path, 1 << 16, err, sizeof err) != 0)
+    if (outdir_join(path, sizeof path, dir, "status.csv") != 0 || csv_open(&c, path, 1 << 16, err, sizeof err) != 0)
         return false;
     size_t n;
     while ((n = csv_next(&c, f, 2, &more)) > 0)
@@ -717,13 +723,13 @@ static int check_previous(const struct exp_spec *spec, const struct layout *lay,
     if (rc != 0)
         return rc;
     if (!spec->resume) {
-        if (!unfinished(spec->dir))
+        if (!exp_unfinished(spec->dir))
             return 0;
         snprintf(err, errsz, "%s holds an unfinished sweep: add --resume to finish it, or choose another -o", spec->dir);
         return 2;
     }
-    char path[4200];
-    snprintf(path, sizeof path, "%.4000s/experiment.csv", spec->dir);
+    char path[PATH_MAX + 64];
+    outdir_join(path, sizeof path, spec->dir, "experiment.csv"); /* dir: at most OUTDIR_PATH_MAX */
     struct layout theirs = {0};
     size_t rt;
     struct fingerprint ft;
@@ -1002,8 +1008,8 @@ int exp_run(const struct exp_spec *spec, struct scenario_diag *diag, struct exp_
     if ((rc = check_previous(spec, &lay, reps, &fp, err, errsz)) != 0 ||
         (rc = outdir_prepare(spec->dir, spec->force, spec->resume, err, errsz)) != 0)
         goto out;
-    char path[4200];
-    snprintf(path, sizeof path, "%.4000s/jobs.csv", spec->dir);
+    char path[PATH_MAX + 64];
+    outdir_join(path, sizeof path, spec->dir, "jobs.csv");
     if (spec->resume && (rc = read_jobs(path, &lay, reps, &t, err, errsz)) == 2)
         goto out;
     size_t nmine = jobs_to_run(spec, &t, jobs, &ntotal);
@@ -1032,12 +1038,15 @@ out:
 static int merge_meta(const char *const *dirs, size_t ndirs, struct layout *lay, size_t *reps,
                       struct fingerprint *fp, char *err, size_t errsz)
 {
-    char path[4200];
+    char path[PATH_MAX + 64];
     for (size_t d = 0; d < ndirs; d++) {
         struct layout l = {0};
         size_t r;
         struct fingerprint f;
-        snprintf(path, sizeof path, "%.4000s/experiment.csv", dirs[d]);
+        if (outdir_join(path, sizeof path, dirs[d], "experiment.csv") != 0) {
+            snprintf(err, errsz, "%.60s...: a path longer than the system's limit", dirs[d]);
+            return 2;
+        }
         if (read_meta(path, &l, &r, &f, err, errsz) != 0)
             return 2;
         const char *why = d ? meta_differs(lay, *reps, fp, &l, r, &f) : NULL;
@@ -1054,10 +1063,28 @@ static int merge_meta(const char *const *dirs, size_t ndirs, struct layout *lay,
     return 0;
 }
 
+/* merge -o must not be one of the shards or hold one: preparing it would
+ * remove the shard's files. Returns 0, or 2 with a message. */
+static int out_holds_no_input(const char *const *dirs, size_t ndirs, const char *out, char *err,
+                              size_t errsz)
+{
+    char ro[PATH_MAX], ri[PATH_MAX];
+    if (realpath(out, ro) == NULL)
+        return 0; /* out does not exist yet */
+    size_t n = strlen(ro);
+    for (size_t d = 0; d < ndirs; d++)
+        if (realpath(dirs[d], ri) != NULL && strncmp(ri, ro, n) == 0 &&
+            (ri[n] == '\0' || ri[n] == '/' || n == 1)) {
+            snprintf(err, errsz, "-o %s holds the shard %s: merge into another directory", out, dirs[d]);
+            return 2;
+        }
+    return 0;
+}
+
 int exp_merge(const char *const *dirs, size_t ndirs, const char *out, bool force, char *err,
               size_t errsz)
 {
-    char path[4200];
+    char path[PATH_MAX + 64];
     int cols[256];
     size_t reps = 0, ncols;
     struct layout lay = {0};
@@ -1069,7 +1096,7 @@ int exp_merge(const char *const *dirs, size_t ndirs, const char *out, bool force
         rc = 1;
     }
     for (size_t d = 0; d < ndirs && rc == 0; d++) {
-        snprintf(path, sizeof path, "%.4000s/jobs.csv", dirs[d]);
+        outdir_join(path, sizeof path, dirs[d], "jobs.csv"); /* fits: experiment.csv did */
         if ((rc = read_jobs(path, &lay, reps, &t, err, errsz)) == 1)
             rc = 2; /* err says there is no jobs.csv */
     }
@@ -1083,6 +1110,8 @@ int exp_merge(const char *const *dirs, size_t ndirs, const char *out, bool force
             rc = 2;
         }
     }
+    if (rc == 0)
+        rc = out_holds_no_input(dirs, ndirs, out, err, errsz);
     if (rc == 0)
         rc = outdir_prepare(out, force, false, err, errsz);
     if (rc == 0 && (write_experiment_csv(out, &lay, reps, &fp, err, errsz) != 0 ||

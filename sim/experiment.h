@@ -82,6 +82,10 @@ size_t exp_metric_names(char names[][64], size_t max, int *cols, size_t maxcols)
 int exp_run(const struct exp_spec *spec, struct scenario_diag *diag, struct exp_result *result,
             char *err, size_t errsz);
 
+/* Whether dir holds an unfinished sweep (its status.csv says complete,0),
+ * which only `sweep --resume` may continue (or --force replace). */
+bool exp_unfinished(const char *dir);
+
 /* Merges shard directories into out. Every shard's files are read as
  * hostile input and checked (csvread.h) before out is touched (with
  * outdir_prepare: force as for sweep). Returns 0, or 2 (malformed,

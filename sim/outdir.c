@@ -66,6 +66,16 @@ static bool is_temporary(const char *name)
 
 bool outdir_our_name(const char *name) { return is_final_name(name) || is_temporary(name); }
 
+int outdir_join(char *out, size_t size, const char *dir, const char *name)
+{
+    int n = snprintf(out, size, "%s/%s", dir, name);
+    if (n < 0 || (size_t)n >= size) {
+        out[0] = '\0';
+        return -1;
+    }
+    return 0;
+}
+
 int outdir_open_dirfd(const char *path)
 {
     return open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -174,6 +184,15 @@ static int mark(int dfd, const char *path, char *err, size_t errsz)
     return 0;
 }
 
+static void unlink_marker(const char *dir)
+{
+    int dfd = outdir_open_dirfd(dir);
+    if (dfd >= 0) {
+        unlinkat(dfd, MARKER, 0);
+        close(dfd);
+    }
+}
+
 /* mkdir -p of path's parents. */
 static int make_parents(const char *path, char *err, size_t errsz)
 {
@@ -221,6 +240,10 @@ int outdir_mkwork(const char *path, char *work, size_t worksz, char *err, size_t
         return -1;
     }
     int dfd = outdir_open_dirfd(work);
+    mode_t mask = umask(0); /* mkdtemp makes 0700; an output is shared like any mkdir */
+    umask(mask);
+    if (dfd >= 0)
+        fchmod(dfd, 0777 & ~mask);
     int rc = dfd >= 0 ? mark(dfd, work, err, errsz) : -1;
     if (dfd >= 0)
         close(dfd);
@@ -299,101 +322,180 @@ int outdir_prepare(const char *path, bool force, bool keep, char *err, size_t er
         return rc ? rc : 2;
     if (k == OUTDIR_ABSENT)
         return outdir_mkdir(path, err, errsz) == 0 ? 0 : 1;
-    if (k == OUTDIR_FOREIGN)
-        return 0; /* with --force: our files are written among the others */
+    /* from here on, the directory is the one open at dfd, classified again
+     * through it: one swapped in meanwhile is never emptied or marked */
     int dfd = outdir_open_dirfd(path);
     if (dfd < 0) {
         snprintf(err, errsz, "cannot open %s: %s", path, strerror(errno));
         return 1;
     }
-    if (k == OUTDIR_OURS && !keep)
+    bool empty, ours = dir_is_ours(dfd, 1, &empty);
+    if (!empty && !ours) {
+        close(dfd);
+        if (force)
+            return 0; /* our files are written among the others, unmarked */
+        snprintf(err, errsz, "%s changed meanwhile and holds files that are not a retrystorm output", path);
+        return 2;
+    }
+    if (ours && !keep)
         remove_ours_at(dfd, 1);
     rc = mark(dfd, path, err, errsz);
     close(dfd);
     return rc == 0 ? 0 : 1;
 }
 
-/* Moves entry `name` from the directory wfd into dfd: a file replaces one
- * of the same name (ours, or --force); a directory goes in only where the
- * name is free or holds an output of ours, which it replaces. */
-static int move_entry(int wfd, int dfd, const char *name, const char *path, char *err, size_t errsz)
+/* Replaces the directory `dname` in dparent, an output of ours (checked
+ * through its own fd, `depth` levels down), by `wname` in wparent with one
+ * atomic exchange; then removes the earlier output, now at wname, only if it
+ * is the very directory that was checked, and only its entries that are
+ * ours. Returns 0, or -1 with errno. */
+static int swap_out_ours(int wparent, const char *wname, int dparent, const char *dname, int depth)
+{
+    int fd = openat(dparent, dname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat before, after;
+    bool empty, ours = fd >= 0 && fstat(fd, &before) == 0 && dir_is_ours(fd, depth, &empty);
+    if (fd >= 0)
+        close(fd);
+    if (!ours) {
+        errno = EEXIST;
+        return -1;
+    }
+    if (renameat2(wparent, wname, dparent, dname, RENAME_EXCHANGE) != 0)
+        return -1;
+    fd = openat(wparent, wname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0 && fstat(fd, &after) == 0 && after.st_dev == before.st_dev &&
+        after.st_ino == before.st_ino && remove_ours_at(fd, depth) == 0)
+        unlinkat(wparent, wname, AT_REMOVEDIR);
+    if (fd >= 0)
+        close(fd);
+    return 0;
+}
+
+/* Whether entry `name` of wfd may go into dfd: the name is free there; or
+ * a file replaces a file or link (only with replace: --force); or a
+ * directory replaces an output of ours. */
+static bool may_move(int wfd, int dfd, const char *name, bool replace)
 {
     struct stat st, there;
     if (fstatat(wfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-        return 0;
-    if (S_ISREG(st.st_mode) || fstatat(dfd, name, &there, AT_SYMLINK_NOFOLLOW) != 0) {
-        if (renameat(wfd, name, dfd, name) == 0)
-            return 0;
-    } else if (S_ISDIR(there.st_mode)) {
-        int sub = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        bool empty, ours = sub >= 0 && dir_is_ours(sub, 0, &empty);
-        if (sub >= 0)
-            close(sub);
-        if (ours && renameat2(wfd, name, dfd, name, RENAME_EXCHANGE) == 0) {
-            sub = openat(wfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-            if (sub >= 0 && remove_ours_at(sub, 0) == 0)
-                unlinkat(wfd, name, AT_REMOVEDIR);
-            if (sub >= 0)
-                close(sub);
-            return 0;
-        }
-        errno = EEXIST;
-    } else {
-        errno = EEXIST;
-    }
-    snprintf(err, errsz, "cannot put %s into %s: %s (an entry that is not ours is in the way)", name,
-             path, strerror(errno));
-    return -1;
+        return false;
+    if (fstatat(dfd, name, &there, AT_SYMLINK_NOFOLLOW) != 0)
+        return errno == ENOENT;
+    if (S_ISREG(st.st_mode))
+        return replace && (S_ISREG(there.st_mode) || S_ISLNK(there.st_mode));
+    int sub = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    bool empty, ours = sub >= 0 && dir_is_ours(sub, 0, &empty);
+    if (sub >= 0)
+        close(sub);
+    return S_ISDIR(st.st_mode) && ours;
 }
 
-/* Moves every entry of work into path (empty, or foreign with --force);
- * the marker only when path was empty. */
+/* Moves entry `name` of wfd into dfd (may_move said it may). */
+static int move_entry(int wfd, int dfd, const char *name, bool replace)
+{
+    struct stat st;
+    if (fstatat(wfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return -1;
+    if (renameat2(wfd, name, dfd, name, RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno != EEXIST)
+        return -1;
+    if (S_ISDIR(st.st_mode))
+        return swap_out_ours(wfd, name, dfd, name, 0);
+    return replace ? renameat(wfd, name, dfd, name) : -1;
+}
+
+/* The names in the directory open at fd but its marker, into a NULL-ended
+ * array (the caller frees it and each name); NULL when out of memory. */
+static char **list_names(int fd)
+{
+    DIR *d = fdopendir(dup(fd));
+    size_t n = 0, cap = 16;
+    char **names = malloc(cap * sizeof *names);
+    if (d == NULL || names == NULL) {
+        if (d)
+            closedir(d);
+        free(names);
+        return NULL;
+    }
+    rewinddir(d);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, MARKER))
+            continue;
+        char **more = n + 2 > cap ? realloc(names, (cap *= 2) * sizeof *names) : names;
+        if (more == NULL)
+            break;
+        names = more;
+        names[n++] = strdup(e->d_name);
+    }
+    names[n] = NULL;
+    closedir(d);
+    return names;
+}
+
+/* Moves every entry of work into path (empty, or foreign with --force):
+ * first checks that every one may go, so that nothing is moved when one
+ * may not; the marker goes too only when path was empty. */
 static int move_in(const char *work, const char *path, bool was_empty, char *err, size_t errsz)
 {
     int wfd = outdir_open_dirfd(work), dfd = outdir_open_dirfd(path), rc = 0;
-    DIR *d = wfd >= 0 ? fdopendir(dup(wfd)) : NULL;
-    if (d == NULL || dfd < 0) {
-        snprintf(err, errsz, "cannot open %s: %s", d == NULL ? work : path, strerror(errno));
+    char **names = wfd >= 0 && dfd >= 0 ? list_names(wfd) : NULL;
+    if (names == NULL) {
+        snprintf(err, errsz, "cannot read %s or %s: %s", work, path, strerror(errno));
         rc = -1;
     }
-    struct dirent *e;
-    while (rc == 0 && (e = readdir(d)) != NULL)
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-            (was_empty || strcmp(e->d_name, MARKER)))
-            rc = move_entry(wfd, dfd, e->d_name, path, err, errsz);
-    if (d != NULL)
-        closedir(d);
+    for (size_t i = 0; rc == 0 && names[i]; i++)
+        if (!may_move(wfd, dfd, names[i], !was_empty)) {
+            snprintf(err, errsz, "cannot put %s into %s: an entry that is not ours is in the way", names[i], path);
+            rc = -1;
+        }
+    for (size_t i = 0; rc == 0 && names[i]; i++)
+        if (move_entry(wfd, dfd, names[i], !was_empty) != 0) {
+            snprintf(err, errsz, "cannot move %s into %s: %s (the rest is left in the work directory)",
+                     names[i], path, strerror(errno));
+            rc = -1;
+        }
+    if (rc == 0 && was_empty && renameat2(wfd, MARKER, dfd, MARKER, RENAME_NOREPLACE) != 0 && errno != EEXIST)
+        rc = -1, snprintf(err, errsz, "cannot mark %s: %s", path, strerror(errno));
+    for (size_t i = 0; names && names[i]; i++)
+        free(names[i]);
+    free(names);
     if (wfd >= 0)
         close(wfd);
     if (dfd >= 0)
         close(dfd);
-    if (rc == 0 && outdir_remove_ours(work) != 0)
-        rc = -1, snprintf(err, errsz, "cannot remove the work directory %s", work);
+    if (rc == 0 && (unlink_marker(work), rmdir(work) != 0))
+        rc = -1, snprintf(err, errsz, "cannot remove the work directory %s: %s", work, strerror(errno));
     return rc;
 }
 
-/* Exchanges work with an earlier output of ours at path, then removes the
- * earlier output (now at work), ours entries only. */
+/* Exchanges work with an earlier output of ours at path, which is then
+ * removed (our entries only, and only if it is the directory checked). */
 static int exchange(const char *work, const char *path, char *err, size_t errsz)
 {
-    char old[PATH_MAX + 16];
-    const char *earlier = work;
-    if (renameat2(AT_FDCWD, work, AT_FDCWD, path, RENAME_EXCHANGE) != 0) {
-        /* a file system without exchange: move the earlier output onto a
-         * fresh empty directory of ours (rename replaces an empty one), then
-         * the work into its place */
-        snprintf(old, sizeof old, "%s.old-XXXXXX", path);
-        if ((errno != EINVAL && errno != ENOSYS) || mkdtemp(old) == NULL || rename(path, old) != 0 ||
-            renameat2(AT_FDCWD, work, AT_FDCWD, path, RENAME_NOREPLACE) != 0) {
-            snprintf(err, errsz, "cannot replace %s: %s", path, strerror(errno));
-            return -1;
-        }
-        earlier = old;
+    if (swap_out_ours(AT_FDCWD, work, AT_FDCWD, path, 1) == 0) {
+        if (access(work, F_OK) == 0)
+            fprintf(stderr, "retrystorm: the earlier output of %s is left in %s: it holds entries that are not ours\n",
+                    path, work);
+        return 0;
     }
-    int kept = outdir_remove_ours(earlier);
-    if (kept != 0)
-        fprintf(stderr, "retrystorm: the earlier output was moved to %s: it holds %d entr%s that are not ours\n",
-                earlier, kept, kept == 1 ? "y" : "ies");
+    if (errno != EINVAL && errno != ENOSYS) {
+        snprintf(err, errsz, "cannot replace %s: %s", path, strerror(errno));
+        return -1;
+    }
+    /* a file system without exchange: the earlier output onto a fresh empty
+     * directory of ours (rename replaces an empty one), the work into its place */
+    char old[PATH_MAX + 16];
+    snprintf(old, sizeof old, "%s.old-XXXXXX", path);
+    if (mkdtemp(old) == NULL || rename(path, old) != 0 ||
+        renameat2(AT_FDCWD, work, AT_FDCWD, path, RENAME_NOREPLACE) != 0) {
+        snprintf(err, errsz, "cannot replace %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (outdir_remove_ours(old) != 0)
+        fprintf(stderr, "retrystorm: the earlier output of %s is left in %s: it holds entries that are not ours\n",
+                path, old);
     return 0;
 }
 

@@ -76,6 +76,10 @@ int outdir_remove_ours(const char *path);
  * O_CREAT|O_EXCL|O_NOFOLLOW, written to tmp. Returns the fd, or -1. */
 int outdir_tmpfile(int dirfd, const char *name, char *tmp, size_t tmpsz);
 
+/* DIR/NAME into out; -1 (out empty) when it does not fit: a path is never
+ * cut short into another. */
+int outdir_join(char *out, size_t size, const char *dir, const char *name);
+
 /* Opens `path` as a directory without following a final symbolic link;
  * -1 with errno otherwise. */
 int outdir_open_dirfd(const char *path);

@@ -73,6 +73,8 @@ int output_file_open(struct output_file *of, const char *dir, const char *name, 
         snprintf(err, errsz, "cannot write %s: %s", of->shown, strerror(errno));
         if (fd >= 0)
             close(fd);
+        else
+            of->tmp[0] = '\0'; /* no file of ours by that name */
         output_file_discard(of);
         return -1;
     }
@@ -101,6 +103,7 @@ static int file_rename(struct output_file *of, char *err, size_t errsz)
         return -1;
     }
     of->tmp[0] = '\0';
+    fsync(of->dirfd); /* the rename itself survives a power cut */
     close(of->dirfd);
     of->dirfd = -1;
     return 0;

@@ -170,6 +170,40 @@ mkdir "$tmp/colleague" && cp "$tmp/theirs/"*.csv "$tmp/colleague/" && echo mine 
 expect 2 'add --force' -- "$bin" plot "$tmp/colleague"
 [ "$(cat "$tmp/colleague/load.png")" = mine ] || fail "plot replaced a foreign load.png without --force"
 
+# -o naming '.', '..' or '/' is refused before anything runs
+mkdir "$tmp/here" && echo keep > "$tmp/here/notes"
+(cd "$tmp/here" && expect 2 'name the output directory itself' -- "$bin" run storm "${short[@]}" -o .)
+(cd "$tmp/here" && expect 2 'name the output directory itself' -- "$bin" run storm "${short[@]}" -o sub/..)
+[ "$(ls -A "$tmp/here")" = notes ] || fail "-o . left something behind: $(ls -A "$tmp/here")"
+# an output directory gets the usual permissions (0777 less the umask), not mkdtemp's 0700
+(umask 022 && "$bin" run storm "${short[@]}" -o "$tmp/mode" > /dev/null)
+[ "$(stat -c %a "$tmp/mode")" = 755 ] || fail "an output directory has mode $(stat -c %a "$tmp/mode")"
+# --force where a foreign entry blocks one of our files: nothing is moved, all is left in the work directory
+mkdir -p "$tmp/blocked/summary.csv"
+expect 1 'not ours is in the way' -- "$bin" run storm "${short[@]}" -o "$tmp/blocked" --force
+[ "$(ls -A "$tmp/blocked")" = summary.csv ] || fail "a blocked install moved part of the outputs: $(ls -A "$tmp/blocked")"
+rm -rf "$tmp"/blocked.work-*
+# merge -o must not be, or hold, one of its shards
+mkdir "$tmp/P"
+"$bin" sweep storm "${short[@]}" --grid layer.app.attempts=1..2 --shard 1/2 --quiet -o "$tmp/P/a" > /dev/null
+"$bin" sweep storm "${short[@]}" --grid layer.app.attempts=1..2 --shard 2/2 --quiet -o "$tmp/P/b" > /dev/null
+touch "$tmp/P/.retrystorm"
+expect 2 'holds the shard' -- "$bin" merge "$tmp/P/a" "$tmp/P/b" -o "$tmp/P"
+expect 2 'holds the shard' -- "$bin" merge "$tmp/P/a" "$tmp/P/b" -o "$tmp/P/a"
+[ -s "$tmp/P/a/jobs.csv" ] && [ -s "$tmp/P/b/jobs.csv" ] || fail "merge -o removed a shard"
+# run over an unfinished sweep is refused without --force
+cp -r "$tmp/s1" "$tmp/unfin" && sed -i 's/^complete,1/complete,0/' "$tmp/unfin/status.csv"
+expect 2 'unfinished sweep' -- "$bin" run storm "${short[@]}" -o "$tmp/unfin"
+[ -s "$tmp/unfin/jobs.csv" ] || fail "run replaced an unfinished sweep"
+# the fingerprint does not depend on the path the scenario came from
+printf '[run]\nduration = 20s\n[load]\nrate = 20/s\n[server]\nservice = exp(10ms)\n' > "$tmp/fp.ini"
+"$bin" sweep "$tmp/fp.ini" --grid layer.app.attempts=1..2 --shard 1/2 --quiet -o "$tmp/fp1" > /dev/null || fail "fp shard 1"
+(cd "$tmp" && "$bin" sweep ./fp.ini --grid layer.app.attempts=1..2 --shard 2/2 --quiet -o fp2 > /dev/null) || fail "fp shard 2"
+expect 0 'merged 2 shards' -- "$bin" merge "$tmp/fp1" "$tmp/fp2" -o "$tmp/fpm"
+# long --vary values in three keys: refused, no overflow of the variant's label
+V=$(printf 'x%.0s' $(seq 380))
+expect 2 'label is longer than' -- "$bin" compare storm "${short[@]}" --vary "a=$V" --vary "b=$V" --vary "c=$V" -o "$tmp/lab"
+
 # values are never cut short into something else
 expect 2 'expected an integer' -- "$bin" run storm "${short[@]}" --seed "$(printf '0%.0s' $(seq 50))1junk" -o "$tmp/seed"
 expect 2 'longer than 127 bytes' -- "$bin" sweep storm "${short[@]}" --grid "layer.app.backoff=$(printf 'x%.0s' $(seq 200))" -o "$tmp/g"
