@@ -947,10 +947,10 @@ int plot_dir(const char *dir, volatile sig_atomic_t *stop, char *err, size_t err
     err[0] = '\0';
     if (stopped(&c))
         return fail(&c, PLOT_STOPPED, "interrupted before drawing the figures of %s", dir);
-    c.dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    c.dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC); /* the directory checked */
     if (c.dfd < 0)
-        return fail(&c, errno == ENOENT || errno == ENOTDIR ? PLOT_BAD_INPUT : PLOT_FAILED, "%s: %s",
-                    dir, strerror(errno));
+        return fail(&c, errno == ENOENT || errno == ENOTDIR || errno == ELOOP ? PLOT_BAD_INPUT : PLOT_FAILED,
+                    "%s: %s", dir, strerror(errno));
     int rc = common_vars(&c);
     if (rc == 0)
         rc = dispatch(&c);
