@@ -694,7 +694,7 @@ static int converse(struct ctx *c, struct proc *p, const struct sbuf *s, char *k
 static int run_gnuplot(struct ctx *c, int outfd, const struct sbuf *s, char *keep, size_t size,
                        int *st)
 {
-    struct proc p;
+    struct proc p = {.pid = -1, .in = -1, .err = -1};
     int rc = spawn(c, outfd, &p);
     if (rc != 0)
         return rc;
