@@ -26,8 +26,7 @@
  * Built with -DRS_FUZZ=ON and clang; the same function replays the saved
  * inputs in tests/fuzz-readers/ in every build (fuzz_readers_regressions).
  * `fuzz_readers_replay --scenario` prints the built-in sweep's scenario,
- * from which the corpus's valid seeds come (the fingerprint covers the
- * scenario's name as given, so keep the name and run from its directory):
+ * from which the corpus's valid seeds come:
  *   fuzz_readers_replay --scenario > fuzz-readers.ini
  *   retrystorm sweep fuzz-readers.ini --grid layer.app.attempts=1,2 --reps 2 -j 1 [--shard K/2]
  */
@@ -63,9 +62,6 @@ static const char scenario_text[] = "; fuzz_readers: a tiny sweep for the --resu
                                     "attempts = 2\n"
                                     "timeout = 100ms\n";
 static const char *const grid_axis = "layer.app.attempts=1,2";
-/* The fingerprint in experiment.csv covers the scenario's name as given on
- * the command line, so the sweep runs from the scenario's directory under
- * this name, as the corpus's seeds were made. */
 #define SCENARIO_NAME "fuzz-readers.ini"
 
 /* The files an input may name: shard s (0 or 1), file f. */
@@ -272,17 +268,10 @@ static void judge(const char *what, int rc, const char *err, const struct scenar
 static int run_sweep(const char *dir, bool resume, unsigned k, unsigned n, char *err, size_t errsz,
                      struct scenario_diag *d)
 {
-    struct exp_spec spec = {.scenario = SCENARIO_NAME, .ngrid = 1, .reps = 2, .threads = 1,
+    struct exp_spec spec = {.scenario = scenario_path, .ngrid = 1, .reps = 2, .threads = 1,
                             .shard_k = k, .shard_n = n, .dir = dir, .resume = resume};
     spec.grid[0] = grid_axis;
-    int cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (cwd < 0 || chdir(scenario_dir) != 0)
-        die("cannot enter the scenario's directory", scenario_dir);
-    int rc = exp_run(&spec, d, NULL, err, errsz);
-    if (fchdir(cwd) != 0)
-        die("cannot return to the working directory", strerror(errno));
-    close(cwd);
-    return rc;
+    return exp_run(&spec, d, NULL, err, errsz);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
