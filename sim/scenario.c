@@ -15,12 +15,14 @@
 #include "scenario.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <ini.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* A line, its \r\n and a NUL fit in libinih's buffer. */
 _Static_assert(SCENARIO_MAX_LINE + 3 <= INI_MAX_LINE, "INI_MAX_LINE is too small");
@@ -1563,7 +1565,11 @@ int scenario_load_text(struct scenario *sc, const char *text, const char *source
 int scenario_load(struct scenario *sc, const char *path, const char *const *sets, size_t nsets,
                   struct scenario_diag *diag)
 {
-    FILE *f = fopen(path, "r");
+    /* O_NONBLOCK: a fifo given as the scenario is refused below, not waited on */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    FILE *f = NULL;
+    if (fd >= 0 && (fcntl(fd, F_SETFL, 0) != 0 || (f = fdopen(fd, "r")) == NULL))
+        close(fd);
     if (f == NULL) {
         const char *text = scenario_builtin_text(path);
         if (text != NULL)
