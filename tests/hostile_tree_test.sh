@@ -156,7 +156,7 @@ try 0 "$runnames" -- "$bin" run tiny.ini -o $t --force
 [ -f $t/notes.txt ] && [ -p $t/fifo ] && [ -L $t/link-file ] || fail "run --force removed an entry not ours"
 for target in link-dir link-emptydir link-dangling link-file fifo notes.txt chardev unreadable.txt \
   res.work-BBBBBB summary.csv .retrystorm; do
-  [ -e $t/$target ] || [ -L $t/$target ] || continue
+  [ $target != chardev ] || [ "$(id -u)" = 0 ] || continue # mknod needs root
   try 2 "$none" -- "$bin" run tiny.ini -o $t/$target
   try 2 "$none" -- "$bin" run tiny.ini -o $t/$target --force
   try 2 "$none" -- "$bin" run tiny.ini -o $t/$target/ --force
@@ -170,7 +170,7 @@ try 0 "^$t/res(/|\$)" -- "$bin" run tiny.ini -o $t/res
 [ -f $t/res.work-AAAAAA/precious.txt ] || fail "a directory named like a work directory was removed"
 # scenarios that are not files
 for s in fifo link-dir unreadable-dir chardev; do
-  [ -e $t/$s ] || continue
+  [ $s != chardev ] || [ "$(id -u)" = 0 ] || continue # mknod needs root
   try 2 "$none" -- "$bin" run $t/$s -o fresh-run
   try 2 "$none" -- "$bin" check $t/$s
 done
@@ -215,13 +215,13 @@ try 0 "$sweepnames" -- "$bin" merge good1 good2 -o $t --force
 try 0 "^$t/planted-merge/(experiment|jobs|status|sweep)\.csv\$|^$t/planted-merge\$" -- \
   "$bin" merge good1 good2 -o $t/planted-merge --force
 for target in link-dir link-emptydir link-dangling fifo notes.txt chardev res.work-BBBBBB; do
-  [ -e $t/$target ] || [ -L $t/$target ] || continue
+  [ $target != chardev ] || [ "$(id -u)" = 0 ] || continue # mknod needs root
   try 2 "$none" -- "$bin" merge good1 good2 -o $t/$target
   try 2 "$none" -- "$bin" merge good1 good2 -o $t/$target --force
 done
 try 2 "$none" -- "$bin" merge good1 good2 -o $t/planted
 for shard in fifoshard fifoshard2 fifolinkshard lockshard fifostatus link-dir fifo notes.txt unreadable-dir; do
-  [ -e $t/$shard ] || [ -L $t/$shard ] || continue
+  [ $shard != chardev ] || [ "$(id -u)" = 0 ] || continue # mknod needs root
   want=2
   # root reads an unreadable jobs.csv: then the merge may succeed
   [ $shard = lockshard ] && [ "$(id -u)" = 0 ] && want=any
@@ -245,7 +245,7 @@ figures="^$t/[^/]*\.(png|svg)\$|^$t\$"
 try 2 "$none" -- "$bin" plot $t
 try any "$figures" -- "$bin" plot $t --force
 for target in link-dir link-emptydir link-dangling fifo notes.txt chardev res.work-BBBBBB; do
-  [ -e $t/$target ] || [ -L $t/$target ] || continue
+  [ $target != chardev ] || [ "$(id -u)" = 0 ] || continue # mknod needs root
   try 2 "$none" -- "$bin" plot $t/$target
   try 2 "$none" -- "$bin" plot $t/$target --force
 done
