@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1063,6 +1064,30 @@ static int merge_meta(const char *const *dirs, size_t ndirs, struct layout *lay,
     return 0;
 }
 
+/* Before the table is allocated: the shards' jobs.csv files must be large
+ * enough to hold every job of the experiment (a row has at least one byte
+ * per field), so that a crafted experiment.csv cannot make merge allocate
+ * gigabytes for jobs that are not there. Returns 0, or 2 with a message. */
+static int jobs_can_fit(const char *const *dirs, size_t ndirs, const struct layout *lay, size_t reps,
+                        char *err, size_t errsz)
+{
+    char names[MAX_METRICS][64], path[PATH_MAX + 64];
+    int cols[256];
+    uint64_t bytes = 0, row = 3 + lay->naxes + exp_metric_names(names, MAX_METRICS, cols, 256);
+    for (size_t d = 0; d < ndirs; d++) {
+        struct stat st;
+        outdir_join(path, sizeof path, dirs[d], "jobs.csv");
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+            bytes += (uint64_t)st.st_size;
+    }
+    uint64_t njobs = (uint64_t)lay->npoints * reps;
+    if (njobs <= bytes / row)
+        return 0;
+    snprintf(err, errsz, "%llu jobs of at least %llu bytes each cannot be in the shards' jobs.csv files (%llu bytes in all): jobs are missing, merge every shard",
+             (unsigned long long)njobs, (unsigned long long)row, (unsigned long long)bytes);
+    return 2;
+}
+
 /* merge -o must not be one of the shards or hold one: preparing it would
  * remove the shard's files. Returns 0, or 2 with a message. */
 static int out_holds_no_input(const char *const *dirs, size_t ndirs, const char *out, char *err,
@@ -1091,6 +1116,8 @@ int exp_merge(const char *const *dirs, size_t ndirs, const char *out, bool force
     struct table t = {0};
     struct fingerprint fp;
     int rc = merge_meta(dirs, ndirs, &lay, &reps, &fp, err, errsz);
+    if (rc == 0)
+        rc = jobs_can_fit(dirs, ndirs, &lay, reps, err, errsz);
     if (rc == 0 && table_init(&t, lay.npoints * reps, cols, &ncols) != 0) {
         snprintf(err, errsz, "out of memory for %zu jobs", lay.npoints * reps);
         rc = 1;
