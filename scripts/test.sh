@@ -2,8 +2,9 @@
 # Installs what is missing, then builds twice and runs every test through
 # ctest: a Release build with warnings as errors, and a build with
 # AddressSanitizer + UndefinedBehaviorSanitizer (and the engine's
-# self-checks) on; then fuzzes the scenario parser for 60 s with libFuzzer
-# and runs a small scenario of each kind under valgrind. Exits non-zero if
+# self-checks) on; then fuzzes the scenario parser and the readers of
+# result directories for 60 s each with libFuzzer and runs a small scenario
+# of each kind under valgrind. Exits non-zero if
 # anything fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,11 +27,11 @@ CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRS_FUZZ=ON
 cmake --build build-fuzz -j "$jobs" --target fuzz_scenario > /dev/null
 # Says how a libFuzzer run failed, from the inputs it saved in build-fuzz/
 # (a timeout is not a crash), and stops.
-fuzz_failed() { # fuzz_failed LOG
+fuzz_failed() { # fuzz_failed LOG [CORPUS]
   tail -30 "$1"
   if compgen -G 'build-fuzz/crash-*' > /dev/null || compgen -G 'build-fuzz/leak-*' > /dev/null ||
      compgen -G 'build-fuzz/oom-*' > /dev/null; then
-    echo "the fuzzer found a crash (build-fuzz/crash-*, leak-* or oom-*): add the input to tests/fuzz/ and fix it"
+    echo "the fuzzer found a crash (build-fuzz/crash-*, leak-* or oom-*): add the input to ${2:-tests/fuzz}/ and fix it"
   elif compgen -G 'build-fuzz/timeout-*' > /dev/null || grep -q 'libFuzzer: timeout' "$1"; then
     echo "timeout: an input ran past its limit (build-fuzz/timeout-*): a hang to fix, or, if it is" \
          "legitimately slow under the sanitizers, shrink it or keep it as tests/fuzz/slow-* (limit 120 s)"
@@ -55,6 +56,20 @@ if ! ./build-fuzz/tests/fuzz_scenario "$corpus" -max_total_time=60 -max_len=4096
   fuzz_failed build-fuzz/fuzz.log
 fi
 grep -E 'stat::number_of_executed_units' build-fuzz/fuzz.log || true
+rm -rf "$corpus"
+
+echo "== fuzzing the readers of result directories (merge, --resume) for 60 s (libFuzzer)"
+cmake --build build-fuzz -j "$jobs" --target fuzz_readers > /dev/null
+rm -f build-fuzz/crash-* build-fuzz/leak-* build-fuzz/oom-* build-fuzz/timeout-* build-fuzz/slow-unit-*
+corpus=$(mktemp -d)
+cp tests/fuzz-readers/* "$corpus"/
+# halt_on_error: the fuzz build only logs undefined behaviour otherwise
+if ! UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ./build-fuzz/tests/fuzz_readers "$corpus" \
+       -max_total_time=60 -max_len=16384 -timeout=10 -artifact_prefix=build-fuzz/ \
+       -print_final_stats=1 > build-fuzz/fuzz-readers.log 2>&1; then
+  fuzz_failed build-fuzz/fuzz-readers.log tests/fuzz-readers
+fi
+grep -E 'stat::number_of_executed_units' build-fuzz/fuzz-readers.log || true
 rm -rf "$corpus"
 
 echo "== valgrind: a small scenario of each kind"
