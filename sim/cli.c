@@ -15,8 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <dirent.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "compare.h"
@@ -335,15 +333,39 @@ static int install(const char *work, const char *dir, bool force)
     return 0;
 }
 
-/* Draws DIR's figures and says what happened; a missing gnuplot is a
- * message, not a failure. Returns the exit code. */
+/* The exit code of a command stopped by a signal: 128 + the signal. */
+static int interrupted_exit(void) { return 128 + (stop_signal ? stop_signal : SIGINT); }
+
 static int plot_and_say_as(const char *dir, const char *shown);
 
+/* The end of run and compare, whose outputs are in a work directory: rc
+ * 0 (done: figures if asked, then installed, whatever gnuplot does), 3
+ * (interrupted: installed as it is, marked complete = 0), or a failure
+ * (the work removed). Returns the exit code. */
+static int finish_work(const char *work, const char *dir, const struct opts *o, int rc)
+{
+    if (rc != 0 && rc != 3) {
+        outdir_remove_ours(work);
+        return rc;
+    }
+    int prc = rc == 0 && o->plot ? plot_and_say_as(work, dir) : 0;
+    if (install(work, dir, o->force) != 0)
+        return 1;
+    if (rc == 3) {
+        fprintf(stderr, "retrystorm: interrupted: what was done is in %s/ (marked complete = 0)\n", dir);
+        return interrupted_exit();
+    }
+    return prc;
+}
+
+/* Draws DIR's figures and says what happened; a missing gnuplot is a
+ * message, not a failure. Returns the exit code. */
 static int plot_and_say(const char *dir) { return plot_and_say_as(dir, dir); }
 
 /* Draws the figures in dir, naming `shown` (where they will be) to the
  * user. Returns 0; 1 when gnuplot failed (its message shown); 2 when a
- * file to draw from is malformed; 128 + signal when interrupted. The outputs themselves are never discarded here. */
+ * file to draw from is malformed; 128 + signal when interrupted. The
+ * outputs themselves are never discarded here. */
 static int plot_and_say_as(const char *dir, const char *shown)
 {
     if (!plot_available()) {
@@ -355,7 +377,7 @@ static int plot_and_say_as(const char *dir, const char *shown)
     int n = plot_dir(dir, &stop_signal, err, sizeof err);
     if (n == PLOT_STOPPED || stop_signal) {
         fprintf(stderr, "retrystorm: interrupted while drawing figures in %s/\n", shown);
-        return 128 + (stop_signal ? stop_signal : SIGINT);
+        return interrupted_exit();
     }
     if (n < 0) {
         fprintf(stderr, "retrystorm: %s\n", err);
@@ -465,22 +487,10 @@ static int cmd_compare(int argc, char **argv)
     scenario_diag_fini(&d);
     if (rc != 0 && err[0])
         fprintf(stderr, "retrystorm: %s\n", err);
-    if (rc == 3) { /* interrupted: what is done, marked complete = 0 */
-        if (install(work, dir, o.force) != 0)
-            return 1;
-        fprintf(stderr, "retrystorm: interrupted: the variants run so far are in %s/ (complete = 0)\n", dir);
-        return 128 + (stop_signal ? stop_signal : SIGINT);
-    }
-    if (rc != 0) {
-        outdir_remove_ours(work);
-        return rc;
-    }
-    int prc = o.plot ? plot_and_say_as(work, dir) : 0;
-    if (install(work, dir, o.force) != 0)
-        return 1;
-    printf("  outputs in %s/ (summary.csv and timeseries.csv with a variant column; one directory per variant)\n",
-           dir);
-    return prc;
+    if (rc == 0)
+        printf("  outputs in %s/ (summary.csv and timeseries.csv with a variant column; one directory per variant)\n",
+               dir);
+    return finish_work(work, dir, &o, rc);
 }
 
 static unsigned default_threads(void)
@@ -533,7 +543,7 @@ static int cmd_sweep(int argc, char **argv)
         return rc;
     rc = run_sweep(&o, dir, NULL, true);
     if (rc == 3)
-        return 128 + (stop_signal ? stop_signal : SIGINT);
+        return interrupted_exit();
     if (rc == 0)
         printf("%s: %s written to %s/\n", o.scenario,
                o.shard_n ? "this shard's jobs.csv (merge the shards for sweep.csv)" : "sweep.csv",
@@ -667,7 +677,7 @@ static int cmd_tune(int argc, char **argv)
     rc = run_sweep(&o, dir, &r, true);
     if (rc != 0) {
         exp_result_fini(&r); /* filled on a stop: the jobs done, not ranked */
-        return rc == 3 ? 128 + (stop_signal ? stop_signal : SIGINT) : rc;
+        return rc == 3 ? interrupted_exit() : rc;
     }
     size_t oi[8], ci[16];
     for (size_t i = 0; i < o.nobjective; i++) {
@@ -961,21 +971,7 @@ static int cmd_run(int argc, char **argv, int first)
     rc = simulate(&sc, work, dir);
     if (rc == 0 && o.reps > 1)
         rc = replicate(&o, work);
-    if (rc == 1 || rc == 2) {
-        outdir_remove_ours(work);
-        return rc;
-    }
-    if (rc == 3) { /* interrupted: what there is, marked complete = 0 */
-        if (install(work, dir, o.force) != 0)
-            return 1;
-        fprintf(stderr, "retrystorm: interrupted: outputs marked complete = 0 in %s/\n", dir);
-        return 128 + (stop_signal ? stop_signal : SIGINT);
-    }
-    /* figures never cost the finished simulation: it is installed whatever gnuplot does */
-    int prc = o.plot ? plot_and_say_as(work, dir) : 0;
-    if (install(work, dir, o.force) != 0)
-        return 1;
-    return prc;
+    return finish_work(work, dir, &o, rc);
 }
 
 int cli_main(int argc, char **argv)

@@ -81,7 +81,7 @@ struct input {
 
 static bool verbose;          /* the replay's -v: each call's result */
 static char base_dir[512];   /* where the trees are made: /dev/shm when there is one */
-static char scenario_path[600];
+static char scenario_path[700]; /* scenario_dir and the file name */
 static char scenario_dir[600];
 
 static void die(const char *what, const char *detail)
