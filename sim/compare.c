@@ -159,6 +159,7 @@ static void report_means(compare_report_fn report, void *user, const char *label
 
 /* Appends to buf (of size bytes, *used of them used) without ever
  * writing past it: a text that does not fit leaves *used == size. */
+static void appendf(char *buf, size_t size, size_t *used, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static void appendf(char *buf, size_t size, size_t *used, const char *fmt, ...)
 {
     if (*used >= size)

@@ -107,6 +107,7 @@ static void sb_reserve(struct sbuf *b, size_t more)
     b->cap = cap;
 }
 
+static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void sb_printf(struct sbuf *b, const char *fmt, ...)
 {
     va_list ap;
@@ -222,6 +223,7 @@ static void printable(char *s)
 
 /* Formats the message into err (control characters, which may come from a
  * file or from gnuplot, made printable) and returns code. */
+static int fail(struct ctx *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(struct ctx *c, int code, const char *fmt, ...)
 {
     va_list ap;
@@ -287,6 +289,7 @@ static void table_close(struct table *r)
 }
 
 /* A message naming DIR/FILE:LINE; returns PLOT_BAD_INPUT. */
+static int bad(struct ctx *c, const struct table *r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int bad(struct ctx *c, const struct table *r, const char *fmt, ...)
 {
     char what[512];
