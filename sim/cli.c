@@ -24,6 +24,7 @@
 #include "plot.h"
 #include "scenario.h"
 #include "sim.h"
+#include "tune.h"
 
 #define DEFAULT_SCENARIO "storm"
 
@@ -580,54 +581,12 @@ static int cmd_merge(int argc, char **argv)
     return o.plot ? plot_and_say(out) : 0;
 }
 
-/* "lat_p99<=800ms" into metric, direction and value (durations in seconds). */
-static bool parse_constraint(const char *text, char *metric, size_t msz, int *dir, double *value)
-{
-    const char *op = strstr(text, "<=");
-    *dir = -1;
-    if (op == NULL) {
-        op = strstr(text, ">=");
-        *dir = 1;
-    }
-    if (op == NULL || op == text)
-        return false;
-    snprintf(metric, msz, "%.*s", (int)(op - text), text);
-    const char *v = op + 2;
-    rs_time t;
-    char *end;
-    *value = strtod(v, &end);
-    if (end != v && *end == '\0' && isfinite(*value))
-        return true;
-    if (units_parse_duration(v, &t)) {
-        *value = units_seconds(t);
-        return true;
-    }
-    return false;
-}
-
 static int metric_index(const struct exp_result *r, const char *name)
 {
     for (size_t m = 0; m < r->nmetrics; m++)
         if (strcmp(r->metric[m], name) == 0)
             return (int)m;
     return -1;
-}
-
-/* Whether name is a metric of jobs.csv (the summary's columns); says
- * which are when it is not. */
-static bool known_metric(const char *name, const char *option)
-{
-    char names[128][64];
-    int cols[256];
-    size_t n = exp_metric_names(names, 128, cols, 256);
-    for (size_t m = 0; m < n; m++)
-        if (strcmp(names[m], name) == 0)
-            return true;
-    fprintf(stderr, "retrystorm: %s %s: no such metric; the metrics are:", option, name);
-    for (size_t m = 0; m < n; m++)
-        fprintf(stderr, " %s", names[m]);
-    fputc('\n', stderr);
-    return false;
 }
 
 static int cmd_tune(int argc, char **argv)
@@ -645,33 +604,13 @@ static int cmd_tune(int argc, char **argv)
         return 2;
     }
     char dir[4096], err[4600];
+    struct tune_spec t;
     if ((rc = out_dir(dir, sizeof dir, o.outdir, "out/tune")) != 0)
         return rc;
-    /* check the objectives' and constraints' syntax before running */
-    int osign[8];
-    char oname[8][64];
-    for (size_t i = 0; i < o.nobjective; i++) {
-        const char *v = o.objective[i];
-        if (strncmp(v, "max:", 4) && strncmp(v, "min:", 4)) {
-            fprintf(stderr, "retrystorm: --objective %s: expected max:METRIC or min:METRIC (e.g. max:ok_share)\n", v);
-            return 2;
-        }
-        osign[i] = v[1] == 'a' ? 1 : -1;
-        snprintf(oname[i], sizeof oname[i], "%s", v + 4);
+    if (tune_parse(&t, o.objective, o.nobjective, o.constraint, o.nconstraint, err, sizeof err) != 0) {
+        fprintf(stderr, "retrystorm: %s\n", err); /* before anything runs */
+        return 2;
     }
-    char cname[16][64];
-    int cdir[16];
-    double cval[16];
-    for (size_t i = 0; i < o.nconstraint; i++)
-        if (!parse_constraint(o.constraint[i], cname[i], sizeof cname[i], &cdir[i], &cval[i])) {
-            fprintf(stderr, "retrystorm: --constraint %s: expected METRIC<=VALUE or METRIC>=VALUE (e.g. lat_p99<=800ms)\n",
-                    o.constraint[i]);
-            return 2;
-        }
-    for (size_t i = 0; i < o.nobjective + o.nconstraint; i++) /* before anything runs */
-        if (!known_metric(i < o.nobjective ? oname[i] : cname[i - o.nobjective],
-                          i < o.nobjective ? "--objective" : "--constraint"))
-            return 2;
     struct exp_result r;
     memset(&r, 0, sizeof r);
     rc = run_sweep(&o, dir, &r, true);
@@ -679,128 +618,18 @@ static int cmd_tune(int argc, char **argv)
         exp_result_fini(&r); /* filled on a stop: the jobs done, not ranked */
         return rc == 3 ? interrupted_exit() : rc;
     }
-    size_t oi[8], ci[16];
-    for (size_t i = 0; i < o.nobjective; i++) {
-        int x = metric_index(&r, oname[i]);
-        if (x < 0) {
-            fprintf(stderr, "retrystorm: --objective %s: no such metric (see summary.csv's columns)\n", oname[i]);
-            exp_result_fini(&r);
-            return 2;
-        }
-        oi[i] = (size_t)x;
-    }
-    for (size_t i = 0; i < o.nconstraint; i++) {
-        int x = metric_index(&r, cname[i]);
-        if (x < 0) {
-            fprintf(stderr, "retrystorm: --constraint %s: no such metric\n", cname[i]);
-            exp_result_fini(&r);
-            return 2;
-        }
-        ci[i] = (size_t)x;
-    }
-    size_t np = r.npoints, nm = r.nmetrics;
-    bool *feasible = calloc(np, sizeof *feasible), *pareto = calloc(np, sizeof *pareto);
-    double *score = calloc(np, sizeof *score);
-    size_t *order = calloc(np, sizeof *order);
-    size_t nf = 0;
-    /* the pessimistic side of each interval must clear every constraint */
-    for (size_t p = 0; p < np; p++) {
-        feasible[p] = true;
-        for (size_t i = 0; i < o.nconstraint; i++) {
-            double m = r.mean[p * nm + ci[i]], h = r.hw[p * nm + ci[i]];
-            if (isnan(h))
-                h = 0;
-            if (isnan(m) || (cdir[i] < 0 ? m + h > cval[i] : m - h < cval[i]))
-                feasible[p] = false;
-        }
-        double m = r.mean[p * nm + oi[0]], h = r.hw[p * nm + oi[0]];
-        score[p] = isnan(m) ? -INFINITY : osign[0] * m - (isnan(h) ? 0 : h);
-        if (feasible[p])
-            order[nf++] = p;
-    }
-    for (size_t a = 1; a < nf; a++) /* best first; ties keep grid order */
-        for (size_t b = a; b > 0 && score[order[b]] > score[order[b - 1]]; b--) {
-            size_t t = order[b];
-            order[b] = order[b - 1];
-            order[b - 1] = t;
-        }
-    for (size_t a = 0; a < nf; a++) { /* the Pareto front of the objectives' means */
-        size_t p = order[a];
-        bool dominated = false;
-        for (size_t b = 0; b < nf && !dominated; b++) {
-            size_t q = order[b];
-            bool ge = true, gt = false;
-            for (size_t i = 0; i < o.nobjective; i++) {
-                double x = osign[i] * r.mean[q * nm + oi[i]], y = osign[i] * r.mean[p * nm + oi[i]];
-                ge = ge && x >= y;
-                gt = gt || x > y;
-            }
-            dominated = q != p && ge && gt;
-        }
-        pareto[p] = !dominated;
-    }
-    struct output_file of;
-    if (output_file_open(&of, dir, "tune.csv", err, sizeof err) == 0) {
-        fprintf(of.f, "rank,point");
-        for (size_t k = 0; k < r.naxes; k++)
-            fprintf(of.f, ",%s", r.axis_keys[k]);
-        fprintf(of.f, ",feasible,pareto,score");
-        for (size_t i = 0; i < o.nobjective; i++)
-            fprintf(of.f, ",%s,%s_hw", oname[i], oname[i]);
-        for (size_t i = 0; i < o.nconstraint; i++)
-            fprintf(of.f, ",%s,%s_hw", cname[i], cname[i]);
-        fputc('\n', of.f);
-        for (size_t a = 0; a < np; a++) {
-            size_t p = a < nf ? order[a] : a;
-            if (a >= nf) { /* the infeasible ones after, in grid order */
-                size_t seen = 0;
-                for (p = 0; p < np; p++)
-                    if (!feasible[p] && seen++ == a - nf)
-                        break;
-            }
-            if (a < nf)
-                fprintf(of.f, "%zu,%zu", a + 1, p);
-            else
-                fprintf(of.f, ",%zu", p);
-            for (size_t k = 0; k < r.naxes; k++)
-                fprintf(of.f, ",%s", r.values[p][k]);
-            fprintf(of.f, ",%d,%d,", feasible[p], feasible[p] && pareto[p]);
-            if (feasible[p])
-                fprintf(of.f, "%.9g", score[p] * osign[0]);
-            for (size_t i = 0; i < o.nobjective + o.nconstraint; i++) {
-                size_t m = i < o.nobjective ? oi[i] : ci[i - o.nobjective];
-                double h = r.hw[p * nm + m];
-                fprintf(of.f, ",%.9g,", r.mean[p * nm + m]);
-                if (!isnan(h))
-                    fprintf(of.f, "%.9g", h);
-            }
-            fputc('\n', of.f);
-        }
-        if (output_file_commit(&of, err, sizeof err) != 0)
+    struct tune_rank k;
+    if (tune_rank(&t, &r, &k, err, sizeof err) == 0) {
+        if (tune_write_csv(dir, &t, &r, &k, err, sizeof err) != 0) {
+            fprintf(stderr, "retrystorm: %s\n", err);
             rc = 1;
+        }
+        tune_print(stdout, o.scenario, dir, &t, &r, &k);
     } else {
+        fprintf(stderr, "retrystorm: %s\n", err);
         rc = 1;
     }
-    if (rc)
-        fprintf(stderr, "retrystorm: %s\n", err);
-    printf("tune %s: %zu points × %zu replications; %zu meet every constraint (pessimistic side of the 95%% interval)\n",
-           o.scenario, np, r.reps, nf);
-    for (size_t a = 0; a < nf && a < 5; a++) {
-        size_t p = order[a];
-        printf("  %s ", a == 0 ? "best:" : "      ");
-        for (size_t k = 0; k < r.naxes; k++)
-            printf(" %s=%s", r.axis_keys[k], r.values[p][k]);
-        double h = r.hw[p * nm + oi[0]];
-        printf("   %s = %.4g ± %.2g%s\n", oname[0], r.mean[p * nm + oi[0]], isnan(h) ? 0.0 : h,
-               pareto[p] ? "  (Pareto)" : "");
-    }
-    if (nf == 0)
-        printf("  no point clears the constraints: nothing is recommended\n");
-    printf("  tune.csv in %s/\n", dir);
-    free(feasible);
-    free(pareto);
-    free(score);
-    free(order);
+    tune_rank_fini(&k);
     exp_result_fini(&r);
     return rc;
 }
