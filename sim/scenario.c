@@ -739,275 +739,292 @@ static void kind_names(enum key_type t, char *buf, size_t size)
     }
 }
 
+/* What a value parser found: the value is stored (V_OK), is not one the
+ * key allows (V_BAD: the caller says "expected <allowed>"), or was
+ * reported with more detail (V_SAID). */
+enum verdict { V_OK, V_BAD, V_SAID };
+
+/* A value to parse: the key, its entry, and where it goes. */
+struct value_in {
+    struct apply_ctx *ac;
+    const struct entry *e;
+    const struct key_desc *kd;
+    void *base;  /* the struct the key lives in: scenario, phase_cfg or layer_cfg */
+    void *field; /* base + kd->offset */
+    const char *v;
+};
+
+/* "expected <allowed> (<why>)", or with a word: "(<'word'> is not one)". */
+static enum verdict bad_because(const struct value_in *in, const char *why, bool word)
+{
+    char allowed[400];
+    if (word)
+        snprintf(allowed, sizeof allowed, "%s ('%s' is not one)", in->kd->allowed, why);
+    else
+        snprintf(allowed, sizeof allowed, "%s (%s)", in->kd->allowed, why);
+    bad(in->ac, in->e, allowed);
+    return V_SAID;
+}
+
+static enum verdict p_name(const struct value_in *in)
+{
+    if (!valid_name(in->v))
+        return V_BAD;
+    copy_name(in->field, in->v);
+    return V_OK;
+}
+
+static enum verdict p_duration(const struct value_in *in)
+{
+    rs_time t;
+    if (!units_parse_duration(in->v, &t) || t < in->kd->lo)
+        return V_BAD;
+    *(rs_time *)in->field = t;
+    return V_OK;
+}
+
+/* A duration or none (T_CAP), and not 0 (T_TIMEOUT). */
+static enum verdict p_timeout(const struct value_in *in)
+{
+    rs_time t;
+    if (strcmp(in->v, "none") == 0)
+        t = RS_TIME_NEVER;
+    else if (!units_parse_duration(in->v, &t) || (in->kd->type == T_TIMEOUT && t == 0))
+        return V_BAD;
+    *(rs_time *)in->field = t;
+    return V_OK;
+}
+
+static enum verdict p_seed(const struct value_in *in)
+{
+    const char *v = in->v;
+    char *end;
+    errno = 0;
+    if (v[0] == '-' || v[0] == '\0' || v[0] == ' ')
+        return V_BAD;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (*end != '\0' || errno == ERANGE)
+        return V_BAD;
+    *(uint64_t *)in->field = (uint64_t)x;
+    return V_OK;
+}
+
+/* A rate above 0 and at most 10^9 per second; or none (T_RATE_NONE: 0). */
+static enum verdict p_rate(const struct value_in *in)
+{
+    double r;
+    if (in->kd->type == T_RATE_NONE && strcmp(in->v, "none") == 0)
+        r = 0.0;
+    else if (!units_parse_rate(in->v, &r) || !(r > 0.0) || r > 1e9)
+        return V_BAD;
+    *(double *)in->field = r;
+    return V_OK;
+}
+
+/* An integer in [lo, hi]; or per-client (T_INSTANCES: 0). */
+static enum verdict p_uint(const struct value_in *in)
+{
+    long long n;
+    if (in->kd->type == T_INSTANCES && strcmp(in->v, "per-client") == 0)
+        n = 0;
+    else if (!units_parse_int(in->v, in->kd->lo, in->kd->hi, &n))
+        return V_BAD;
+    *(unsigned *)in->field = (unsigned)n;
+    return V_OK;
+}
+
+/* A distribution; or none (T_DIST_NONE, with its flag). */
+static enum verdict p_dist(const struct value_in *in)
+{
+    bool *given = in->kd->type == T_DIST_NONE ? (bool *)((char *)in->base + in->kd->flag) : NULL;
+    char why[300];
+    struct dist d;
+    if (given && strcmp(in->v, "none") == 0) {
+        *given = false;
+        return V_OK;
+    }
+    if (!dist_parse(in->v, &d, why, sizeof why))
+        return bad_because(in, why, false);
+    *(struct dist *)in->field = d;
+    if (given)
+        *given = true;
+    return V_OK;
+}
+
+static enum verdict p_enum(const struct value_in *in)
+{
+    int x;
+    size_t n = 0;
+    while (in->kd->names[n] != NULL)
+        n++;
+    if (!parse_enum(in->v, in->kd->names, n, &x))
+        return V_BAD;
+    *(int *)in->field = x; /* every enum field is int-sized */
+    return V_OK;
+}
+
+static enum verdict p_bool(const struct value_in *in)
+{
+    if (strcmp(in->v, "true") != 0 && strcmp(in->v, "false") != 0)
+        return V_BAD;
+    *(bool *)in->field = strcmp(in->v, "true") == 0;
+    return V_OK;
+}
+
+/* A number in [lo, hi] (T_REAL), [lo, 1] (T_PROB) or [1, 1000] (T_MULT). */
+static enum verdict p_real(const struct value_in *in)
+{
+    double x, lo = (double)in->kd->lo, hi = (double)in->kd->hi;
+    if (in->kd->type == T_PROB)
+        hi = 1.0;
+    else if (in->kd->type == T_MULT)
+        lo = 1.0, hi = 1000.0;
+    if (!units_parse_real(in->v, &x) || x < lo || x > hi)
+        return V_BAD;
+    *(double *)in->field = x;
+    return V_OK;
+}
+
+static enum verdict p_classes(const struct value_in *in)
+{
+    char word[64];
+    errclass_set set;
+    if (!errclass_parse_set(in->v, &set, word, sizeof word))
+        return bad_because(in, word, true);
+    *(errclass_set *)in->field = set;
+    return V_OK;
+}
+
+static enum verdict p_limit_status(const struct value_in *in)
+{
+    enum errclass cls;
+    if (!errclass_parse(in->v, &cls) || (cls != CLS_429 && cls != CLS_403 && cls != CLS_503))
+        return V_BAD;
+    *(enum errclass *)in->field = cls;
+    return V_OK;
+}
+
+/* A backoff kind, budget or breaker by name; the message lists them all. */
+static enum verdict p_kind(const struct value_in *in)
+{
+    const struct backoff_kind *bo = in->kd->type == T_BACKOFF ? backoff_find(in->v) : NULL;
+    const struct budget_kind *bu = in->kd->type == T_BUDGET ? budget_find(in->v) : NULL;
+    const struct breaker_kind *br = in->kd->type == T_BREAKER ? breaker_find(in->v) : NULL;
+    if (bo == NULL && bu == NULL && br == NULL) {
+        char allowed[600];
+        kind_names(in->kd->type, allowed, sizeof allowed);
+        bad(in->ac, in->e, allowed);
+        return V_SAID;
+    }
+    if (bo) /* each stored through its own type */
+        *(const struct backoff_kind **)in->field = bo;
+    else if (bu)
+        *(const struct budget_kind **)in->field = bu;
+    else
+        *(const struct breaker_kind **)in->field = br;
+    return V_OK;
+}
+
+/* breaker_window: a number of calls, or a duration. */
+static enum verdict p_window(const struct value_in *in)
+{
+    struct layer_cfg *l = in->base;
+    long long n;
+    rs_time t;
+    if (units_parse_int(in->v, in->kd->lo, in->kd->hi, &n)) {
+        l->breaker_p.window_calls = (unsigned)n;
+        l->breaker_p.window = 0;
+    } else if (units_parse_duration(in->v, &t) && t > 0) {
+        l->breaker_p.window_calls = 0;
+        l->breaker_p.window = t;
+    } else {
+        return V_BAD;
+    }
+    return V_OK;
+}
+
+/* [herd] at: appends, so that several `at` lines and lists add up. */
+static enum verdict p_times(const struct value_in *in)
+{
+    char buf[SCENARIO_MAX_LINE + 260]; /* a line, or a --set value */
+    snprintf(buf, sizeof buf, "%s", in->v);
+    bool any = false;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, " ,\t", &save); tok != NULL; tok = strtok_r(NULL, " ,\t", &save)) {
+        rs_time t;
+        any = true;
+        if (!units_parse_duration(tok, &t))
+            return V_BAD;
+        if (in->ac->sc->nherds == SCENARIO_MAX_HERDS) {
+            char w[400];
+            diag_add(in->ac->diag, "%s: [herd] too many instants (limit is %d)", where(in->e, w, sizeof w),
+                     SCENARIO_MAX_HERDS);
+            return V_SAID;
+        }
+        in->ac->sc->herds[in->ac->sc->nherds++] = t;
+    }
+    return any ? V_OK : V_BAD;
+}
+
+static enum verdict p_queue(const struct value_in *in)
+{
+    long long n;
+    if (strcmp(in->v, "unbounded") == 0)
+        n = -1;
+    else if (!units_parse_int(in->v, in->kd->lo, in->kd->hi, &n))
+        return V_BAD;
+    in->ac->sc->queue = n;
+    return V_OK;
+}
+
+/* A phase's rate: a factor x2, or an absolute rate. */
+static enum verdict p_phase_rate(const struct value_in *in)
+{
+    struct phase_cfg *p = in->base;
+    double x;
+    if (in->v[0] == 'x' && parse_factor(in->v, &x))
+        p->rate_is_factor = true;
+    else if (units_parse_rate(in->v, &x) && x <= 1e9)
+        p->rate_is_factor = false;
+    else
+        return V_BAD;
+    p->rate = x;
+    p->has_rate = true;
+    return V_OK;
+}
+
+static enum verdict p_factor(const struct value_in *in)
+{
+    struct phase_cfg *p = in->base;
+    double x;
+    if (!parse_factor(in->v, &x))
+        return V_BAD;
+    p->capacity = x;
+    p->has_capacity = true;
+    return V_OK;
+}
+
+/* The parser of each key type. */
+static enum verdict (*const value_parsers[])(const struct value_in *) = {
+    [T_NAME] = p_name,         [T_DURATION] = p_duration,   [T_TIMEOUT] = p_timeout,
+    [T_CAP] = p_timeout,       [T_SEED] = p_seed,           [T_RATE] = p_rate,
+    [T_RATE_NONE] = p_rate,    [T_UINT] = p_uint,           [T_INSTANCES] = p_uint,
+    [T_DIST] = p_dist,         [T_DIST_NONE] = p_dist,      [T_ENUM] = p_enum,
+    [T_BOOL] = p_bool,         [T_PROB] = p_real,           [T_REAL] = p_real,
+    [T_MULT] = p_real,         [T_CLASSES] = p_classes,     [T_LIMIT_STATUS] = p_limit_status,
+    [T_BACKOFF] = p_kind,      [T_BUDGET] = p_kind,         [T_BREAKER] = p_kind,
+    [T_WINDOW] = p_window,     [T_TIMES] = p_times,         [T_QUEUE] = p_queue,
+    [T_PHASE_RATE] = p_phase_rate, [T_FACTOR] = p_factor,
+};
+_Static_assert(sizeof value_parsers / sizeof *value_parsers == T_TIMES + 1,
+               "a parser for every key type");
+
 static void apply_value(struct apply_ctx *ac, const struct entry *e, const struct key_desc *kd,
                         void *base)
 {
-    char *field = (char *)base + kd->offset;
-    const char *v = e->value;
-    switch (kd->type) {
-    case T_NAME:
-        if (!valid_name(v))
-            bad(ac, e, kd->allowed);
-        else
-            copy_name(field, v);
-        return;
-    case T_DURATION: {
-        rs_time t;
-        if (!units_parse_duration(v, &t) || t < kd->lo)
-            bad(ac, e, kd->allowed);
-        else
-            *(rs_time *)(void *)field = t;
-        return;
-    }
-    case T_TIMEOUT:
-    case T_CAP: {
-        rs_time t;
-        if (strcmp(v, "none") == 0)
-            *(rs_time *)(void *)field = RS_TIME_NEVER;
-        else if (!units_parse_duration(v, &t) || (kd->type == T_TIMEOUT && t == 0))
-            bad(ac, e, kd->allowed);
-        else
-            *(rs_time *)(void *)field = t;
-        return;
-    }
-    case T_SEED: {
-        char *end;
-        errno = 0;
-        if (v[0] == '-' || v[0] == '\0' || v[0] == ' ') {
-            bad(ac, e, kd->allowed);
-            return;
-        }
-        unsigned long long s = strtoull(v, &end, 10);
-        if (*end != '\0' || errno == ERANGE)
-            bad(ac, e, kd->allowed);
-        else
-            *(uint64_t *)(void *)field = (uint64_t)s;
-        return;
-    }
-    case T_RATE: {
-        double r;
-        if (!units_parse_rate(v, &r) || !(r > 0.0) || r > 1e9)
-            bad(ac, e, kd->allowed);
-        else
-            *(double *)(void *)field = r;
-        return;
-    }
-    case T_UINT: {
-        long long n;
-        if (!units_parse_int(v, kd->lo, kd->hi, &n))
-            bad(ac, e, kd->allowed);
-        else
-            *(unsigned *)(void *)field = (unsigned)n;
-        return;
-    }
-    case T_DIST: {
-        char why[300], allowed[400];
-        struct dist d;
-        if (!dist_parse(v, &d, why, sizeof why)) {
-            snprintf(allowed, sizeof allowed, "%s (%s)", kd->allowed, why);
-            bad(ac, e, allowed);
-            return;
-        }
-        *(struct dist *)(void *)field = d;
-        return;
-    }
-    case T_ENUM: {
-        int x;
-        size_t n = 0;
-        while (kd->names[n] != NULL)
-            n++;
-        if (!parse_enum(v, kd->names, n, &x))
-            bad(ac, e, kd->allowed);
-        else
-            *(int *)(void *)field = x; /* every enum field is int-sized */
-        return;
-    }
-    case T_BOOL:
-        if (strcmp(v, "true") == 0)
-            *(bool *)(void *)field = true;
-        else if (strcmp(v, "false") == 0)
-            *(bool *)(void *)field = false;
-        else
-            bad(ac, e, kd->allowed);
-        return;
-    case T_PROB:
-    case T_REAL: {
-        double x;
-        double hi = kd->type == T_PROB ? 1.0 : (double)kd->hi;
-        if (!units_parse_real(v, &x) || x < (double)kd->lo || x > hi)
-            bad(ac, e, kd->allowed);
-        else
-            *(double *)(void *)field = x;
-        return;
-    }
-    case T_CLASSES: {
-        char word[64], allowed[400];
-        errclass_set s;
-        if (!errclass_parse_set(v, &s, word, sizeof word)) {
-            snprintf(allowed, sizeof allowed, "%s ('%s' is not one)", kd->allowed, word);
-            bad(ac, e, allowed);
-        } else {
-            *(errclass_set *)(void *)field = s;
-        }
-        return;
-    }
-    case T_LIMIT_STATUS: {
-        enum errclass cls;
-        if (!errclass_parse(v, &cls) || (cls != CLS_429 && cls != CLS_403 && cls != CLS_503))
-            bad(ac, e, kd->allowed);
-        else
-            *(enum errclass *)(void *)field = cls;
-        return;
-    }
-    case T_DIST_NONE: {
-        bool *given = (bool *)((char *)base + kd->flag);
-        char why[300], allowed[400];
-        struct dist d;
-        if (strcmp(v, "none") == 0) {
-            *given = false;
-        } else if (!dist_parse(v, &d, why, sizeof why)) {
-            snprintf(allowed, sizeof allowed, "%s (%s)", kd->allowed, why);
-            bad(ac, e, allowed);
-        } else {
-            *(struct dist *)(void *)field = d;
-            *given = true;
-        }
-        return;
-    }
-    case T_INSTANCES: {
-        long long n;
-        if (strcmp(v, "per-client") == 0)
-            *(unsigned *)(void *)field = 0;
-        else if (!units_parse_int(v, kd->lo, kd->hi, &n))
-            bad(ac, e, kd->allowed);
-        else
-            *(unsigned *)(void *)field = (unsigned)n;
-        return;
-    }
-    case T_BUDGET:
-    case T_BREAKER: {
-        char allowed[600];
-        kind_names(kd->type, allowed, sizeof allowed);
-        if (kd->type == T_BUDGET) {
-            const struct budget_kind *b = budget_find(v);
-            if (b == NULL)
-                bad(ac, e, allowed);
-            else
-                *(const struct budget_kind **)(void *)field = b;
-        } else {
-            const struct breaker_kind *b = breaker_find(v);
-            if (b == NULL)
-                bad(ac, e, allowed);
-            else
-                *(const struct breaker_kind **)(void *)field = b;
-        }
-        return;
-    }
-    case T_WINDOW: {
-        struct layer_cfg *l = base;
-        long long n;
-        rs_time t;
-        if (units_parse_int(v, kd->lo, kd->hi, &n)) {
-            l->breaker_p.window_calls = (unsigned)n;
-            l->breaker_p.window = 0;
-        } else if (units_parse_duration(v, &t) && t > 0) {
-            l->breaker_p.window_calls = 0;
-            l->breaker_p.window = t;
-        } else {
-            bad(ac, e, kd->allowed);
-        }
-        return;
-    }
-    case T_TIMES: { /* appends: several `at` lines and lists add up */
-        char buf[256];
-        snprintf(buf, sizeof buf, "%s", v);
-        bool any = false;
-        char *save = NULL;
-        for (char *tok = strtok_r(buf, " ,\t", &save); tok != NULL; tok = strtok_r(NULL, " ,\t", &save)) {
-            rs_time t;
-            any = true;
-            if (!units_parse_duration(tok, &t)) {
-                bad(ac, e, kd->allowed);
-                return;
-            }
-            if (ac->sc->nherds == SCENARIO_MAX_HERDS) {
-                char w[400];
-                diag_add(ac->diag, "%s: [herd] too many instants (limit is %d)", where(e, w, sizeof w),
-                         SCENARIO_MAX_HERDS);
-                return;
-            }
-            ac->sc->herds[ac->sc->nherds++] = t;
-        }
-        if (!any)
-            bad(ac, e, kd->allowed);
-        return;
-    }
-    case T_RATE_NONE: {
-        double r;
-        if (strcmp(v, "none") == 0)
-            *(double *)(void *)field = 0.0;
-        else if (!units_parse_rate(v, &r) || !(r > 0.0) || r > 1e9)
-            bad(ac, e, kd->allowed);
-        else
-            *(double *)(void *)field = r;
-        return;
-    }
-    case T_QUEUE: {
-        long long n;
-        if (strcmp(v, "unbounded") == 0)
-            ac->sc->queue = -1;
-        else if (!units_parse_int(v, kd->lo, kd->hi, &n))
-            bad(ac, e, kd->allowed);
-        else
-            ac->sc->queue = n;
-        return;
-    }
-    case T_BACKOFF: {
-        const struct backoff_kind *b = backoff_find(v);
-        char allowed[600];
-        kind_names(kd->type, allowed, sizeof allowed);
-        if (b == NULL)
-            bad(ac, e, allowed);
-        else
-            *(const struct backoff_kind **)(void *)field = b;
-        return;
-    }
-    case T_MULT: {
-        double m;
-        if (!units_parse_real(v, &m) || m < 1.0 || m > 1000.0)
-            bad(ac, e, kd->allowed);
-        else
-            *(double *)(void *)field = m;
-        return;
-    }
-    case T_PHASE_RATE: {
-        struct phase_cfg *p = base;
-        double x;
-        if (v[0] == 'x' && parse_factor(v, &x)) {
-            p->rate_is_factor = true;
-            p->rate = x;
-            p->has_rate = true;
-        } else if (units_parse_rate(v, &x) && x <= 1e9) {
-            p->rate_is_factor = false;
-            p->rate = x;
-            p->has_rate = true;
-        } else {
-            bad(ac, e, kd->allowed);
-        }
-        return;
-    }
-    case T_FACTOR: {
-        struct phase_cfg *p = base;
-        double x;
-        if (!parse_factor(v, &x))
-            bad(ac, e, kd->allowed);
-        else {
-            p->capacity = x;
-            p->has_capacity = true;
-        }
-        return;
-    }
-    }
+    struct value_in in = {ac, e, kd, base, (char *)base + kd->offset, e->value};
+    if (value_parsers[kd->type](&in) == V_BAD)
+        bad(ac, e, kd->allowed);
 }
 
 /* The index of the phase or layer called name, created with its defaults
