@@ -172,112 +172,155 @@ struct opts {
     bool resume, force;
 };
 
+/* ---- options: one descriptor per option, one small taker each ---- */
+
+static int take_outdir(struct opts *o, const char *name, const char *v)
+{
+    (void)name;
+    o->outdir = v;
+    return 0;
+}
+
+static int take_set(struct opts *o, const char *name, const char *v)
+{
+    if (o->nsets == MAX_SETS) {
+        fprintf(stderr, "retrystorm: too many --set options (limit is %d)\n", MAX_SETS);
+        return 2;
+    }
+    if (strcmp(name, "--seed") == 0) { /* --seed N is --set run.seed=N */
+        if (strlen(v) > 40) {
+            fprintf(stderr, "retrystorm: --seed %.40s...: expected an integer from 0 to 2^64-1\n", v);
+            return 2;
+        }
+        snprintf(o->seed_set, sizeof o->seed_set, "run.seed=%s", v);
+        v = o->seed_set;
+    }
+    o->sets[o->nsets++] = v;
+    return 0;
+}
+
+static int take_flag(struct opts *o, const char *name, const char *v)
+{
+    (void)v;
+    if (strcmp(name, "--plot") == 0)
+        o->plot = true;
+    else if (strcmp(name, "--resume") == 0)
+        o->resume = true;
+    else if (strcmp(name, "--force") == 0)
+        o->force = true;
+    else
+        o->progress = strcmp(name, "--quiet") == 0 ? -1 : 1;
+    return 0;
+}
+
+/* --grid, --vary, --objective, --constraint: lists with a limit each. */
+static int take_list(struct opts *o, const char *name, const char *v)
+{
+    const char **list = o->grid;
+    size_t *n = &o->ngrid, max = EXP_MAX_AXES;
+    if (strcmp(name, "--vary") == 0)
+        list = o->vary, n = &o->nvary, max = MAX_VARY;
+    else if (strcmp(name, "--objective") == 0)
+        list = o->objective, n = &o->nobjective, max = 8;
+    else if (strcmp(name, "--constraint") == 0)
+        list = o->constraint, n = &o->nconstraint, max = 16;
+    if (*n == max) {
+        fprintf(stderr, "retrystorm: too many %s options (limit is %zu)\n", name, max);
+        return 2;
+    }
+    list[(*n)++] = v;
+    return 0;
+}
+
+static int take_threads(struct opts *o, const char *name, const char *v)
+{
+    (void)name;
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (*end != '\0' || n < 1 || n > 256) {
+        fprintf(stderr, "retrystorm: -j %s: expected a number of threads from 1 to 256\n", v);
+        return 2;
+    }
+    o->threads = (unsigned)n;
+    return 0;
+}
+
+static int take_shard(struct opts *o, const char *name, const char *v)
+{
+    (void)name;
+    unsigned k, n;
+    char tail;
+    if (sscanf(v, "%u/%u%c", &k, &n, &tail) != 2 || n < 1 || k < 1 || k > n) {
+        fprintf(stderr, "retrystorm: --shard %s: expected K/N with 1 <= K <= N (e.g. --shard 2/4)\n", v);
+        return 2;
+    }
+    o->shard_k = k;
+    o->shard_n = n;
+    return 0;
+}
+
+static int take_reps(struct opts *o, const char *name, const char *v)
+{
+    (void)name;
+    char *end;
+    long r = strtol(v, &end, 10);
+    if (*end != '\0' || r < 1 || r > 100000) {
+        fprintf(stderr, "retrystorm: --reps %s: expected an integer from 1 to 100000\n", v);
+        return 2;
+    }
+    o->reps = (unsigned)r;
+    return 0;
+}
+
+static const struct option_desc {
+    const char *name;
+    bool value; /* takes the next argument */
+    int (*take)(struct opts *o, const char *name, const char *v);
+} options[] = {
+    {"-o", true, take_outdir},      {"--set", true, take_set},           {"--seed", true, take_set},
+    {"--plot", false, take_flag},   {"--resume", false, take_flag},      {"--force", false, take_flag},
+    {"--quiet", false, take_flag},  {"--progress", false, take_flag},    {"--grid", true, take_list},
+    {"--vary", true, take_list},    {"--objective", true, take_list},    {"--constraint", true, take_list},
+    {"-j", true, take_threads},     {"--shard", true, take_shard},       {"--reps", true, take_reps},
+};
+
+/* A positional argument: the scenario, or (merge) one more directory. */
+static int take_positional(struct opts *o, const char *a)
+{
+    if (o->scenario == NULL) {
+        o->scenario = a;
+    } else if (o->nrest < 64 && o->collect_rest) {
+        o->rest[o->nrest++] = a;
+    } else {
+        fprintf(stderr, "retrystorm: more than one scenario given ('%s' and '%s')\n", o->scenario, a);
+        return 2;
+    }
+    return 0;
+}
+
 /* Parses run options from argv[i..]; returns 0, or 2 after a message. */
 static int parse_run_opts(int argc, char **argv, int i, struct opts *o)
 {
     for (; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "-o") == 0 || strcmp(a, "--set") == 0 || strcmp(a, "--seed") == 0) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "retrystorm: %s needs a value\n%s", a, usage);
-                return 2;
-            }
-            const char *v = argv[++i];
-            if (strcmp(a, "-o") == 0) {
-                o->outdir = v;
-            } else if (o->nsets == MAX_SETS) {
-                fprintf(stderr, "retrystorm: too many --set options (limit is %d)\n", MAX_SETS);
-                return 2;
-            } else if (strcmp(a, "--set") == 0) {
-                o->sets[o->nsets++] = v;
-            } else {
-                if (strlen(v) > 40) {
-                    fprintf(stderr, "retrystorm: --seed %.40s...: expected an integer from 0 to 2^64-1\n", v);
-                    return 2;
-                }
-                snprintf(o->seed_set, sizeof o->seed_set, "run.seed=%s", v);
-                o->sets[o->nsets++] = o->seed_set;
-            }
-        } else if (strcmp(a, "--plot") == 0) {
-            o->plot = true;
-        } else if (strcmp(a, "--resume") == 0) {
-            o->resume = true;
-        } else if (strcmp(a, "--force") == 0) {
-            o->force = true;
-        } else if (strcmp(a, "--quiet") == 0) {
-            o->progress = -1;
-        } else if (strcmp(a, "--progress") == 0) {
-            o->progress = 1;
-        } else if (strcmp(a, "--grid") == 0 || strcmp(a, "-j") == 0 || strcmp(a, "--shard") == 0 ||
-                   strcmp(a, "--objective") == 0 || strcmp(a, "--constraint") == 0) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "retrystorm: %s needs a value\n%s", a, usage);
-                return 2;
-            }
-            const char *v = argv[++i];
-            char *end;
-            if (strcmp(a, "--grid") == 0) {
-                if (o->ngrid == EXP_MAX_AXES) {
-                    fprintf(stderr, "retrystorm: too many --grid options (limit is %d)\n", EXP_MAX_AXES);
-                    return 2;
-                }
-                o->grid[o->ngrid++] = v;
-            } else if (strcmp(a, "-j") == 0) {
-                long n = strtol(v, &end, 10);
-                if (*end != '\0' || n < 1 || n > 256) {
-                    fprintf(stderr, "retrystorm: -j %s: expected a number of threads from 1 to 256\n", v);
-                    return 2;
-                }
-                o->threads = (unsigned)n;
-            } else if (strcmp(a, "--shard") == 0) {
-                unsigned k, n;
-                char tail;
-                if (sscanf(v, "%u/%u%c", &k, &n, &tail) != 2 || n < 1 || k < 1 || k > n) {
-                    fprintf(stderr, "retrystorm: --shard %s: expected K/N with 1 <= K <= N (e.g. --shard 2/4)\n", v);
-                    return 2;
-                }
-                o->shard_k = k;
-                o->shard_n = n;
-            } else if (strcmp(a, "--objective") == 0 && o->nobjective < 8) {
-                o->objective[o->nobjective++] = v;
-            } else if (strcmp(a, "--constraint") == 0 && o->nconstraint < 16) {
-                o->constraint[o->nconstraint++] = v;
-            } else {
-                fprintf(stderr, "retrystorm: too many %s options\n", a);
-                return 2;
-            }
-        } else if (strcmp(a, "--vary") == 0 || strcmp(a, "--reps") == 0) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "retrystorm: %s needs a value\n%s", a, usage);
-                return 2;
-            }
-            const char *v = argv[++i];
-            if (strcmp(a, "--reps") == 0) {
-                char *end;
-                long r = strtol(v, &end, 10);
-                if (*end != '\0' || r < 1 || r > 100000) {
-                    fprintf(stderr, "retrystorm: --reps %s: expected an integer from 1 to 100000\n", v);
-                    return 2;
-                }
-                o->reps = (unsigned)r;
-            } else if (o->nvary == MAX_VARY) {
-                fprintf(stderr, "retrystorm: too many --vary options (limit is %d)\n", MAX_VARY);
-                return 2;
-            } else {
-                o->vary[o->nvary++] = v;
-            }
-        } else if (a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "retrystorm: unknown option '%s'\n%s", a, usage);
-            return 2;
-        } else if (o->scenario == NULL) {
-            o->scenario = a;
-        } else if (o->nrest < 64 && o->collect_rest) {
-            o->rest[o->nrest++] = a;
-        } else {
-            fprintf(stderr, "retrystorm: more than one scenario given ('%s' and '%s')\n",
-                    o->scenario, a);
+        const struct option_desc *d = NULL;
+        for (size_t k = 0; k < sizeof options / sizeof *options && d == NULL; k++)
+            if (strcmp(a, options[k].name) == 0)
+                d = &options[k];
+        int rc;
+        if (d != NULL && d->value && i + 1 >= argc) {
+            fprintf(stderr, "retrystorm: %s needs a value\n%s", a, usage);
             return 2;
         }
+        if (d != NULL)
+            rc = d->take(o, a, d->value ? argv[++i] : NULL);
+        else if (a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "retrystorm: unknown option '%s'\n%s", a, usage);
+            return 2;
+        } else
+            rc = take_positional(o, a);
+        if (rc != 0)
+            return rc;
     }
     return 0;
 }
