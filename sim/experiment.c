@@ -419,10 +419,12 @@ static void jobs_row(FILE *f, const struct layout *g, size_t reps, const struct 
     fputc('\n', f);
 }
 
-/* jobs.csv with every job done, in job order (the same whatever the
- * threads or the order in which they finished). */
-static int write_jobs_csv(const char *dir, const struct layout *g, size_t reps, const struct table *t,
-                          char *err, size_t errsz)
+/* Writes jobs.csv with every job done, in job order (the same whatever
+ * the threads or the order in which they finished). With log, the file is
+ * also kept open to append each job as it finishes (jobs_log): the very
+ * file written and renamed into place, never opened again by name. */
+static int write_jobs(const char *dir, const struct layout *g, size_t reps, const struct table *t,
+                      FILE **log, char *err, size_t errsz)
 {
     struct output_file of;
     if (output_file_open(&of, dir, "jobs.csv", err, errsz) != 0)
@@ -431,23 +433,29 @@ static int write_jobs_csv(const char *dir, const struct layout *g, size_t reps, 
     for (size_t j = 0; j < t->njobs; j++)
         if (t->done[j])
             jobs_row(of.f, g, reps, t, j);
-    return output_file_commit(&of, err, errsz);
-}
-
-/* Opens dir/jobs.csv to append each job as it finishes (jobs_log). */
-static FILE *jobs_log_open(const char *dir, char *err, size_t errsz)
-{
-    int dfd = outdir_open_dirfd(dir);
-    int fd = dfd >= 0 ? openat(dfd, "jobs.csv", O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC) : -1;
-    if (dfd >= 0)
-        close(dfd);
-    FILE *f = fd >= 0 ? fdopen(fd, "a") : NULL;
-    if (f == NULL) {
-        snprintf(err, errsz, "cannot append to %s/jobs.csv: %s", dir, strerror(errno));
+    int fd = -1;
+    if (log != NULL && (fflush(of.f) != 0 || (fd = dup(fileno(of.f))) < 0)) {
+        snprintf(err, errsz, "cannot keep %s open: %s", of.shown, strerror(errno));
+        output_file_discard(&of);
+        return -1;
+    }
+    if (output_file_commit(&of, err, errsz) != 0) {
         if (fd >= 0)
             close(fd);
+        return -1;
     }
-    return f;
+    if (log != NULL && (*log = fdopen(fd, "a")) == NULL) {
+        snprintf(err, errsz, "cannot append to %s/jobs.csv: %s", dir, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return 0;
+}
+
+static int write_jobs_csv(const char *dir, const struct layout *g, size_t reps, const struct table *t,
+                          char *err, size_t errsz)
+{
+    return write_jobs(dir, g, reps, t, NULL, err, errsz);
 }
 
 /* ---- reading experiment.csv and jobs.csv back (hostile input) ---- */
@@ -902,10 +910,9 @@ static int start_files(const struct exp_spec *spec, const struct layout *lay, si
         ndone += t->done[j];
     if (write_experiment_csv(spec->dir, lay, reps, fp, err, errsz) != 0 ||
         write_status(spec->dir, false, ndone, ntotal, err, errsz) != 0 ||
-        write_jobs_csv(spec->dir, lay, reps, t, err, errsz) != 0)
+        write_jobs(spec->dir, lay, reps, t, log, err, errsz) != 0)
         return 1;
-    *log = jobs_log_open(spec->dir, err, errsz);
-    return *log ? 0 : 1;
+    return 0;
 }
 
 /* The files after the jobs: jobs.csv in job order, the status, and
