@@ -21,11 +21,10 @@ struct axis {
     char buf[8192];
 };
 
-/* Splits "KEY=V1,V2" into an axis; false with a message in diag. */
-static bool parse_axis(const char *text, struct axis *a, struct scenario_diag *diag)
+/* Splits "KEY=V1,V2" into an axis; false when it is not one. */
+static bool parse_axis(const char *text, struct axis *a)
 {
     const char *eq = strchr(text, '=');
-    (void)diag;
     if (eq == NULL || eq == text || eq[1] == '\0' || (size_t)(eq - text) >= sizeof a->key ||
         strlen(eq + 1) >= sizeof a->buf)
         return false;
@@ -199,7 +198,7 @@ static int parse_axes(const struct compare_spec *spec, struct variants *vs, char
     }
     for (size_t k = 0; k < spec->nvary; k++) {
         struct axis *a = &vs->axes[k];
-        if (!parse_axis(spec->vary[k], a, NULL)) {
+        if (!parse_axis(spec->vary[k], a)) {
             snprintf(err, errsz, "--vary %.200s: expected KEY=V1,V2,... with a key of at most 127 bytes and values of at most 380 (for example --vary layer.app.backoff=none,full)",
                      spec->vary[k]);
             return 2;

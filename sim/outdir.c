@@ -258,7 +258,7 @@ int outdir_tmpfile(int dfd, const char *name, char *tmp, size_t tmpsz)
             return -1;
         snprintf(tmp, tmpsz, ".%s.%02x%02x%02x%02x%02x%02x.tmp", name, r[0], r[1], r[2], r[3], r[4],
                  r[5]);
-        int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        int fd = openat(dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
         if (fd >= 0 || errno != EEXIST)
             return fd;
     }

@@ -73,7 +73,8 @@ int outdir_remove_ours(const char *path);
 
 /* Opens a temporary file in the directory fd `dirfd` for `name`: an
  * unpredictable name ".NAME.XXXXXXXXXXXX.tmp" created with
- * O_CREAT|O_EXCL|O_NOFOLLOW, written to tmp. Returns the fd, or -1. */
+ * O_CREAT|O_EXCL|O_NOFOLLOW, read-write, written to tmp. Returns the fd,
+ * or -1 with errno. */
 int outdir_tmpfile(int dirfd, const char *name, char *tmp, size_t tmpsz);
 
 /* DIR/NAME into out; -1 (out empty) when it does not fit: a path is never

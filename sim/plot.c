@@ -8,7 +8,7 @@
  * and rename the temporary into place. Nothing is written before every
  * input has been read and accepted.
  */
-#define _GNU_SOURCE /* pipe2, SOCK_CLOEXEC, getrandom */
+#define _GNU_SOURCE /* pipe2, SOCK_CLOEXEC */
 
 #include "plot.h"
 
@@ -21,13 +21,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "outdir.h"
 #include "scenario.h"
 
 extern const struct scenario_builtin plot_scripts[];
@@ -756,22 +756,6 @@ static int gnuplot_failed(struct ctx *c, const char *fig, int st, char *said)
 
 /* ---- figures: created safely, renamed into place ---- */
 
-/* Creates ".NAME.XXXXXXXXXXXX.tmp" (12 random hex digits) in DIR, never
- * following a link; its name in tmp. The fd, or -1 with errno set. */
-static int make_temp(struct ctx *c, const char *name, char *tmp, size_t tmpsz)
-{
-    for (int tries = 0; tries < 100; tries++) {
-        unsigned char r[6];
-        if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
-            return -1;
-        snprintf(tmp, tmpsz, ".%s.%02x%02x%02x%02x%02x%02x.tmp", name, r[0], r[1], r[2], r[3], r[4],
-                 r[5]);
-        int fd = openat(c->dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-        if (fd >= 0 || errno != EEXIST)
-            return fd;
-    }
-    return -1;
-}
 
 /* Whether DIR/tmp is still the file open as fd: what "ours" means here. */
 static bool still_ours(struct ctx *c, const char *tmp, int fd, struct stat *st)
@@ -803,7 +787,7 @@ static int draw(struct ctx *c, const char *script_name, const char *name, const 
 {
     char final[128], tmp[160], said[STDERR_KEEP];
     snprintf(final, sizeof final, "%s.%s", name, term);
-    int fd = make_temp(c, final, tmp, sizeof tmp);
+    int fd = outdir_tmpfile(c->dfd, final, tmp, sizeof tmp);
     if (fd < 0)
         return fail(c, PLOT_FAILED, "cannot create a temporary for %s in %s: %s", final, c->dir,
                     strerror(errno));

@@ -8,15 +8,6 @@
 # command before anything is allocated, run or written. $1 is the binary.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
-expect() { # expect CODE PATTERN -- command...
-  local code=$1 pat=$2; shift 3
-  local out rc
-  out=$("$@" 2>&1); rc=$?
-  if [ "$rc" != "$code" ] || ! grep -qE -- "$pat" <<<"$out"; then
-    echo "FAIL: ${*:0:3} ... -> exit $rc (want $code), output:"; echo "$out" | head -5 | cut -c1-300
-    echo "  (wanted /$pat/)"; fails=$((fails + 1))
-  fi
-}
 base='[run]\nname = t\nduration = 10s\n[load]\nrate = 100/s\n[server]\nservice = exp(10ms)\n'
 
 # A line longer than 197 characters: refused, not cut short (the old parser
