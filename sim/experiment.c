@@ -7,7 +7,6 @@
 #include "experiment.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
 #include <limits.h>
@@ -243,26 +242,24 @@ static size_t split_csv(char *line, char **f, size_t max)
     return n;
 }
 
-/* One run's summary row, as the header and a line of values. */
-static int summary_row(const struct scenario *sc, uint32_t rep, bool run,
-                       volatile sig_atomic_t *stop, bool *complete, char **text, char *err,
-                       size_t errsz)
+/* Runs one job: its summary.csv row (without the header) into *text. */
+static int summary_row(const struct scenario *sc, uint32_t rep, volatile sig_atomic_t *stop,
+                       bool *complete, char **text, char *err, size_t errsz)
 {
     struct sim *s = sim_create(sc, rep, err, errsz);
     if (s == NULL)
         return -1;
     sim_set_stop(s, stop);
-    if (run && sim_run(s, NULL, NULL, err, errsz) != 0) {
+    if (sim_run(s, NULL, NULL, err, errsz) != 0) {
         sim_destroy(s);
         return -1;
     }
-    if (complete)
-        *complete = sim_complete(s);
+    *complete = sim_complete(s);
     struct summary o;
     output_summarise(s, 0.0, &o);
     size_t len;
     FILE *f = open_memstream(text, &len);
-    output_write_summary_csv(f, s, &o, true);
+    output_write_summary_csv(f, s, &o, false);
     fclose(f);
     sim_destroy(s);
     return 0;
@@ -278,7 +275,7 @@ static void *worker(void *arg)
         size_t j = w->jobs[i];
         char *text = NULL, err[512];
         bool complete = true;
-        if (summary_row(&w->points[j / w->reps], (uint32_t)(j % w->reps), true, w->stop, &complete,
+        if (summary_row(&w->points[j / w->reps], (uint32_t)(j % w->reps), w->stop, &complete,
                         &text, err, sizeof err) != 0) {
             pthread_mutex_lock(&w->lock);
             if (!atomic_load(&w->failed))
@@ -292,7 +289,7 @@ static void *worker(void *arg)
             free(text);
             break;
         }
-        char *row = strchr(text, '\n') + 1;
+        char *row = text;
         row[strcspn(row, "\n")] = '\0';
         char *f[256];
         size_t n = split_csv(row, f, 256);
@@ -899,15 +896,32 @@ static int run_jobs(const struct exp_spec *spec, struct worker_ctx *w, char *err
     return 0;
 }
 
+/* Whether job j belongs to this shard (every job without --shard). */
+static bool in_shard(const struct exp_spec *spec, size_t j)
+{
+    return spec->shard_n == 0 || j % spec->shard_n == spec->shard_k - 1;
+}
+
+/* The jobs done of this shard; in *all, the jobs done in all (a shard's
+ * jobs.csv may hold others', which count for sweep.csv, not for the shard). */
+static size_t count_done(const struct exp_spec *spec, const struct table *t, size_t *all)
+{
+    size_t mine = 0;
+    *all = 0;
+    for (size_t j = 0; j < t->njobs; j++) {
+        *all += t->done[j];
+        mine += t->done[j] && in_shard(spec, j);
+    }
+    return mine;
+}
+
 /* The files before any job runs: the fingerprint, status complete = 0 and
  * jobs.csv with the jobs already done, opened for appending. */
 static int start_files(const struct exp_spec *spec, const struct layout *lay, size_t reps,
                        const struct fingerprint *fp, const struct table *t, size_t ntotal,
                        FILE **log, char *err, size_t errsz)
 {
-    size_t ndone = 0;
-    for (size_t j = 0; j < t->njobs; j++)
-        ndone += t->done[j];
+    size_t all, ndone = count_done(spec, t, &all);
     if (write_experiment_csv(spec->dir, lay, reps, fp, err, errsz) != 0 ||
         write_status(spec->dir, false, ndone, ntotal, err, errsz) != 0 ||
         write_jobs(spec->dir, lay, reps, t, log, err, errsz) != 0)
@@ -921,14 +935,12 @@ static int finish_files(const struct exp_spec *spec, const struct layout *lay, s
                         const struct table *t, size_t ntotal, struct exp_result *result, char *err,
                         size_t errsz)
 {
-    size_t ndone = 0;
-    for (size_t j = 0; j < t->njobs; j++)
-        ndone += t->done[j];
-    bool mine_done = ndone == ntotal, complete = ndone == t->njobs;
+    size_t all, ndone = count_done(spec, t, &all);
+    bool mine_done = ndone == ntotal, complete = all == t->njobs;
     if (write_jobs_csv(spec->dir, lay, reps, t, err, errsz) != 0 ||
         write_status(spec->dir, mine_done, ndone, ntotal, err, errsz) != 0)
         return 1;
-    if (result && (mine_done ? complete : true)) {
+    if (result && (!mine_done || complete)) {
         if (fill_result(result, lay, reps, t) != 0) {
             snprintf(err, errsz, "out of memory for the results");
             return 1;
@@ -958,7 +970,7 @@ static size_t jobs_to_run(const struct exp_spec *spec, const struct table *t, si
     size_t nmine = 0;
     *ntotal = 0;
     for (size_t j = 0; j < t->njobs; j++)
-        if (spec->shard_n == 0 || j % spec->shard_n == spec->shard_k - 1) {
+        if (in_shard(spec, j)) {
             (*ntotal)++;
             if (!t->done[j])
                 jobs[nmine++] = j;
