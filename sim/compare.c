@@ -398,7 +398,7 @@ static int run_replication(struct combined *c, const struct compare_spec *spec,
     char *buf = NULL;
     size_t len = 0;
     FILE *mf = open_memstream(&buf, &len);
-    output_write_summary_csv(mf, s, &o, false);
+    output_write_summary_csv(mf, s, &o, 0);
     fclose(mf);
     buf[strcspn(buf, "\n")] = '\0';
     fprintf(c->reps.f, "%s,%u,%s\n", prefix, r, buf);

@@ -9,6 +9,7 @@
 const char *const errclass_names[CLS_N] = {
     "ok",  "business", "timeout", "conn", "400", "403", "404",
     "409", "429",      "500",     "502",  "503", "504", "deadline", "throttled", "breaker",
+    "bulkhead",
 };
 
 bool errclass_parse(const char *name, enum errclass *out)

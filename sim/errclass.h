@@ -32,6 +32,7 @@ enum errclass {
     CLS_DEADLINE,
     CLS_THROTTLED, /* the layer's own budget refused (a layer above sees this class) */
     CLS_BREAKER,   /* the layer's own breaker short-circuited */
+    CLS_BULKHEAD,  /* no slot in a layer's bulkhead or connection pool (`concurrency`) */
     CLS_N
 };
 
@@ -42,11 +43,13 @@ typedef uint32_t errclass_set;
 #define ERRCLASS_DEFAULT_RETRY                                                                     \
     (ERRCLASS_BIT(CLS_TIMEOUT) | ERRCLASS_BIT(CLS_CONN) | ERRCLASS_BIT(CLS_502) |                  \
      ERRCLASS_BIT(CLS_503) | ERRCLASS_BIT(CLS_504) | ERRCLASS_BIT(CLS_429))
-/* Every failure class from below except deadline, throttled and breaker:
- * "retry on any exception". */
+/* Every failure class from below except deadline, throttled, breaker and
+ * bulkhead: "retry on any exception" (a layer retries bulkhead rejections
+ * only when its retry_on names them). */
 #define ERRCLASS_ALL_FAILURES                                                                      \
     (((ERRCLASS_BIT(CLS_N) - 1u) & ~ERRCLASS_BIT(CLS_OK) & ~ERRCLASS_BIT(CLS_BUSINESS)) &          \
-     ~ERRCLASS_BIT(CLS_DEADLINE) & ~ERRCLASS_BIT(CLS_THROTTLED) & ~ERRCLASS_BIT(CLS_BREAKER))
+     ~ERRCLASS_BIT(CLS_DEADLINE) & ~ERRCLASS_BIT(CLS_THROTTLED) & ~ERRCLASS_BIT(CLS_BREAKER) &   \
+     ~ERRCLASS_BIT(CLS_BULKHEAD))
 
 extern const char *const errclass_names[CLS_N];
 

@@ -259,7 +259,7 @@ static int summary_row(const struct scenario *sc, uint32_t rep, volatile sig_ato
     output_summarise(s, 0.0, &o);
     size_t len;
     FILE *f = open_memstream(text, &len);
-    output_write_summary_csv(f, s, &o, false);
+    output_write_summary_csv(f, s, &o, 0);
     fclose(f);
     sim_destroy(s);
     return 0;

@@ -26,6 +26,18 @@
  * deadline its parent propagated); with `propagate_deadline` its attempts
  * carry it down to the layers below and to the server.
  *
+ * Edges: a layer sits on one edge (client or service → service); below it
+ * is the next layer of that edge, or the edge's service. A call of the
+ * edge's outermost layer answers its parent directly: the request's root,
+ * or the job that called the dependency.
+ *
+ * Bulkheads: with `concurrency = N` each attempt needs one of its
+ * instance's N slots from when it is made until its answer or timeout. An
+ * attempt that finds none waits in the instance's FIFO (at most
+ * `concurrency_queue`, for at most `concurrency_wait` and the deadline) or
+ * fails at once with class `bulkhead`. A freed slot goes straight to the
+ * first waiter, whose attempt is sent through a zero-delay event.
+ *
  * Re-entrancy: sending an attempt downstream can produce its answer at once
  * (a full queue rejects immediately), which may end and free the call. So a
  * send is always the last thing a function does with its call, and retries
@@ -119,6 +131,9 @@ static void track_open(struct sim *s, uint32_t layer, bool was_open, bool is_ope
 
 static rs_time min_t(rs_time a, rs_time b) { return a < b ? a : b; }
 
+static void record_result(struct sim *s, uint32_t ci, enum errclass cls);
+static void failed_attempt(struct sim *s, uint32_t ci, enum errclass cls, rs_time retry_after);
+
 /* Ends call ci with outcome o and reports its last class upward; frees the call. */
 static void finish(struct sim *s, uint32_t ci, enum outcome o)
 {
@@ -134,9 +149,107 @@ static void finish(struct sim *s, uint32_t ci, enum outcome o)
     pool_free(&s->calls, ci);
     if (parent.call == NO_PARENT)
         load_request_done(s, req, o);
+    else if (parent.call & REPLY_JOB)
+        service_on_dep_answer(s, parent, cls);
     else
-        net_answer_up(s, layer - 1, parent, cls, -1);
+        net_answer_up(s, s->lrt[layer].prev, parent, cls, -1);
     load_request_unref(s, req);
+}
+
+/* Sends call ci's current attempt down, with its timer. */
+static void send(struct sim *s, uint32_t ci)
+{
+    struct call *c = call_at(s, ci);
+    const struct layer_cfg *cfg = &s->sc.layers[c->layer];
+    c->state = CALL_WAITING;
+    rs_time at = min_t(units_add(s->now, cfg->timeout), c->deadline_at);
+    /* a layer's timeouts are now + the same duration: a FIFO lane */
+    c->timer = at == RS_TIME_NEVER ? EVQ_NONE
+               : evq_push_lane(&s->q, c->layer < LANE_LAYERS ? c->layer : EVQ_LANES, at,
+                               EV_TIMEOUT, ci, c->attempts);
+    struct reply_to me = {ci, c->gen, c->attempts};
+    net_send_down(s, c->layer, c->req, me, cfg->propagate_deadline ? c->deadline_at : RS_TIME_NEVER);
+}
+
+/* ---- bulkheads ---- */
+
+static void wait_unlink(struct sim *s, uint32_t ci)
+{
+    struct call *c = call_at(s, ci);
+    struct layer_rt *rt = &s->lrt[c->layer];
+    uint32_t in = c->instance;
+    if (c->wait_prev != NO_PARENT)
+        call_at(s, c->wait_prev)->wait_next = c->wait_next;
+    else
+        rt->wait_head[in] = c->wait_next;
+    if (c->wait_next != NO_PARENT)
+        call_at(s, c->wait_next)->wait_prev = c->wait_prev;
+    else
+        rt->wait_tail[in] = c->wait_prev;
+    rt->wait_len[in]--;
+}
+
+/* Takes a slot for call ci's attempt, or queues it, or fails it with
+ * `bulkhead`. Returns whether the attempt may be sent now. */
+static bool bulkhead_take(struct sim *s, uint32_t ci)
+{
+    struct call *c = call_at(s, ci);
+    const struct layer_cfg *cfg = &s->sc.layers[c->layer];
+    struct layer_rt *rt = &s->lrt[c->layer];
+    uint32_t in = c->instance;
+    if (rt->slots_used[in] < cfg->concurrency) {
+        rt->slots_used[in]++;
+        c->slot = true;
+        return true;
+    }
+    if (cfg->concurrency_queue >= 0 && rt->wait_len[in] >= (uint64_t)cfg->concurrency_queue) {
+        rt->bulkheaded++;
+        record_result(s, ci, CLS_BULKHEAD);
+        failed_attempt(s, ci, CLS_BULKHEAD, -1);
+        return false;
+    }
+    c->state = CALL_POOL_WAIT;
+    c->wait_next = NO_PARENT;
+    c->wait_prev = rt->wait_tail[in];
+    if (rt->wait_tail[in] != NO_PARENT)
+        call_at(s, rt->wait_tail[in])->wait_next = ci;
+    else
+        rt->wait_head[in] = ci;
+    rt->wait_tail[in] = ci;
+    rt->wait_len[in]++;
+    rs_time at = min_t(units_add(s->now, cfg->concurrency_wait), c->deadline_at);
+    c->timer = at == RS_TIME_NEVER ? EVQ_NONE : evq_push(&s->q, at, EV_TIMEOUT, ci, c->attempts);
+    return false;
+}
+
+/* The current attempt of ci ended: its slot goes to the first waiter, or
+ * back to the instance. */
+static void bulkhead_release(struct sim *s, uint32_t ci)
+{
+    struct call *c = call_at(s, ci);
+    if (!c->slot)
+        return;
+    c->slot = false;
+    struct layer_rt *rt = &s->lrt[c->layer];
+    uint32_t in = c->instance, wi = rt->wait_head[in];
+    if (wi == NO_PARENT) {
+        rt->slots_used[in]--;
+        return;
+    }
+    wait_unlink(s, wi);
+    struct call *w = call_at(s, wi);
+    w->slot = true;
+    w->state = CALL_POOL_GRANTED;
+    evq_cancel(&s->q, w->timer);
+    w->timer = EVQ_NONE;
+    evq_push(&s->q, s->now, EV_POOL_GRANT, wi, w->attempts);
+}
+
+void layer_bulkhead_grant(struct sim *s, uint32_t ci, uint32_t att)
+{
+    assert(call_at(s, ci)->state == CALL_POOL_GRANTED && call_at(s, ci)->attempts == att);
+    (void)att;
+    send(s, ci);
 }
 
 /* Makes the next attempt of call ci, unless its deadline has passed. */
@@ -179,12 +292,9 @@ static void attempt(struct sim *s, uint32_t ci)
     r->n[c->layer]++;
     s->lrt[c->layer].attempts++;
     metrics_attempt(&s->m, c->layer);
-    rs_time at = min_t(units_add(s->now, cfg->timeout), c->deadline_at);
-    /* a layer's timeouts are now + the same duration: a FIFO lane */
-    c->timer = at == RS_TIME_NEVER ? EVQ_NONE
-                                   : evq_push_lane(&s->q, c->layer, at, EV_TIMEOUT, ci, c->attempts);
-    struct reply_to me = {ci, c->gen, c->attempts};
-    net_send_down(s, c->layer, c->req, me, cfg->propagate_deadline ? c->deadline_at : RS_TIME_NEVER);
+    if (cfg->concurrency > 0 && !bulkhead_take(s, ci))
+        return;
+    send(s, ci);
 }
 
 void layer_call_start(struct sim *s, uint32_t layer, uint32_t req, struct reply_to parent,
@@ -204,6 +314,7 @@ void layer_call_start(struct sim *s, uint32_t layer, uint32_t req, struct reply_
     c->deadline_at = min_t(units_add(s->now, cfg->deadline), deadline_at);
     c->bc = (struct budget_call){false, 0.0};
     c->admitted = false;
+    c->slot = false;
     c->client = r->client;
     if (cfg->instances == 0)
         c->instance = r->client;
@@ -302,7 +413,8 @@ static void failed_attempt(struct sim *s, uint32_t ci, enum errclass cls, rs_tim
     c->state = CALL_BACKOFF;
     s->lrt[c->layer].retries++;
     /* constant delays keep a lane in order; others fall back to the heap */
-    c->timer = evq_push_lane(&s->q, SCENARIO_MAX_LAYERS + c->layer, at, EV_RETRY, ci, c->attempts);
+    c->timer = evq_push_lane(&s->q, c->layer < LANE_LAYERS ? LANE_LAYERS + c->layer : EVQ_LANES, at,
+                             EV_RETRY, ci, c->attempts);
 }
 
 void layer_on_answer(struct sim *s, struct reply_to to, enum errclass cls, rs_time retry_after)
@@ -313,6 +425,7 @@ void layer_on_answer(struct sim *s, struct reply_to to, enum errclass cls, rs_ti
     prefetch_states(s, c);
     evq_cancel(&s->q, c->timer);
     c->timer = EVQ_NONE;
+    bulkhead_release(s, to.call);
     record_result(s, to.call, cls);
     if (cls == CLS_OK || cls == CLS_BUSINESS) {
         c->last = (uint8_t)cls;
@@ -325,10 +438,19 @@ void layer_on_answer(struct sim *s, struct reply_to to, enum errclass cls, rs_ti
 void layer_on_timeout(struct sim *s, uint32_t ci, uint32_t att)
 {
     struct call *c = call_at(s, ci);
-    assert(c->state == CALL_WAITING && c->attempts == att);
+    assert((c->state == CALL_WAITING || c->state == CALL_POOL_WAIT) && c->attempts == att);
     (void)att;
     c->timer = EVQ_NONE;
     enum errclass cls = s->now >= c->deadline_at ? CLS_DEADLINE : CLS_TIMEOUT;
+    if (c->state == CALL_POOL_WAIT) {
+        wait_unlink(s, ci);
+        if (cls == CLS_TIMEOUT) {
+            cls = CLS_BULKHEAD; /* waited concurrency_wait for a slot */
+            s->lrt[c->layer].bulkheaded++;
+        }
+    } else {
+        bulkhead_release(s, ci);
+    }
     record_result(s, ci, cls);
     failed_attempt(s, ci, cls, -1);
 }

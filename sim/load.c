@@ -7,7 +7,9 @@
  * owned by a client drawn uniformly from `clients`. Closed loop: each client
  * thinks (a distribution, divided by the phase's rate factor), issues one
  * request, waits for its outcome and thinks again. Phase boundaries
- * recompute the rate and the server's capacity from every active phase:
+ * recompute the rate, each replica's capacity, outage and slowdown, and each
+ * hop's added latency and loss (service.c, net.c); a phase without a target
+ * acts on the first service, as a single server did. Rate and capacity
  * factors multiply; an absolute rate replaces the base rate (the last active
  * one in file order wins); slowdowns multiply; the last active outage in
  * file order is the server's. A Poisson arrival pending at a boundary is drawn
@@ -57,7 +59,7 @@ static void start_request(struct sim *s, uint32_t client)
     if (r->counted)
         s->m.requests++;
     metrics_cur(&s->m)->offered++;
-    layer_call_start(s, 0, ri, (struct reply_to){NO_PARENT, 0, 0}, RS_TIME_NEVER);
+    layer_call_start(s, s->client_top, ri, (struct reply_to){NO_PARENT, 0, 0}, RS_TIME_NEVER);
 }
 
 void load_start(struct sim *s)
@@ -101,11 +103,27 @@ void load_on_herd(struct sim *s)
     }
 }
 
+/* The hop phases active now: each layer's added loss and latency. */
+static void apply_hop_phases(struct sim *s)
+{
+    for (unsigned l = 0; l < s->sc.nlayers; l++) {
+        s->hop_loss[l] = 0.0;
+        s->hop_latency[l] = NULL;
+    }
+    for (unsigned i = 0; i < s->sc.nphases; i++) {
+        const struct phase_cfg *p = &s->sc.phases[i];
+        if (!(p->start <= s->now && s->now < p->end) || p->target_kind != TARGET_LAYER)
+            continue;
+        double *loss = &s->hop_loss[p->target_index];
+        *loss = 1.0 - (1.0 - *loss) * (1.0 - p->loss);
+        if (p->has_latency)
+            s->hop_latency[p->target_index] = &p->latency; /* the last phase in file order */
+    }
+}
+
 void load_on_phase(struct sim *s)
 {
-    double rate = s->sc.rate, factor = 1.0, cap = 1.0, slowdown = 1.0;
-    enum outage outage = OUTAGE_NONE;
-    rs_time outage_ra = RS_TIME_NEVER;
+    double rate = s->sc.rate, factor = 1.0;
     for (unsigned i = 0; i < s->sc.nphases; i++) {
         const struct phase_cfg *p = &s->sc.phases[i];
         if (!(p->start <= s->now && s->now < p->end))
@@ -114,18 +132,9 @@ void load_on_phase(struct sim *s)
             factor *= p->rate;
         else if (p->has_rate)
             rate = p->rate;
-        if (p->has_capacity)
-            cap *= p->capacity;
-        slowdown *= p->slowdown;
-        if (p->outage != OUTAGE_NONE) {
-            outage = p->outage;
-            outage_ra = p->retry_after;
-        }
     }
-    s->outage = outage;
-    s->outage_retry_after = outage_ra;
-    s->slowdown = slowdown;
-    server_set_capacity(s, (uint32_t)lround((double)s->sc.workers * cap));
+    apply_hop_phases(s);
+    service_apply_phases(s);
     if (s->sc.model == LOAD_OPEN) {
         double nrate = rate * factor;
         if (nrate != s->rate) {

@@ -26,7 +26,7 @@
 #include "errclass.h"
 #include "units.h"
 
-#define METRICS_MAX_LEVELS 9 /* 8 layers and the server */
+#define METRICS_MAX_LEVELS 17 /* 16 layers and the service the clients call */
 #define METRICS_ATT_BINS 10000 /* attempts histograms clamp above this */
 
 enum outcome {

@@ -3,6 +3,9 @@
  * and answers coming up, set on the layer that sends (`request_latency`,
  * `request_loss`, `response_latency`, `response_loss`).
  *
+ * A hop phase (`target = LAYER`) adds its `latency` to each crossing and
+ * its `loss` (1: a partition) to the layer's own, each way.
+ *
  * A lost attempt never arrives and a lost answer never returns: to the
  * sender both look exactly like a slow answer (its timeout fires, or it
  * waits for ever). A hop with no latency delivers at once, without an
@@ -21,30 +24,53 @@ static bool lost(struct sim *s, double p)
     return p > 0.0 && gsl_rng_uniform(s->rng.s[RNG_NETWORK]) < p;
 }
 
-static void deliver(struct sim *s, uint32_t below, uint32_t req, struct reply_to from,
+/* The attempt sent by `layer` arrives below it: at the next layer of its
+ * edge, or at the edge's service. */
+static void deliver(struct sim *s, uint32_t layer, uint32_t req, struct reply_to from,
                     rs_time deadline_at)
 {
-    if (below == s->sc.nlayers)
-        server_arrive(s, req, from, deadline_at);
+    uint8_t below = s->lrt[layer].next;
+    if (below == NO_LAYER)
+        service_arrive(s, s->sc.layers[layer].to_service, req, from, (uint8_t)layer, deadline_at);
     else
         layer_call_start(s, below, req, from, deadline_at);
+}
+
+/* The layer's loss each way, with the active hop phases' (the layer's own
+ * value untouched when no phase adds any, so no rounding creeps in). */
+static double loss_of(const struct sim *s, uint32_t layer, double own)
+{
+    double extra = s->hop_loss[layer];
+    return extra > 0.0 ? 1.0 - (1.0 - own) * (1.0 - extra) : own;
+}
+
+/* The hop's delay one way, or -1 when it has none (delivered at once). */
+static rs_time delay_of(struct sim *s, uint32_t layer, bool has, const struct dist *own)
+{
+    const struct dist *extra = s->hop_latency[layer];
+    if (!has && extra == NULL)
+        return -1;
+    rs_time d = has ? dist_sample(own, s->rng.s[RNG_NETWORK]) : 0;
+    if (extra != NULL)
+        d = units_add(d, dist_sample(extra, s->rng.s[RNG_NETWORK]));
+    return d;
 }
 
 void net_send_down(struct sim *s, uint32_t layer, uint32_t req, struct reply_to from,
                    rs_time deadline_at)
 {
     const struct layer_cfg *l = &s->sc.layers[layer];
-    if (lost(s, l->request_loss))
+    if (lost(s, loss_of(s, layer, l->request_loss)))
         return;
-    if (!l->has_request_latency) {
-        deliver(s, layer + 1, req, from, deadline_at);
+    rs_time d = delay_of(s, layer, l->has_request_latency, &l->request_latency);
+    if (d < 0) {
+        deliver(s, layer, req, from, deadline_at);
         return;
     }
-    rs_time d = dist_sample(&l->request_latency, s->rng.s[RNG_NETWORK]);
     uint32_t mi = pool_alloc(&s->msgs);
     struct msg *m = pool_at(&s->msgs, mi);
     m->req = req;
-    m->layer = (uint8_t)(layer + 1);
+    m->layer = (uint8_t)layer;
     m->to = from;
     m->deadline_at = deadline_at;
     ((struct request *)pool_at(&s->requests, req))->refs++;
@@ -54,11 +80,11 @@ void net_send_down(struct sim *s, uint32_t layer, uint32_t req, struct reply_to 
 void net_on_deliver(struct sim *s, uint32_t mi)
 {
     struct msg *m = pool_at(&s->msgs, mi);
-    uint32_t req = m->req, below = m->layer;
+    uint32_t req = m->req, layer = m->layer;
     struct reply_to from = m->to;
     rs_time deadline_at = m->deadline_at;
     pool_free(&s->msgs, mi);
-    deliver(s, below, req, from, deadline_at);
+    deliver(s, layer, req, from, deadline_at);
     load_request_unref(s, req); /* the call or job below holds its own reference now */
 }
 
@@ -66,13 +92,13 @@ void net_answer_up(struct sim *s, uint32_t layer, struct reply_to to, enum errcl
                    rs_time retry_after)
 {
     const struct layer_cfg *l = &s->sc.layers[layer];
-    if (lost(s, l->response_loss))
+    if (lost(s, loss_of(s, layer, l->response_loss)))
         return;
-    if (!l->has_response_latency) {
+    rs_time d = delay_of(s, layer, l->has_response_latency, &l->response_latency);
+    if (d < 0) {
         layer_on_answer(s, to, cls, retry_after);
         return;
     }
-    rs_time d = dist_sample(&l->response_latency, s->rng.s[RNG_NETWORK]);
     uint32_t mi = pool_alloc(&s->msgs);
     struct msg *m = pool_at(&s->msgs, mi);
     m->to = to;

@@ -21,7 +21,7 @@
 
 /* Every file name retrystorm writes into an output directory. */
 static const char *const our_files[] = {
-    MARKER, "timeseries.csv", "summary.csv", "latency.csv", "attempts.csv", "layers.csv",
+    MARKER, "timeseries.csv", "summary.csv", "latency.csv", "attempts.csv", "layers.csv", "services.csv",
     "scenario.ini", "replications.csv", "experiment.csv", "jobs.csv", "sweep.csv", "status.csv",
     "tune.csv",
 };

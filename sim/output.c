@@ -144,6 +144,10 @@ static void cell(FILE *f, double v)
 
 /* ---- the files ---- */
 
+/* The error classes with columns: bulkhead only where services are used
+ * (earlier outputs keep their columns). */
+static int nclasses(const struct scenario *sc) { return sc->graph ? CLS_N : CLS_BULKHEAD; }
+
 static void write_timeseries(FILE *f, const struct sim *s)
 {
     const struct metrics *m = sim_metrics(s);
@@ -155,7 +159,7 @@ static void write_timeseries(FILE *f, const struct sim *s)
     for (int o = 0; o < OUT_NOUTCOMES; o++)
         fprintf(f, ",%s", metrics_outcome_names[o]);
     fprintf(f, ",wasted,duplicates");
-    for (int e = CLS_TIMEOUT; e < CLS_N; e++)
+    for (int e = CLS_TIMEOUT; e < nclasses(sc); e++)
         fprintf(f, ",err_%s", errclass_names[e]);
     fprintf(f, ",queue_len,busy,in_flight,lat_p50,lat_p99");
     for (size_t l = 0; l < m->nlayers; l++) {
@@ -179,7 +183,7 @@ static void write_timeseries(FILE *f, const struct sim *s)
         for (int o = 0; o < OUT_NOUTCOMES; o++)
             fprintf(f, ",%.9g", (double)b->outcomes[o] / len);
         fprintf(f, ",%.9g,%.9g", (double)b->wasted / len, (double)b->duplicates / len);
-        for (int e = CLS_TIMEOUT; e < CLS_N; e++)
+        for (int e = CLS_TIMEOUT; e < nclasses(sc); e++)
             fprintf(f, ",%.9g", (double)b->errors[e] / len);
         fprintf(f, ",%.9g,%.9g,%.9g", b->area_queue / ns, b->area_busy / ns, b->area_inflight / ns);
         cell(f, b->lat_p50);
@@ -198,7 +202,15 @@ static void write_timeseries(FILE *f, const struct sim *s)
     }
 }
 
+static void summary_header(FILE *f);
+
 void output_write_summary_header(FILE *f)
+{
+    summary_header(f);
+    fprintf(f, ",wall_s\n");
+}
+
+static void summary_header(FILE *f)
 {
     fprintf(f, "scenario,seed,requests");
     for (int i = 0; i < OUT_NOUTCOMES; i++)
@@ -209,19 +221,46 @@ void output_write_summary_header(FILE *f)
     fprintf(f, ",in_flight_share,attempts_mean,attempts_max,amplification,server_arrivals,"
                "server_completions,rejected,limited,dropped,wasted,side_effects,duplicates,"
                "retry_after_waits");
-    for (int e = CLS_TIMEOUT; e < CLS_N; e++)
+    for (int e = CLS_TIMEOUT; e < CLS_BULKHEAD; e++)
         fprintf(f, ",err_%s", errclass_names[e]);
     fprintf(f, ",lat_mean,lat_p50,lat_p90,lat_p99,lat_p999,lat_max,ok_lat_mean,ok_lat_p99,"
-               "goodput,peak_server_rate,recovered,recovery_s,complete,events,wall_s\n");
+               "goodput,peak_server_rate,recovered,recovery_s,complete,events");
 }
 
-void output_write_summary_csv(FILE *f, const struct sim *s, const struct summary *o, bool header)
+/* run's summary.csv of a scenario with services: err_bulkhead, then each
+ * service's utilization (workers held / workers) and wasted executions,
+ * after warmup. */
+static void services_header(FILE *f, const struct scenario *sc)
+{
+    fprintf(f, ",err_bulkhead");
+    for (unsigned v = 0; v < sc->nservices; v++)
+        fprintf(f, ",%s_utilization,%s_wasted", sc->services[v].name, sc->services[v].name);
+}
+
+static void services_cells(FILE *f, const struct sim *s)
+{
+    const struct scenario *sc = sim_scenario(s);
+    fprintf(f, ",%llu", (unsigned long long)sim_metrics(s)->errors[CLS_BULKHEAD]);
+    for (unsigned v = 0; v < sc->nservices; v++) {
+        struct sim_service_row r;
+        sim_service_totals(s, v, &r);
+        fprintf(f, ",%.9g,%llu", r.workers > 0 ? r.busy / r.workers : 0.0,
+                (unsigned long long)r.wasted);
+    }
+}
+
+void output_write_summary_csv(FILE *f, const struct sim *s, const struct summary *o, unsigned flags)
 {
     const struct scenario *sc = sim_scenario(s);
     const struct metrics *m = sim_metrics(s);
     double n = o->requests ? (double)o->requests : 1.0;
-    if (header)
-        output_write_summary_header(f);
+    bool services = (flags & OUTPUT_SERVICES) && sc->graph;
+    if (flags & OUTPUT_HEADER) {
+        summary_header(f);
+        if (services)
+            services_header(f, sc);
+        fprintf(f, ",wall_s\n");
+    }
 
     fprintf(f, "%s,%llu,%llu", sc->name, (unsigned long long)sc->seed,
             (unsigned long long)o->requests);
@@ -237,7 +276,7 @@ void output_write_summary_csv(FILE *f, const struct sim *s, const struct summary
             (unsigned long long)m->limited, (unsigned long long)m->dropped,
             (unsigned long long)o->wasted, (unsigned long long)m->side_effects,
             (unsigned long long)m->duplicates, (unsigned long long)m->retry_after_waits);
-    for (int e = CLS_TIMEOUT; e < CLS_N; e++)
+    for (int e = CLS_TIMEOUT; e < CLS_BULKHEAD; e++)
         fprintf(f, ",%llu", (unsigned long long)m->errors[e]);
     cell(f, o->lat_mean);
     cell(f, o->lat_p50);
@@ -251,7 +290,10 @@ void output_write_summary_csv(FILE *f, const struct sim *s, const struct summary
     if (o->recovered >= 0)
         fprintf(f, "%d", o->recovered);
     cell(f, o->recovery_s);
-    fprintf(f, ",%d,%llu,%.3f\n", o->complete, (unsigned long long)o->events, o->wall_s);
+    fprintf(f, ",%d,%llu", o->complete, (unsigned long long)o->events);
+    if (services)
+        services_cells(f, s);
+    fprintf(f, ",%.3f\n", o->wall_s);
 }
 
 static void write_latency(FILE *f, const struct sim *s)
@@ -287,26 +329,62 @@ static void write_attempts(FILE *f, const struct sim *s)
     }
 }
 
+/* layers.csv; with services, each layer's edge (from, to) and its
+ * bulkhead rejections follow. */
 static void write_layers(FILE *f, const struct sim *s)
 {
     const struct scenario *sc = sim_scenario(s);
     fprintf(f, "layer,instances,attempts,retries,timeouts,refused,short_circuited,transitions,"
-               "budget,budget_states,breaker,breaker_states\n");
+               "budget,budget_states,breaker,breaker_states%s\n",
+            sc->graph ? ",from,to,bulkhead" : "");
     for (unsigned l = 0; l < sc->nlayers; l++) {
+        const struct layer_cfg *c = &sc->layers[l];
         struct sim_layer_totals t;
         sim_layer_totals(s, l, &t);
-        fprintf(f, "%s,%u,%llu,%llu,%llu,%llu,%llu,%llu,%s,%u,%s,%u\n", sc->layers[l].name,
-                t.instances, (unsigned long long)t.attempts, (unsigned long long)t.retries,
+        fprintf(f, "%s,%u,%llu,%llu,%llu,%llu,%llu,%llu,%s,%u,%s,%u", c->name, t.instances,
+                (unsigned long long)t.attempts, (unsigned long long)t.retries,
                 (unsigned long long)t.timeouts, (unsigned long long)t.refused,
                 (unsigned long long)t.short_circuited, (unsigned long long)t.transitions,
-                sc->layers[l].budget->name, t.budget_states, sc->layers[l].breaker->name,
-                t.breaker_states);
+                c->budget->name, t.budget_states, c->breaker->name, t.breaker_states);
+        if (sc->graph)
+            fprintf(f, ",%s,%s,%llu",
+                    c->from_service == SCENARIO_CLIENT ? "client" : sc->services[c->from_service].name,
+                    sc->services[c->to_service].name, (unsigned long long)t.bulkheaded);
+        fputc('\n', f);
     }
 }
 
-enum { F_TIMESERIES, F_SUMMARY, F_LATENCY, F_ATTEMPTS, F_LAYERS, F_SCENARIO, F_N };
+static void service_row(FILE *f, const struct sim *s, size_t b, unsigned v, unsigned r)
+{
+    struct sim_service_row w;
+    if (!sim_service_row(s, v, r, b, &w))
+        return;
+    double len = metrics_bucket_len(sim_metrics(s), b);
+    fprintf(f, "%.9g,%s,%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n",
+            units_seconds((rs_time)b * sim_metrics(s)->bucket_ns), sim_scenario(s)->services[v].name,
+            r, (double)w.arrivals / len, (double)w.started / len, (double)w.completed / len,
+            (double)w.rejected / len, w.queue_len, w.busy, w.working,
+            w.workers > 0 ? w.busy / w.workers : 0.0, (double)w.wasted / len,
+            (double)w.dep_calls / len);
+}
+
+/* services.csv: per bucket, service and replica (0: the service's total),
+ * flows per second and time-averaged levels. */
+static void write_services(FILE *f, const struct sim *s)
+{
+    const struct scenario *sc = sim_scenario(s);
+    fprintf(f, "t,service,replica,arrivals,started,completed,rejected,queue_len,busy,working,"
+               "utilization,wasted,dep_calls\n");
+    for (size_t b = 0; b < sim_metrics(s)->nbuckets; b++)
+        for (unsigned v = 0; v < sc->nservices; v++)
+            for (unsigned r = 0; r <= (sc->services[v].replicas > 1 ? sc->services[v].replicas : 0); r++)
+                service_row(f, s, b, v, r);
+}
+
+enum { F_TIMESERIES, F_SUMMARY, F_LATENCY, F_ATTEMPTS, F_LAYERS, F_SCENARIO, F_SERVICES, F_N };
 static const char *const file_names[F_N] = {"timeseries.csv", "summary.csv", "latency.csv",
-                                            "attempts.csv", "layers.csv", "scenario.ini"};
+                                            "attempts.csv",   "layers.csv",  "scenario.ini",
+                                            "services.csv"};
 
 int output_write_dir(const char *dir, const struct sim *s, const struct summary *sum, char *err,
                      size_t errsz)
@@ -317,7 +395,8 @@ int output_write_dir(const char *dir, const struct sim *s, const struct summary 
         of[i].f = NULL, of[i].dirfd = -1, of[i].tmp[0] = '\0';
     if (output_mkdir(dir, err, errsz) != 0)
         return -1;
-    for (i = 0; i < F_N; i++) {
+    int nfiles = sim_scenario(s)->graph ? F_N : F_SERVICES; /* services.csv only with services */
+    for (i = 0; i < nfiles; i++) {
         if (output_file_open(&of[i], dir, file_names[i], err, errsz) != 0)
             goto fail;
         switch (i) {
@@ -325,7 +404,7 @@ int output_write_dir(const char *dir, const struct sim *s, const struct summary 
             write_timeseries(of[i].f, s);
             break;
         case F_SUMMARY:
-            output_write_summary_csv(of[i].f, s, sum, true);
+            output_write_summary_csv(of[i].f, s, sum, OUTPUT_HEADER | OUTPUT_SERVICES);
             break;
         case F_LATENCY:
             write_latency(of[i].f, s);
@@ -336,6 +415,9 @@ int output_write_dir(const char *dir, const struct sim *s, const struct summary 
         case F_LAYERS:
             write_layers(of[i].f, s);
             break;
+        case F_SERVICES:
+            write_services(of[i].f, s);
+            break;
         case F_SCENARIO:
             scenario_write_ini(sim_scenario(s), of[i].f);
             fprintf(of[i].f, "; replication %u of seed %llu\n", sim_replication(s),
@@ -345,7 +427,7 @@ int output_write_dir(const char *dir, const struct sim *s, const struct summary 
         if (file_close(&of[i], err, errsz) != 0)
             goto fail;
     }
-    for (i = 0; i < F_N; i++)
+    for (i = 0; i < nfiles; i++)
         if (file_rename(&of[i], err, errsz) != 0)
             goto fail;
     return 0;
@@ -367,6 +449,27 @@ static void ms(FILE *f, const char *label, double s)
         fprintf(f, " %s -", label);
     else
         fprintf(f, " %s %.1f ms", label, s * 1e3);
+}
+
+/* The service whose workers were held the most (after warmup). */
+static void print_hottest(FILE *f, const struct sim *s)
+{
+    const struct scenario *sc = sim_scenario(s);
+    double best = -1.0;
+    unsigned hot = 0;
+    struct sim_service_row r, hr = {0};
+    for (unsigned v = 0; v < sc->nservices; v++) {
+        sim_service_totals(s, v, &r);
+        double u = r.workers > 0 ? r.busy / r.workers : 0.0;
+        if (u > best) {
+            best = u;
+            hot = v;
+            hr = r;
+        }
+    }
+    fprintf(f, "  hottest service: %s, workers %.0f%% held (%.0f%% working), %llu wasted executions\n",
+            sc->services[hot].name, 100.0 * best,
+            hr.workers > 0 ? 100.0 * hr.working / hr.workers : 0.0, (unsigned long long)hr.wasted);
 }
 
 void output_print_summary(FILE *f, const struct sim *s, const struct summary *o, const char *dir)
@@ -400,6 +503,8 @@ void output_print_summary(FILE *f, const struct sim *s, const struct summary *o,
     fprintf(f, "\n  goodput %.1f/s; peak server load %.1f/s; wasted work %llu of %llu served\n",
             o->goodput, o->peak_server_rate, (unsigned long long)o->wasted,
             (unsigned long long)o->server_completions);
+    if (sc->graph)
+        print_hottest(f, s);
     if (o->recovered == 1)
         fprintf(f, "  recovered %.0f s after the last phase ended\n", o->recovery_s);
     else if (o->recovered == 0)

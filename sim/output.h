@@ -71,7 +71,10 @@ int output_mkdir(const char *dir, char *err, size_t errsz);
 void output_write_summary_header(FILE *f);
 
 /* The summary.csv row of a run, with the header line first if asked. */
-void output_write_summary_csv(FILE *f, const struct sim *s, const struct summary *sum, bool header);
+#define OUTPUT_HEADER 1u   /* the header line first */
+#define OUTPUT_SERVICES 2u /* a scenario with services: err_bulkhead and per-service columns
+                            * before wall_s (run's summary.csv; sweeps keep the fixed columns) */
+void output_write_summary_csv(FILE *f, const struct sim *s, const struct summary *sum, unsigned flags);
 
 /* The short human summary. */
 void output_print_summary(FILE *f, const struct sim *s, const struct summary *sum,

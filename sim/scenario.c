@@ -9,6 +9,13 @@
  * limits), and the cross-field rules and the limits on the run's size run
  * last. Sections and duplicate keys are found through hash tables, so that
  * loading is linear in the size of the file however many sections it has.
+ *
+ * Services: [service NAME] sections, in file order; [server] is the service
+ * named `server`. Names in `calls`, a layer's `from`/`to` and a phase's
+ * `target` are resolved after every entry is applied (a service may be
+ * defined after its first use); the calls must form a DAG, and the
+ * attempts-product limit is taken over its worst path. O(services² +
+ * layers · services) for the graph rules.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -400,20 +407,23 @@ static int on_entry(void *user, const char *section, const char *name, const cha
 
 /* ---- the key table ---- */
 
-enum sect_kind { S_RUN, S_LOAD, S_SERVER, S_HERD, S_PHASE, S_LAYER, S_NKINDS };
-static const char *const sect_names[S_NKINDS] = {"run", "load", "server", "herd", "phase", "layer"};
+/* [server] and [service NAME] share the S_SERVER keys; [server] is [service server]. */
+enum sect_kind { S_RUN, S_LOAD, S_SERVER, S_HERD, S_PHASE, S_LAYER, S_SERVICE, S_NKINDS };
+static const char *const sect_names[S_NKINDS] = {"run", "load", "server", "herd", "phase", "layer", "service"};
+#define SECTIONS_ALLOWED "[run] [load] [server] [service NAME] [phase NAME] [layer NAME]"
 
 enum key_type {
     T_NAME, T_DURATION, T_TIMEOUT, T_SEED, T_RATE, T_UINT, T_DIST, T_QUEUE, T_BACKOFF, T_MULT,
     T_CAP, T_PHASE_RATE, T_FACTOR, T_ENUM, T_BOOL, T_PROB, T_CLASSES, T_LIMIT_STATUS, T_DIST_NONE,
-    T_REAL, T_RATE_NONE, T_INSTANCES, T_BUDGET, T_BREAKER, T_WINDOW, T_TIMES
+    T_REAL, T_RATE_NONE, T_INSTANCES, T_BUDGET, T_BREAKER, T_WINDOW, T_TIMES, T_CALLS, T_TARGET,
+    T_NTYPES
 };
 
 struct key_desc {
     enum sect_kind sect;
     const char *key;
     enum key_type type;
-    size_t offset; /* in struct scenario, phase_cfg or layer_cfg */
+    size_t offset; /* in struct scenario, service_cfg, phase_cfg or layer_cfg */
     long long lo, hi;
     const char *allowed;
     const char *const *names; /* T_ENUM: the allowed words, NULL-terminated; the field is an int-sized enum */
@@ -427,10 +437,18 @@ static const char *const outage_names[] = {"none", "refuse", "hang", "error", NU
 static const char *const honor_names[] = {"ignore", "honor", NULL};
 static const char *const scope_names[] = {"instance", "client", "shared", NULL};
 static const char *const server_model_names[] = {"queue", "occ", NULL};
+static const char *const balancer_names[] = {"random", "round-robin", "least-outstanding", "p2c", NULL};
+
+/* Keys that only a service graph uses: giving any of them sets sc->graph
+ * (and scenario_write_ini then writes the graph form). */
+static const char *const graph_keys[] = {
+    "replicas", "balancer", "calls", "service_after", "from", "to", "concurrency",
+    "concurrency_queue", "concurrency_wait", "target", "latency", "loss", NULL};
 
 #define RUN(f) offsetof(struct scenario, f)
 #define PH(f) offsetof(struct phase_cfg, f)
 #define LY(f) offsetof(struct layer_cfg, f)
+#define SV(f) offsetof(struct service_cfg, f)
 
 #define DIST_ALLOWED "a distribution such as exp(10ms), or none"
 #define PROB_ALLOWED "a probability from 0 to 1"
@@ -447,24 +465,28 @@ static const struct key_desc keys[] = {
     {S_LOAD, "clients", T_UINT, RUN(clients), 1, SCENARIO_MAX_CLIENTS, "an integer from 1 to 10000000", NULL, 0},
     {S_LOAD, "idempotent", T_BOOL, RUN(idempotent), 0, 0, "true, false", NULL, 0},
     {S_LOAD, "key", T_BOOL, RUN(key), 0, 0, "true, false", NULL, 0},
-    {S_SERVER, "model", T_ENUM, RUN(server_model), 0, 0, "queue, occ", server_model_names, 0},
+    {S_SERVER, "model", T_ENUM, SV(model), 0, 0, "queue, occ", server_model_names, 0},
     {S_HERD, "at", T_TIMES, RUN(herds), 0, 0, "durations such as 30s (a list, or one per line)", NULL, 0},
-    {S_SERVER, "workers", T_UINT, RUN(workers), 1, 1000000, "an integer from 1 to 1000000", NULL, 0},
-    {S_SERVER, "queue", T_QUEUE, RUN(queue), 0, 1000000000, "an integer from 0 to 1000000000, or unbounded", NULL, 0},
-    {S_SERVER, "service", T_DIST, RUN(service), 0, 0, "a distribution such as exp(10ms)", NULL, 0},
-    {S_SERVER, "discipline", T_ENUM, RUN(discipline), 0, 0, "fifo, lifo", discipline_names, 0},
-    {S_SERVER, "error_400", T_PROB, RUN(p400), 0, 0, PROB_ALLOWED, NULL, 0},
-    {S_SERVER, "error_500", T_PROB, RUN(p500), 0, 0, PROB_ALLOWED, NULL, 0},
-    {S_SERVER, "error_503", T_PROB, RUN(p503), 0, 0, PROB_ALLOWED, NULL, 0},
-    {S_SERVER, "business", T_PROB, RUN(p_business), 0, 0, PROB_ALLOWED, NULL, 0},
-    {S_SERVER, "limit_rate", T_RATE_NONE, RUN(limit_rate), 0, 0, "a rate such as 500/s, or none", NULL, 0},
-    {S_SERVER, "limit_burst", T_UINT, RUN(limit_burst), 1, 1000000000, "an integer from 1 to 1000000000", NULL, 0},
-    {S_SERVER, "limit_status", T_LIMIT_STATUS, RUN(limit_status), 0, 0, "429, 403, 503", NULL, 0},
-    {S_SERVER, "limit_retry_after", T_CAP, RUN(limit_retry_after), 0, 0, "a duration such as 1s, or none", NULL, 0},
-    {S_SERVER, "degrade", T_REAL, RUN(degrade), 0, 1000, "a number from 0 to 1000", NULL, 0},
-    {S_SERVER, "drop_expired", T_BOOL, RUN(drop_expired), 0, 0, "true, false", NULL, 0},
-    {S_SERVER, "dedup", T_BOOL, RUN(dedup), 0, 0, "true, false", NULL, 0},
-    {S_SERVER, "replay", T_DIST, RUN(replay), 0, 0, "a distribution such as const(1ms)", NULL, 0},
+    {S_SERVER, "workers", T_UINT, SV(workers), 1, 1000000, "an integer from 1 to 1000000", NULL, 0},
+    {S_SERVER, "queue", T_QUEUE, SV(queue), 0, 1000000000, "an integer from 0 to 1000000000, or unbounded", NULL, 0},
+    {S_SERVER, "service", T_DIST, SV(service), 0, 0, "a distribution such as exp(10ms)", NULL, 0},
+    {S_SERVER, "discipline", T_ENUM, SV(discipline), 0, 0, "fifo, lifo", discipline_names, 0},
+    {S_SERVER, "error_400", T_PROB, SV(p400), 0, 0, PROB_ALLOWED, NULL, 0},
+    {S_SERVER, "error_500", T_PROB, SV(p500), 0, 0, PROB_ALLOWED, NULL, 0},
+    {S_SERVER, "error_503", T_PROB, SV(p503), 0, 0, PROB_ALLOWED, NULL, 0},
+    {S_SERVER, "business", T_PROB, SV(p_business), 0, 0, PROB_ALLOWED, NULL, 0},
+    {S_SERVER, "limit_rate", T_RATE_NONE, SV(limit_rate), 0, 0, "a rate such as 500/s, or none", NULL, 0},
+    {S_SERVER, "limit_burst", T_UINT, SV(limit_burst), 1, 1000000000, "an integer from 1 to 1000000000", NULL, 0},
+    {S_SERVER, "limit_status", T_LIMIT_STATUS, SV(limit_status), 0, 0, "429, 403, 503", NULL, 0},
+    {S_SERVER, "limit_retry_after", T_CAP, SV(limit_retry_after), 0, 0, "a duration such as 1s, or none", NULL, 0},
+    {S_SERVER, "degrade", T_REAL, SV(degrade), 0, 1000, "a number from 0 to 1000", NULL, 0},
+    {S_SERVER, "drop_expired", T_BOOL, SV(drop_expired), 0, 0, "true, false", NULL, 0},
+    {S_SERVER, "dedup", T_BOOL, SV(dedup), 0, 0, "true, false", NULL, 0},
+    {S_SERVER, "replay", T_DIST, SV(replay), 0, 0, "a distribution such as const(1ms)", NULL, 0},
+    {S_SERVER, "replicas", T_UINT, SV(replicas), 1, SCENARIO_MAX_REPLICAS, "an integer from 1 to 1000", NULL, 0},
+    {S_SERVER, "balancer", T_ENUM, SV(balancer), 0, 0, "random, round-robin, least-outstanding, p2c", balancer_names, 0},
+    {S_SERVER, "calls", T_CALLS, SV(calls), 1, SCENARIO_MAX_FANOUT, "service names such as db or db*3 (at most 8, k from 1 to 64), or none", NULL, 0},
+    {S_SERVER, "service_after", T_DIST_NONE, SV(service_after), 0, 0, DIST_ALLOWED, NULL, SV(has_after)},
     {S_PHASE, "start", T_DURATION, PH(start), 0, 0, "a duration such as 60s", NULL, 0},
     {S_PHASE, "end", T_DURATION, PH(end), 0, 0, "a duration after start, such as 70s", NULL, 0},
     {S_PHASE, "rate", T_PHASE_RATE, PH(rate), 0, 0, "a factor such as x2, or a rate such as 1600/s", NULL, 0},
@@ -472,6 +494,9 @@ static const struct key_desc keys[] = {
     {S_PHASE, "outage", T_ENUM, PH(outage), 0, 0, "none, refuse, hang, error", outage_names, 0},
     {S_PHASE, "retry_after", T_CAP, PH(retry_after), 0, 0, "a duration such as 5s, or none", NULL, 0},
     {S_PHASE, "slowdown", T_REAL, PH(slowdown), 0, 1000, "a factor from 0 to 1000 on service times", NULL, 0},
+    {S_PHASE, "target", T_TARGET, PH(target), 1, SCENARIO_MAX_REPLICAS, "a service, a service's replica SERVICE#i (from 1), or a layer", NULL, 0},
+    {S_PHASE, "latency", T_DIST_NONE, PH(latency), 0, 0, DIST_ALLOWED, NULL, PH(has_latency)},
+    {S_PHASE, "loss", T_PROB, PH(loss), 0, 0, PROB_ALLOWED, NULL, 0},
     {S_LAYER, "attempts", T_UINT, LY(attempts), 1, 100, "an integer from 1 to 100 (including the first attempt)", NULL, 0},
     {S_LAYER, "timeout", T_TIMEOUT, LY(timeout), 0, 0, "a duration > 0 such as 200ms, or none", NULL, 0},
     {S_LAYER, "backoff", T_BACKOFF, LY(backoff), 0, 0, "a backoff kind or a preset (see 'retrystorm list presets')", NULL, 0},
@@ -479,7 +504,7 @@ static const struct key_desc keys[] = {
     {S_LAYER, "multiplier", T_MULT, LY(bp.multiplier), 0, 0, "a number from 1 to 1000", NULL, 0},
     {S_LAYER, "cap", T_CAP, LY(bp.cap), 0, 0, "a duration such as 20s, or none", NULL, 0},
     {S_LAYER, "jitter", T_REAL, LY(bp.jitter), 0, 1, "a number from 0 to 1", NULL, 0},
-    {S_LAYER, "retry_on", T_CLASSES, LY(retry_on), 0, 0, "classes among timeout conn 400 403 404 409 429 500 502 503 504 deadline, or none", NULL, 0},
+    {S_LAYER, "retry_on", T_CLASSES, LY(retry_on), 0, 0, "classes among timeout conn 400 403 404 409 429 500 502 503 504 deadline bulkhead, or none", NULL, 0},
     {S_LAYER, "retry_after", T_ENUM, LY(retry_after), 0, 0, "honor, ignore", honor_names, 0},
     {S_LAYER, "retry_after_max", T_CAP, LY(retry_after_max), 0, 0, "a duration such as 60s, or none", NULL, 0},
     {S_LAYER, "deadline", T_CAP, LY(deadline), 0, 0, "a duration such as 2s, or none", NULL, 0},
@@ -514,6 +539,11 @@ static const struct key_desc keys[] = {
     {S_LAYER, "breaker_slow_rate", T_PROB, LY(breaker_p.slow_rate), 0, 0, PROB_ALLOWED, NULL, 0},
     {S_LAYER, "breaker_slow_call", T_CAP, LY(breaker_p.slow_call), 0, 0, "a duration such as 60s, or none", NULL, 0},
     {S_LAYER, "breaker_max_failure_ratio", T_PROB, LY(breaker_p.max_failure_ratio), 0, 0, PROB_ALLOWED, NULL, 0},
+    {S_LAYER, "from", T_NAME, LY(from), 0, 0, "client, or a service name", NULL, 0},
+    {S_LAYER, "to", T_NAME, LY(to), 0, 0, "a service name", NULL, 0},
+    {S_LAYER, "concurrency", T_UINT, LY(concurrency), 0, 1000000, "an integer from 0 to 1000000 (0: no limit)", NULL, 0},
+    {S_LAYER, "concurrency_queue", T_QUEUE, LY(concurrency_queue), 0, 1000000000, "an integer from 0 to 1000000000, or unbounded", NULL, 0},
+    {S_LAYER, "concurrency_wait", T_CAP, LY(concurrency_wait), 0, 0, "a duration such as 100ms, or none", NULL, 0},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -532,13 +562,7 @@ static void scenario_defaults(struct scenario *sc)
     sc->arrival = ARRIVAL_POISSON;
     sc->rate = -1.0; /* required for open loop */
     sc->clients = 1000;
-    sc->workers = 1;
-    sc->queue = -1;
     sc->idempotent = true;
-    sc->limit_burst = 1;
-    sc->limit_status = CLS_429;
-    sc->limit_retry_after = RS_TIME_NEVER;
-    sc->replay.kind = DIST_CONST; /* const(0): a replay costs nothing unless stated */
 }
 
 /* Copies a name known to fit (valid_name checked it) into a name field. */
@@ -549,6 +573,20 @@ static void copy_name(char *dst, const char *src)
         n = SCENARIO_NAME_MAX - 1;
     memcpy(dst, src, n);
     dst[n] = '\0';
+}
+
+static void service_defaults(struct service_cfg *v, const char *name)
+{
+    memset(v, 0, sizeof *v);
+    copy_name(v->name, name);
+    v->workers = 1;
+    v->queue = -1;
+    v->limit_burst = 1;
+    v->limit_status = CLS_429;
+    v->limit_retry_after = RS_TIME_NEVER;
+    v->replay.kind = DIST_CONST; /* const(0): a replay costs nothing unless stated */
+    v->replicas = 1;
+    v->balancer = BAL_RANDOM;
 }
 
 static void layer_defaults(struct layer_cfg *l, const char *name)
@@ -568,6 +606,8 @@ static void layer_defaults(struct layer_cfg *l, const char *name)
     l->budget = budget_find("none");
     l->breaker = breaker_find("none");
     l->breaker_p.slow_call = RS_TIME_NEVER;
+    l->from_service = SCENARIO_CLIENT;
+    l->concurrency_wait = RS_TIME_NEVER;
 }
 
 /* ---- applying one entry ---- */
@@ -609,8 +649,15 @@ static bool split_section(const char *section, enum sect_kind *kind, char *name,
     return false;
 }
 
+/* The kind whose keys a section takes: [service NAME] takes [server]'s. */
+static enum sect_kind key_kind(enum sect_kind k)
+{
+    return k == S_SERVICE ? S_SERVER : k;
+}
+
 static const struct key_desc *find_key(enum sect_kind k, const char *key)
 {
+    k = key_kind(k);
     for (size_t i = 0; i < NKEYS; i++)
         if (keys[i].sect == k && strcmp(keys[i].key, key) == 0)
             return &keys[i];
@@ -621,6 +668,7 @@ static const char *suggest_key(enum sect_kind k, const char *key)
 {
     const char *best = NULL;
     size_t bestd = 3;
+    k = key_kind(k);
     for (size_t i = 0; i < NKEYS; i++) {
         if (keys[i].sect != k)
             continue;
@@ -637,6 +685,7 @@ static void list_keys(enum sect_kind k, char *buf, size_t size)
 {
     size_t used = 0;
     buf[0] = '\0';
+    k = key_kind(k);
     for (size_t i = 0; i < NKEYS && used < size; i++) {
         if (keys[i].sect != k)
             continue;
@@ -674,9 +723,12 @@ struct apply_ctx {
     struct scenario_diag *diag;
     const struct entry *phase_entry[SCENARIO_MAX_PHASES];
     const struct entry *layer_entry[SCENARIO_MAX_LAYERS];
+    const struct entry *service_entry[SCENARIO_MAX_SERVICES]; /* NULL: the default service */
     const struct entry *last[NKEYS]; /* the entry that set each unnamed-section key */
     const struct entry *phase_key[SCENARIO_MAX_PHASES][NKEYS];
     const struct entry *layer_key[SCENARIO_MAX_LAYERS][NKEYS];
+    const struct entry *service_key[SCENARIO_MAX_SERVICES][NKEYS];
+    bool graph_ok; /* names resolved and the calls form a DAG: paths may be walked */
 };
 
 static bool phase_given(const struct apply_ctx *ac, unsigned i, const char *key)
@@ -684,17 +736,64 @@ static bool phase_given(const struct apply_ctx *ac, unsigned i, const char *key)
     return ac->phase_key[i][find_key(S_PHASE, key) - keys] != NULL;
 }
 
-/* Where key of phase or layer i was set, or else its section header. */
+/* The entry that set key of phase, layer or service i, or NULL. */
+static const struct entry *key_entry(const struct apply_ctx *ac, enum sect_kind k, unsigned i,
+                                     const char *key)
+{
+    const struct key_desc *kd = find_key(k, key);
+    if (kd == NULL)
+        return NULL;
+    size_t j = (size_t)(kd - keys);
+    return k == S_PHASE ? ac->phase_key[i][j] : k == S_LAYER ? ac->layer_key[i][j]
+                                                             : ac->service_key[i][j];
+}
+
+/* Where key of phase, layer or service i was set, or else its section
+ * header (the file itself for the default service). */
 static const char *key_where(const struct apply_ctx *ac, enum sect_kind k, unsigned i,
                              const char *key, char *buf, size_t size)
 {
-    const struct entry *e = k == S_PHASE ? ac->phase_entry[i] : ac->layer_entry[i];
-    for (size_t j = 0; j < NKEYS; j++)
-        if (keys[j].sect == k && strcmp(keys[j].key, key) == 0) {
-            const struct entry *ke = k == S_PHASE ? ac->phase_key[i][j] : ac->layer_key[i][j];
-            if (ke != NULL)
-                e = ke;
-        }
+    const struct entry *e = key_entry(ac, k, i, key);
+    if (e == NULL)
+        e = k == S_PHASE ? ac->phase_entry[i] : k == S_LAYER ? ac->layer_entry[i]
+                                                             : ac->service_entry[i];
+    if (e == NULL) {
+        snprintf(buf, size, "%s", ac->sc->source);
+        return buf;
+    }
+    return where(e, buf, size);
+}
+
+/* The section service i was written as, for messages: [server], or
+ * [service NAME] (as written by the entry that set key, when it was). */
+static const char *service_section(const struct apply_ctx *ac, unsigned i, const char *key,
+                                   char *buf, size_t size)
+{
+    const struct entry *e = key ? key_entry(ac, S_SERVICE, i, key) : NULL;
+    if (e == NULL)
+        e = ac->service_entry[i];
+    if (e == NULL || strcmp(e->section, "server") == 0) /* the default service is `server` */
+        snprintf(buf, size, "server");
+    else
+        snprintf(buf, size, "service %s", ac->sc->services[i].name);
+    return buf;
+}
+
+/* Whether key of service i was given (in the file or by --set). */
+static bool service_given(const struct apply_ctx *ac, unsigned i, const char *key)
+{
+    return key_entry(ac, S_SERVICE, i, key) != NULL;
+}
+
+/* Where key of service i was set, or the file itself if it kept its default. */
+static const char *service_at(const struct apply_ctx *ac, unsigned i, const char *key, char *buf,
+                              size_t size)
+{
+    const struct entry *e = key_entry(ac, S_SERVICE, i, key);
+    if (e == NULL) {
+        snprintf(buf, size, "%s", ac->sc->source);
+        return buf;
+    }
     return where(e, buf, size);
 }
 
@@ -973,7 +1072,83 @@ static enum verdict p_queue(const struct value_in *in)
         n = -1;
     else if (!units_parse_int(in->v, in->kd->lo, in->kd->hi, &n))
         return V_BAD;
-    in->ac->sc->queue = n;
+    *(long long *)in->field = n;
+    return V_OK;
+}
+
+/* One word of `calls`: DEP or DEP*k; false (and why) when it is not one. */
+static bool parse_call(const struct value_in *in, char *tok, struct dep_cfg *dep, char *why,
+                       size_t size)
+{
+    char *star = strchr(tok, '*');
+    long long k = 1;
+    if (star != NULL) {
+        *star = '\0';
+        if (!units_parse_int(star + 1, in->kd->lo, in->kd->hi, &k)) {
+            snprintf(why, size, "'%s*%s': k must be an integer from %lld to %lld", tok, star + 1,
+                     in->kd->lo, in->kd->hi);
+            return false;
+        }
+    }
+    if (!valid_name(tok)) {
+        snprintf(why, size, "'%s' is not a service name", tok);
+        return false;
+    }
+    memset(dep, 0, sizeof *dep);
+    copy_name(dep->name, tok);
+    dep->fanout = (unsigned)k;
+    return true;
+}
+
+/* A service's calls: "db cache*3", comma- or space-separated, or none. The
+ * names are resolved when the whole scenario is read. */
+static enum verdict p_calls(const struct value_in *in)
+{
+    struct service_cfg *v = in->base;
+    struct dep_cfg calls[SCENARIO_MAX_CALLS];
+    char buf[SCENARIO_MAX_LINE + 260], why[200];
+    unsigned n = 0;
+    bool none = false, any = false;
+    snprintf(buf, sizeof buf, "%s", in->v);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, " ,\t", &save); tok != NULL; tok = strtok_r(NULL, " ,\t", &save)) {
+        any = true;
+        if (strcmp(tok, "none") == 0) {
+            none = true;
+            continue;
+        }
+        if (n == SCENARIO_MAX_CALLS)
+            return bad_because(in, "more than 8 calls", false);
+        if (!parse_call(in, tok, &calls[n], why, sizeof why))
+            return bad_because(in, why, false);
+        n++;
+    }
+    if (!any || (none && n > 0))
+        return any ? bad_because(in, "none, with calls", true) : V_BAD;
+    memset(v->calls, 0, sizeof v->calls);
+    memcpy(v->calls, calls, n * sizeof calls[0]);
+    v->ncalls = n;
+    return V_OK;
+}
+
+/* A phase's target: NAME or NAME#i; resolved when the whole scenario is read. */
+static enum verdict p_target(const struct value_in *in)
+{
+    char name[SCENARIO_NAME_MAX + 8];
+    long long i;
+    size_t n = strcspn(in->v, "#");
+    if (n >= SCENARIO_NAME_MAX)
+        return V_BAD;
+    memcpy(name, in->v, n);
+    name[n] = '\0';
+    if (!valid_name(name))
+        return V_BAD;
+    if (in->v[n] == '#' && !units_parse_int(in->v + n + 1, in->kd->lo, in->kd->hi, &i))
+        return bad_because(in, "a replica is numbered from 1 to 1000", false);
+    struct phase_cfg *p = in->base;
+    if (strlen(in->v) >= sizeof p->target)
+        return V_BAD;
+    snprintf(p->target, sizeof p->target, "%s", in->v);
     return V_OK;
 }
 
@@ -1014,9 +1189,10 @@ static enum verdict (*const value_parsers[])(const struct value_in *) = {
     [T_MULT] = p_real,         [T_CLASSES] = p_classes,     [T_LIMIT_STATUS] = p_limit_status,
     [T_BACKOFF] = p_kind,      [T_BUDGET] = p_kind,         [T_BREAKER] = p_kind,
     [T_WINDOW] = p_window,     [T_TIMES] = p_times,         [T_QUEUE] = p_queue,
-    [T_PHASE_RATE] = p_phase_rate, [T_FACTOR] = p_factor,
+    [T_PHASE_RATE] = p_phase_rate, [T_FACTOR] = p_factor,   [T_CALLS] = p_calls,
+    [T_TARGET] = p_target,
 };
-_Static_assert(sizeof value_parsers / sizeof *value_parsers == T_TIMES + 1,
+_Static_assert(sizeof value_parsers / sizeof *value_parsers == T_NTYPES,
                "a parser for every key type");
 
 static void apply_value(struct apply_ctx *ac, const struct entry *e, const struct key_desc *kd,
@@ -1027,17 +1203,46 @@ static void apply_value(struct apply_ctx *ac, const struct entry *e, const struc
         bad(ac, e, kd->allowed);
 }
 
-/* The index of the phase or layer called name, created with its defaults
- * if it is new; -1, after a message, when there are too many. */
+/* The name of phase, layer or service i. */
+static const char *item_name(const struct scenario *sc, enum sect_kind kind, unsigned i)
+{
+    return kind == S_PHASE ? sc->phases[i].name : kind == S_LAYER ? sc->layers[i].name
+                                                                  : sc->services[i].name;
+}
+
+/* Adds phase, layer or service n (the next one) with its defaults. */
+static void add_item(struct apply_ctx *ac, const struct entry *e, enum sect_kind kind,
+                     const char *name)
+{
+    struct scenario *sc = ac->sc;
+    if (kind == S_PHASE) {
+        struct phase_cfg *p = &sc->phases[sc->nphases];
+        memset(p, 0, sizeof *p);
+        copy_name(p->name, name);
+        p->retry_after = RS_TIME_NEVER;
+        p->slowdown = 1.0;
+        ac->phase_entry[sc->nphases++] = e;
+    } else if (kind == S_LAYER) {
+        layer_defaults(&sc->layers[sc->nlayers], name);
+        ac->layer_entry[sc->nlayers++] = e;
+    } else {
+        service_defaults(&sc->services[sc->nservices], name);
+        ac->service_entry[sc->nservices++] = e;
+    }
+}
+
+/* The index of the phase, layer or service called name, created with its
+ * defaults if it is new; -1, after a message, when there are too many. */
 static int find_or_add(struct apply_ctx *ac, const struct entry *e, enum sect_kind kind,
                        const char *name)
 {
     struct scenario *sc = ac->sc;
-    bool phase = kind == S_PHASE;
-    unsigned n = phase ? sc->nphases : sc->nlayers;
-    unsigned max = phase ? SCENARIO_MAX_PHASES : SCENARIO_MAX_LAYERS;
+    unsigned n = kind == S_PHASE ? sc->nphases : kind == S_LAYER ? sc->nlayers : sc->nservices;
+    unsigned max = kind == S_PHASE   ? SCENARIO_MAX_PHASES
+                   : kind == S_LAYER ? SCENARIO_MAX_LAYERS
+                                     : SCENARIO_MAX_SERVICES;
     for (unsigned i = 0; i < n; i++)
-        if (strcmp(phase ? sc->phases[i].name : sc->layers[i].name, name) == 0)
+        if (strcmp(item_name(sc, kind, i), name) == 0)
             return (int)i;
     if (n == max) {
         char w[400];
@@ -1045,19 +1250,16 @@ static int find_or_add(struct apply_ctx *ac, const struct entry *e, enum sect_ki
                  sect_names[kind], max);
         return -1;
     }
-    if (phase) {
-        memset(&sc->phases[n], 0, sizeof sc->phases[n]);
-        copy_name(sc->phases[n].name, name);
-        sc->phases[n].retry_after = RS_TIME_NEVER;
-        sc->phases[n].slowdown = 1.0;
-        ac->phase_entry[n] = e;
-        sc->nphases++;
-    } else {
-        layer_defaults(&sc->layers[n], name);
-        ac->layer_entry[n] = e;
-        sc->nlayers++;
-    }
+    add_item(ac, e, kind, name);
     return (int)n;
+}
+
+static bool is_graph_key(const char *key)
+{
+    for (const char *const *g = graph_keys; *g != NULL; g++)
+        if (strcmp(*g, key) == 0)
+            return true;
+    return false;
 }
 
 /* Whether the entry names a key that its section (of a known kind) does not have. */
@@ -1066,40 +1268,82 @@ static bool key_unknown(enum sect_kind kind, const struct entry *e)
     return e->key[0] != '\0' && find_key(kind, e->key) == NULL;
 }
 
+/* An unknown section, with a suggestion when one is close. */
+static void unknown_section(struct apply_ctx *ac, const struct entry *e)
+{
+    char w[400], head[96];
+    const char *best = NULL;
+    size_t bestd = 3;
+    snprintf(head, sizeof head, "%s", e->section);
+    char *sp = strchr(head, ' ');
+    if (sp)
+        *sp = '\0';
+    for (int k = 0; k < S_NKINDS; k++) {
+        size_t d = scenario_edit_distance(head, sect_names[k]);
+        if (d < bestd) {
+            bestd = d;
+            best = sect_names[k];
+        }
+    }
+    if (best)
+        diag_add(ac->diag, "%s: unknown section [%s] (did you mean [%s%s]?); allowed: " SECTIONS_ALLOWED,
+                 where(e, w, sizeof w), e->section, best, sp ? " ..." : "");
+    else
+        diag_add(ac->diag, "%s: unknown section [%s]; allowed: " SECTIONS_ALLOWED,
+                 where(e, w, sizeof w), e->section);
+}
+
+/* An unknown key, with a suggestion when one is close, and the list. */
+static void unknown_key(struct apply_ctx *ac, const struct entry *e, enum sect_kind kind)
+{
+    char w[400], list[1400];
+    const char *s = suggest_key(kind, e->key);
+    list_keys(kind, list, sizeof list);
+    if (s)
+        diag_add(ac->diag, "%s: [%s] unknown key '%s' (did you mean '%s'?); allowed: %s",
+                 where(e, w, sizeof w), e->section, e->key, s, list);
+    else
+        diag_add(ac->diag, "%s: [%s] unknown key '%s'; allowed: %s", where(e, w, sizeof w),
+                 e->section, e->key, list);
+}
+
+/* The struct a key of a named section (or of [server]) goes into, noting
+ * which entry set it; NULL when there are too many such sections or the
+ * entry is the section header (which still creates the section). */
+static void *named_base(struct apply_ctx *ac, const struct entry *e, enum sect_kind kind,
+                        const char *name, const struct key_desc *kd)
+{
+    struct scenario *sc = ac->sc;
+    int i = find_or_add(ac, e, kind, name);
+    if (i < 0 || kd == NULL)
+        return NULL;
+    size_t j = (size_t)(kd - keys);
+    if (kind == S_PHASE) {
+        ac->phase_key[i][j] = e;
+        return &sc->phases[i];
+    }
+    if (kind == S_LAYER) {
+        ac->layer_key[i][j] = e;
+        return &sc->layers[i];
+    }
+    ac->service_key[i][j] = e;
+    return &sc->services[i];
+}
+
 /* Applies one entry; problems with the section itself are reported only on
  * its first entry (first_in_section), not once per key. */
 static void apply_entry(struct apply_ctx *ac, const struct entry *e, bool first_in_section)
 {
-    struct scenario *sc = ac->sc;
     char w[400], name[96];
     enum sect_kind kind;
     bool known = split_section(e->section, &kind, name, sizeof name);
-    bool named = known && (kind == S_PHASE || kind == S_LAYER);
+    bool named = known && (kind == S_PHASE || kind == S_LAYER || kind == S_SERVICE);
     if (!first_in_section && (!known || (named && !valid_name(name)) || (!named && name[0])))
         return;
     if ((!known || key_unknown(kind, e)) && diag_skip(ac->diag))
         return; /* only counted: no need for a suggestion */
     if (!known) {
-        const char *best = NULL;
-        size_t bestd = 3;
-        char head[96];
-        snprintf(head, sizeof head, "%s", e->section);
-        char *sp = strchr(head, ' ');
-        if (sp)
-            *sp = '\0';
-        for (int k = 0; k < S_NKINDS; k++) {
-            size_t d = scenario_edit_distance(head, sect_names[k]);
-            if (d < bestd) {
-                bestd = d;
-                best = sect_names[k];
-            }
-        }
-        if (best)
-            diag_add(ac->diag, "%s: unknown section [%s] (did you mean [%s%s]?); allowed: [run] [load] [server] [phase NAME] [layer NAME]",
-                     where(e, w, sizeof w), e->section, best, sp ? " ..." : "");
-        else
-            diag_add(ac->diag, "%s: unknown section [%s]; allowed: [run] [load] [server] [phase NAME] [layer NAME]",
-                     where(e, w, sizeof w), e->section);
+        unknown_section(ac, e);
         return;
     }
     if (named && !valid_name(name)) {
@@ -1114,31 +1358,18 @@ static void apply_entry(struct apply_ctx *ac, const struct entry *e, bool first_
     }
     const struct key_desc *kd = e->key[0] ? find_key(kind, e->key) : NULL;
     if (kd == NULL && e->key[0] != '\0') {
-        const char *s = suggest_key(kind, e->key);
-        char list[1200];
-        list_keys(kind, list, sizeof list);
-        if (s)
-            diag_add(ac->diag, "%s: [%s] unknown key '%s' (did you mean '%s'?); allowed: %s",
-                     where(e, w, sizeof w), e->section, e->key, s, list);
-        else
-            diag_add(ac->diag, "%s: [%s] unknown key '%s'; allowed: %s", where(e, w, sizeof w),
-                     e->section, e->key, list);
+        unknown_key(ac, e, kind);
         return;
     }
-    void *base = sc;
-    if (named) {
-        int i = find_or_add(ac, e, kind, name);
-        if (i < 0 || kd == NULL)
-            return; /* too many, or the section header: the section now exists */
-        if (kind == S_PHASE) {
-            ac->phase_key[i][kd - keys] = e;
-            base = &sc->phases[i];
-        } else {
-            ac->layer_key[i][kd - keys] = e;
-            base = &sc->layers[i];
-        }
+    if (kind == S_SERVICE || (kd != NULL && is_graph_key(kd->key)))
+        ac->sc->graph = true;
+    void *base = ac->sc;
+    if (named || kind == S_SERVER) {
+        base = named_base(ac, e, kind == S_SERVER ? S_SERVICE : kind, named ? name : "server", kd);
+        if (base == NULL)
+            return;
     } else if (kd == NULL) {
-        return; /* the section header of [run], [load] or [server] */
+        return; /* the section header of [run] or [load] */
     } else {
         ac->last[kd - keys] = e;
     }
@@ -1224,12 +1455,12 @@ static void apply_kind_defaults(struct apply_ctx *ac, unsigned i)
 
 /* ---- cross-field rules ---- */
 
-static void check_all(struct apply_ctx *ac)
+/* [run] and [load]: the run's shape and the load. */
+static void check_run(struct apply_ctx *ac)
 {
     struct scenario *sc = ac->sc;
     struct scenario_diag *d = ac->diag;
     char a[32], b[32], w[400];
-
     if (sc->warmup >= sc->duration)
         diag_add(d, "%s: [run] warmup = %s: must be less than duration (%s)", at(ac, "warmup", w, sizeof w),
                  units_format_duration(sc->warmup, a, sizeof a),
@@ -1243,7 +1474,7 @@ static void check_all(struct apply_ctx *ac)
                  at(ac, "bucket", w, sizeof w), units_format_duration(sc->bucket, a, sizeof a),
                  (long long)(sc->duration / sc->bucket), SCENARIO_MAX_BUCKETS,
                  (long long)(sc->duration / sc->bucket) * 200 / 1000000);
-    bool occ = sc->server_model == MODEL_OCC;
+    bool occ = sc->services[0].model == MODEL_OCC;
     if (sc->model == LOAD_OPEN && !occ && !given(ac, S_LOAD, "rate"))
         diag_add(d, "%s: [load] rate is required when model = open (e.g. rate = 800/s)", at(ac, "model", w, sizeof w));
     if (sc->model == LOAD_CLOSED && given(ac, S_LOAD, "think") && !(dist_mean_ns(&sc->think) > 0))
@@ -1252,75 +1483,430 @@ static void check_all(struct apply_ctx *ac)
                  at(ac, "think", w, sizeof w), dist_format(&sc->think, a, sizeof a));
     if (sc->model == LOAD_CLOSED && !given(ac, S_LOAD, "think"))
         diag_add(d, "%s: [load] think is required when model = closed (e.g. think = exp(1s))", at(ac, "model", w, sizeof w));
-    if (!occ && !given(ac, S_SERVER, "service"))
-        diag_add(d, "%s: [server] service is required (e.g. service = exp(10ms))", sc->source);
+}
+
+/* Each service's own rules, the herd's instants between them (the order
+ * of the messages is the one they have always had). */
+static void check_services(struct apply_ctx *ac)
+{
+    struct scenario *sc = ac->sc;
+    struct scenario_diag *d = ac->diag;
+    char a[32], b[32], w[400], sect[96];
+    for (unsigned i = 0; i < sc->nservices; i++)
+        if (sc->services[i].model != MODEL_OCC && !service_given(ac, i, "service"))
+            diag_add(d, "%s: [%s] service is required (e.g. service = exp(10ms))", sc->source,
+                     service_section(ac, i, NULL, sect, sizeof sect));
     for (unsigned i = 0; i < sc->nherds; i++)
         if (sc->herds[i] >= sc->duration)
             diag_add(d, "%s: [herd] at = %s: must be before the end of the run (%s)",
                      at(ac, "at", w, sizeof w), units_format_duration(sc->herds[i], a, sizeof a),
                      units_format_duration(sc->duration, b, sizeof b));
-    double perr = sc->p400 + sc->p500 + sc->p503 + sc->p_business;
-    if (perr > 1.0 + 1e-12)
-        diag_add(d, "%s: [server] error_400 + error_500 + error_503 + business = %g: must be at most 1",
-                 at(ac, "business", w, sizeof w), perr);
+    for (unsigned i = 0; i < sc->nservices; i++) {
+        const struct service_cfg *v = &sc->services[i];
+        double perr = v->p400 + v->p500 + v->p503 + v->p_business;
+        if (perr > 1.0 + 1e-12)
+            diag_add(d, "%s: [%s] error_400 + error_500 + error_503 + business = %g: must be at most 1",
+                     service_at(ac, i, "business", w, sizeof w),
+                     service_section(ac, i, "business", sect, sizeof sect), perr);
+    }
+}
 
-    for (unsigned i = 0; i < sc->nphases; i++) {
-        struct phase_cfg *p = &sc->phases[i];
-        char pwbuf[400];
-        const char *pw = where(ac->phase_entry[i], pwbuf, sizeof pwbuf);
-        if (!phase_given(ac, i, "start") || !phase_given(ac, i, "end")) {
-            diag_add(d, "%s: [phase %s] needs both start and end", pw, p->name);
-            continue;
+/* ---- the service graph ---- */
+
+/* The index of the service (or layer) called name, or -1. */
+static int find_named(const struct scenario *sc, enum sect_kind kind, const char *name)
+{
+    unsigned n = kind == S_LAYER ? sc->nlayers : sc->nservices;
+    for (unsigned i = 0; i < n; i++)
+        if (strcmp(item_name(sc, kind, i), name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* " (did you mean 'db'?)" for the service (or, with layers, the service or
+ * layer) closest to name, or "". */
+static const char *suggest_name(const struct scenario *sc, const char *name, bool layers,
+                                char *buf, size_t size)
+{
+    const char *best = NULL;
+    size_t bestd = 3;
+    for (int k = 0; k < (layers ? 2 : 1); k++)
+        for (unsigned i = 0; i < (k ? sc->nlayers : sc->nservices); i++) {
+            const char *cand = item_name(sc, k ? S_LAYER : S_SERVICE, i);
+            size_t dist = scenario_edit_distance(name, cand);
+            if (dist < bestd) {
+                bestd = dist;
+                best = cand;
+            }
         }
-        if (p->end <= p->start)
-            diag_add(d, "%s: [phase %s] end = %s: must be after start (%s)",
-                     key_where(ac, S_PHASE, i, "end", w, sizeof w), p->name,
-                     units_format_duration(p->end, a, sizeof a),
-                     units_format_duration(p->start, b, sizeof b));
-        if (p->start >= sc->duration)
-            diag_add(d, "%s: [phase %s] start = %s: must be before the end of the run (%s)",
-                     key_where(ac, S_PHASE, i, "start", w, sizeof w), p->name, units_format_duration(p->start, a, sizeof a),
-                     units_format_duration(sc->duration, b, sizeof b));
-        if (!p->has_rate && !p->has_capacity && p->outage == OUTAGE_NONE && !phase_given(ac, i, "slowdown"))
-            diag_add(d, "%s: [phase %s] changes nothing: give rate, capacity, outage or slowdown",
-                     pw, p->name);
-        if (p->retry_after != RS_TIME_NEVER && p->outage != OUTAGE_ERROR)
-            diag_add(d, "%s: [phase %s] retry_after is sent only with outage = error",
-                     key_where(ac, S_PHASE, i, "retry_after", w, sizeof w), p->name);
-        if (p->has_rate && !p->rate_is_factor && sc->model == LOAD_CLOSED)
-            diag_add(d, "%s: [phase %s] rate = %g/s: a closed loop takes a factor (x2 halves think times), not an absolute rate",
-                     key_where(ac, S_PHASE, i, "rate", w, sizeof w), p->name, p->rate);
-        if (p->has_rate && p->rate_is_factor && sc->model == LOAD_CLOSED && p->rate == 0.0)
-            diag_add(d, "%s: [phase %s] rate = x0: a closed loop needs a factor > 0",
-                     key_where(ac, S_PHASE, i, "rate", w, sizeof w), p->name);
+    buf[0] = '\0';
+    if (best != NULL)
+        snprintf(buf, size, " (did you mean '%s'?)", best);
+    return buf;
+}
+
+/* "[SECTION] KEY = 'VALUE': no service 'NAME' (did you mean ...?); allowed: ..." */
+static void no_such_service(struct apply_ctx *ac, const char *w, const char *section,
+                            const char *key, const char *value, const char *name, bool client)
+{
+    const struct scenario *sc = ac->sc;
+    char list[SCENARIO_MAX_SERVICES * SCENARIO_NAME_MAX + 16], hint[96];
+    size_t used = (size_t)snprintf(list, sizeof list, "%s", client ? "client" : "");
+    for (unsigned i = 0; i < sc->nservices; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "",
+                                 sc->services[i].name);
+    diag_add(ac->diag, "%s: [%s] %s = '%s': no service '%s'%s; allowed: %s", w, section, key, value,
+             name, suggest_name(sc, name, false, hint, sizeof hint), list);
+}
+
+/* Resolves every service's calls; false after a message if one names no
+ * service, or the service itself. */
+static bool resolve_calls(struct apply_ctx *ac)
+{
+    struct scenario *sc = ac->sc;
+    char w[400], sect[96];
+    bool ok = true;
+    for (unsigned i = 0; i < sc->nservices; i++) {
+        struct service_cfg *v = &sc->services[i];
+        const struct entry *e = key_entry(ac, S_SERVICE, i, "calls");
+        for (unsigned c = 0; c < v->ncalls && e != NULL; c++) {
+            int j = find_named(sc, S_SERVICE, v->calls[c].name);
+            key_where(ac, S_SERVICE, i, "calls", w, sizeof w);
+            service_section(ac, i, "calls", sect, sizeof sect);
+            if (j < 0)
+                no_such_service(ac, w, sect, "calls", e->value, v->calls[c].name, false);
+            else if ((unsigned)j == i)
+                diag_add(ac->diag, "%s: [%s] calls = '%s': a service cannot call itself", w, sect,
+                         e->value);
+            else
+                v->calls[c].service = (unsigned)j;
+            ok = ok && j >= 0 && (unsigned)j != i;
+        }
     }
+    return ok;
+}
+
+/* Depth-first search from service u (at depth on the stack) for a call back
+ * onto the stack; then cyc holds the cycle, its first service again at its
+ * end. O(services + calls). */
+static bool find_cycle(const struct scenario *sc, unsigned u, unsigned char *color,
+                       unsigned *stack, unsigned depth, unsigned *cyc, unsigned *ncyc)
+{
+    color[u] = 1;
+    stack[depth] = u;
+    for (unsigned c = 0; c < sc->services[u].ncalls; c++) {
+        unsigned v = sc->services[u].calls[c].service;
+        if (color[v] == 1) {
+            unsigned k = 0;
+            while (stack[k] != v)
+                k++;
+            *ncyc = 0;
+            for (; k <= depth; k++)
+                cyc[(*ncyc)++] = stack[k];
+            cyc[(*ncyc)++] = v;
+            return true;
+        }
+        if (color[v] == 0 && find_cycle(sc, v, color, stack, depth + 1, cyc, ncyc))
+            return true;
+    }
+    color[u] = 2;
+    return false;
+}
+
+/* The calls must form a DAG; false after naming the first cycle found. */
+static bool check_acyclic(struct apply_ctx *ac)
+{
+    const struct scenario *sc = ac->sc;
+    unsigned char color[SCENARIO_MAX_SERVICES] = {0};
+    unsigned stack[SCENARIO_MAX_SERVICES], cyc[SCENARIO_MAX_SERVICES + 1], n = 0;
+    for (unsigned u = 0; u < sc->nservices; u++) {
+        if (color[u] != 0 || !find_cycle(sc, u, color, stack, 0, cyc, &n))
+            continue;
+        char w[400], sect[96], path[SCENARIO_MAX_SERVICES * (SCENARIO_NAME_MAX + 4) + 8];
+        size_t used = 0;
+        path[0] = '\0';
+        for (unsigned k = 0; k < n; k++)
+            used += (size_t)snprintf(path + used, sizeof path - used, "%s%s", k ? " -> " : "",
+                                     sc->services[cyc[k]].name);
+        diag_add(ac->diag, "%s: [%s] calls form a cycle: %s",
+                 key_where(ac, S_SERVICE, cyc[0], "calls", w, sizeof w),
+                 service_section(ac, cyc[0], "calls", sect, sizeof sect), path);
+        return false;
+    }
+    return true;
+}
+
+static bool calls_service(const struct service_cfg *v, unsigned to)
+{
+    for (unsigned c = 0; c < v->ncalls; c++)
+        if (v->calls[c].service == to)
+            return true;
+    return false;
+}
+
+/* Resolves layer i's from and to (filling in the defaults by name); false
+ * after a message when they name no service, the same one, or an edge that
+ * no service's calls make. */
+static bool resolve_layer(struct apply_ctx *ac, unsigned i)
+{
+    struct scenario *sc = ac->sc;
+    struct layer_cfg *l = &sc->layers[i];
+    char w[400], sect[96];
+    snprintf(sect, sizeof sect, "layer %s", l->name);
+    if (l->from[0] == '\0')
+        copy_name(l->from, "client");
+    if (l->to[0] == '\0')
+        copy_name(l->to, sc->services[0].name);
+    int from = strcmp(l->from, "client") == 0 ? SCENARIO_CLIENT : find_named(sc, S_SERVICE, l->from);
+    int to = find_named(sc, S_SERVICE, l->to);
+    if (from < 0 && strcmp(l->from, "client") != 0) {
+        key_where(ac, S_LAYER, i, "from", w, sizeof w);
+        no_such_service(ac, w, sect, "from", l->from, l->from, true);
+        return false;
+    }
+    if (to < 0) {
+        key_where(ac, S_LAYER, i, "to", w, sizeof w);
+        no_such_service(ac, w, sect, "to", l->to, l->to, false);
+        return false;
+    }
+    l->from_service = from;
+    l->to_service = (unsigned)to;
+    key_where(ac, S_LAYER, i, "to", w, sizeof w);
+    if (from == to) {
+        diag_add(ac->diag, "%s: [%s] from = %s and to = %s: a layer sits between two different services",
+                 w, sect, l->from, l->to);
+        return false;
+    }
+    if (from != SCENARIO_CLIENT && !calls_service(&sc->services[from], (unsigned)to)) {
+        diag_add(ac->diag, "%s: [%s] from = %s, to = %s: service %s does not call %s; add %s to [service %s] calls",
+                 w, sect, l->from, l->to, l->from, l->to, l->to, l->from);
+        return false;
+    }
+    return true;
+}
+
+/* Every layer's edge, and the entry: the service every layer from the
+ * clients goes to. False after a message when something is amiss. */
+static bool resolve_layers(struct apply_ctx *ac)
+{
+    struct scenario *sc = ac->sc;
+    char w[400];
+    bool ok = true;
+    for (unsigned i = 0; i < sc->nlayers; i++)
+        ok = resolve_layer(ac, i) && ok;
+    if (!ok || sc->nlayers == 0)
+        return ok; /* no layer: the default one goes from the clients to the first service */
+    int entry = -1;
+    unsigned first = 0;
     for (unsigned i = 0; i < sc->nlayers; i++) {
-        struct layer_cfg *l = &sc->layers[i];
-        apply_kind_defaults(ac, i);
-        if (l->bp.cap != RS_TIME_NEVER && l->bp.cap < l->bp.base)
-            diag_add(d, "%s: [layer %s] cap = %s: must be at least base (%s)",
-                     key_where(ac, S_LAYER, i, "cap", w, sizeof w), l->name,
-                     units_format_duration(l->bp.cap, a, sizeof a),
-                     units_format_duration(l->bp.base, b, sizeof b));
-        if ((l->budget->id == BUDGET_RATIO || l->budget->id == BUDGET_SRE) && l->budget_p.ttl == 0)
-            diag_add(d, "%s: [layer %s] budget = %s needs budget_ttl > 0",
-                     key_where(ac, S_LAYER, i, "budget_ttl", w, sizeof w), l->name, l->budget->name);
-        if (l->budget->id == BUDGET_GRPC && !(l->budget_p.max_tokens > 0))
-            diag_add(d, "%s: [layer %s] budget = grpc needs budget_max_tokens in (0, 1000]",
-                     key_where(ac, S_LAYER, i, "budget_max_tokens", w, sizeof w), l->name);
-        if (l->budget->id == BUDGET_RATIO && !(l->budget_p.percent > 0))
-            diag_add(d, "%s: [layer %s] budget = %s needs budget_percent > 0",
-                     key_where(ac, S_LAYER, i, "budget_percent", w, sizeof w), l->name, l->budget->name);
-        if (l->breaker->id == BREAKER_RATE && l->breaker_p.window_calls == 0 && l->breaker_p.window == 0)
-            diag_add(d, "%s: [layer %s] breaker = %s needs breaker_window (calls or a duration)",
-                     key_where(ac, S_LAYER, i, "breaker_window", w, sizeof w), l->name, l->breaker->name);
-        if (l->breaker->id == BREAKER_CONSECUTIVE && l->breaker_p.probes == 0)
-            l->breaker_p.probes = 1; /* gobreaker: MaxRequests 0 means 1 */
-        if (!backoff_is_preset(l->backoff) && strcmp(l->backoff->name, "none") != 0 &&
-            l->bp.base == 0 && l->attempts > 1)
-            diag_add(d, "%s: [layer %s] backoff = %s needs base > 0 (e.g. base = 10ms)",
-                     key_where(ac, S_LAYER, i, "backoff", w, sizeof w), l->name, l->backoff->name);
+        const struct layer_cfg *l = &sc->layers[i];
+        if (l->from_service != SCENARIO_CLIENT)
+            continue;
+        if (entry < 0) {
+            entry = (int)l->to_service;
+            first = i;
+        } else if (l->to_service != (unsigned)entry) {
+            diag_add(ac->diag, "%s: [layer %s] to = %s: every layer from the clients must go to the same service (layer %s goes to %s)",
+                     key_where(ac, S_LAYER, i, "to", w, sizeof w), l->name, l->to,
+                     sc->layers[first].name, sc->layers[first].to);
+            return false;
+        }
     }
+    if (entry < 0) {
+        diag_add(ac->diag, "%s: no layer from the clients: give one [layer NAME] from = client (the default), to the service they call",
+                 sc->source);
+        return false;
+    }
+    sc->entry = (unsigned)entry;
+    return true;
+}
+
+/* Names resolved, the calls a DAG, the layers on edges that exist. */
+static void check_graph(struct apply_ctx *ac)
+{
+    struct scenario *sc = ac->sc;
+    int client = find_named(sc, S_SERVICE, "client");
+    if (client >= 0) {
+        char w[400];
+        diag_add(ac->diag, "%s: [service client]: 'client' names the clients in a layer's from; give the service another name",
+                 key_where(ac, S_SERVICE, (unsigned)client, "service", w, sizeof w));
+        ac->graph_ok = false;
+        return;
+    }
+    bool calls_ok = resolve_calls(ac) && check_acyclic(ac);
+    bool layers_ok = calls_ok && resolve_layers(ac);
+    ac->graph_ok = calls_ok && layers_ok;
+}
+
+/* Resolves phase i's target; false after a message. */
+static bool resolve_target(struct apply_ctx *ac, unsigned i)
+{
+    struct scenario *sc = ac->sc;
+    struct phase_cfg *p = &sc->phases[i];
+    char w[400], name[SCENARIO_NAME_MAX + 8], hint[96];
+    if (p->target[0] == '\0') {
+        p->target_kind = TARGET_NONE;
+        return true;
+    }
+    size_t n = strcspn(p->target, "#");
+    snprintf(name, sizeof name, "%.*s", (int)n, p->target);
+    long long rep = 0;
+    if (p->target[n] == '#' && !units_parse_int(p->target + n + 1, 1, SCENARIO_MAX_REPLICAS, &rep))
+        rep = 0; /* p_target checked it */
+    int sv = find_named(sc, S_SERVICE, name), ly = find_named(sc, S_LAYER, name);
+    key_where(ac, S_PHASE, i, "target", w, sizeof w);
+    if (sv >= 0 && ly >= 0)
+        diag_add(ac->diag, "%s: [phase %s] target = '%s': ambiguous: both a service and a layer are called %s; rename one",
+                 w, p->name, p->target, name);
+    else if (sv < 0 && ly < 0)
+        diag_add(ac->diag, "%s: [phase %s] target = '%s': no service or layer '%s'%s",
+                 w, p->name, p->target, name, suggest_name(sc, name, true, hint, sizeof hint));
+    else if (ly >= 0 && rep > 0)
+        diag_add(ac->diag, "%s: [phase %s] target = '%s': %s is a layer; a replica number (#i) goes with a service",
+                 w, p->name, p->target, name);
+    else if (sv >= 0 && rep > sc->services[sv].replicas)
+        diag_add(ac->diag, "%s: [phase %s] target = '%s': service %s has %u replica%s",
+                 w, p->name, p->target, name, sc->services[sv].replicas,
+                 sc->services[sv].replicas == 1 ? "" : "s");
+    else {
+        p->target_kind = sv >= 0 ? TARGET_SERVICE : TARGET_LAYER;
+        p->target_index = (unsigned)(sv >= 0 ? sv : ly);
+        p->target_replica = (unsigned)rep;
+        return true;
+    }
+    return false;
+}
+
+/* Keys that act on a service need a service target (or none); latency and
+ * loss act on a layer's hop and need a layer target. */
+static void check_target_keys(struct apply_ctx *ac, unsigned i)
+{
+    const struct phase_cfg *p = &ac->sc->phases[i];
+    static const char *const service_keys[] = {"capacity", "outage", "slowdown", "retry_after"};
+    static const char *const hop_keys[] = {"latency", "loss"};
+    char w[400];
+    bool layer = p->target_kind == TARGET_LAYER;
+    for (size_t k = 0; k < 4 && layer; k++)
+        if (phase_given(ac, i, service_keys[k]))
+            diag_add(ac->diag, "%s: [phase %s] %s acts on a service; target = %s is a layer",
+                     key_where(ac, S_PHASE, i, service_keys[k], w, sizeof w), p->name,
+                     service_keys[k], p->target);
+    for (size_t k = 0; k < 2 && !layer; k++)
+        if (phase_given(ac, i, hop_keys[k]))
+            diag_add(ac->diag, "%s: [phase %s] %s acts on a layer's hop: it needs target = LAYER (%s%s)",
+                     key_where(ac, S_PHASE, i, hop_keys[k], w, sizeof w), p->name, hop_keys[k],
+                     p->target[0] ? p->target : "no target is given",
+                     p->target[0] ? " is a service" : "");
+}
+
+static void check_phase(struct apply_ctx *ac, unsigned i)
+{
+    struct scenario *sc = ac->sc;
+    struct scenario_diag *d = ac->diag;
+    struct phase_cfg *p = &sc->phases[i];
+    char a[32], b[32], w[400], pwbuf[400];
+    const char *pw = where(ac->phase_entry[i], pwbuf, sizeof pwbuf);
+    if (!phase_given(ac, i, "start") || !phase_given(ac, i, "end")) {
+        diag_add(d, "%s: [phase %s] needs both start and end", pw, p->name);
+        return;
+    }
+    if (p->end <= p->start)
+        diag_add(d, "%s: [phase %s] end = %s: must be after start (%s)",
+                 key_where(ac, S_PHASE, i, "end", w, sizeof w), p->name,
+                 units_format_duration(p->end, a, sizeof a),
+                 units_format_duration(p->start, b, sizeof b));
+    if (p->start >= sc->duration)
+        diag_add(d, "%s: [phase %s] start = %s: must be before the end of the run (%s)",
+                 key_where(ac, S_PHASE, i, "start", w, sizeof w), p->name, units_format_duration(p->start, a, sizeof a),
+                 units_format_duration(sc->duration, b, sizeof b));
+    bool targeted = resolve_target(ac, i);
+    if (targeted)
+        check_target_keys(ac, i);
+    if (p->target_kind == TARGET_LAYER) {
+        if (!p->has_rate && !p->has_latency && !phase_given(ac, i, "loss"))
+            diag_add(d, "%s: [phase %s] changes nothing: give rate, latency or loss", pw, p->name);
+    } else if (targeted && !p->has_rate && !p->has_capacity && p->outage == OUTAGE_NONE &&
+               !phase_given(ac, i, "slowdown")) {
+        diag_add(d, "%s: [phase %s] changes nothing: give rate, capacity, outage or slowdown",
+                 pw, p->name);
+    }
+    if (p->retry_after != RS_TIME_NEVER && p->outage != OUTAGE_ERROR)
+        diag_add(d, "%s: [phase %s] retry_after is sent only with outage = error",
+                 key_where(ac, S_PHASE, i, "retry_after", w, sizeof w), p->name);
+    if (p->has_rate && !p->rate_is_factor && sc->model == LOAD_CLOSED)
+        diag_add(d, "%s: [phase %s] rate = %g/s: a closed loop takes a factor (x2 halves think times), not an absolute rate",
+                 key_where(ac, S_PHASE, i, "rate", w, sizeof w), p->name, p->rate);
+    if (p->has_rate && p->rate_is_factor && sc->model == LOAD_CLOSED && p->rate == 0.0)
+        diag_add(d, "%s: [phase %s] rate = x0: a closed loop needs a factor > 0",
+                 key_where(ac, S_PHASE, i, "rate", w, sizeof w), p->name);
+}
+
+static void check_layer(struct apply_ctx *ac, unsigned i)
+{
+    struct scenario_diag *d = ac->diag;
+    struct layer_cfg *l = &ac->sc->layers[i];
+    char a[32], b[32], w[400];
+    apply_kind_defaults(ac, i);
+    if (l->bp.cap != RS_TIME_NEVER && l->bp.cap < l->bp.base)
+        diag_add(d, "%s: [layer %s] cap = %s: must be at least base (%s)",
+                 key_where(ac, S_LAYER, i, "cap", w, sizeof w), l->name,
+                 units_format_duration(l->bp.cap, a, sizeof a),
+                 units_format_duration(l->bp.base, b, sizeof b));
+    if ((l->budget->id == BUDGET_RATIO || l->budget->id == BUDGET_SRE) && l->budget_p.ttl == 0)
+        diag_add(d, "%s: [layer %s] budget = %s needs budget_ttl > 0",
+                 key_where(ac, S_LAYER, i, "budget_ttl", w, sizeof w), l->name, l->budget->name);
+    if (l->budget->id == BUDGET_GRPC && !(l->budget_p.max_tokens > 0))
+        diag_add(d, "%s: [layer %s] budget = grpc needs budget_max_tokens in (0, 1000]",
+                 key_where(ac, S_LAYER, i, "budget_max_tokens", w, sizeof w), l->name);
+    if (l->budget->id == BUDGET_RATIO && !(l->budget_p.percent > 0))
+        diag_add(d, "%s: [layer %s] budget = %s needs budget_percent > 0",
+                 key_where(ac, S_LAYER, i, "budget_percent", w, sizeof w), l->name, l->budget->name);
+    if (l->breaker->id == BREAKER_RATE && l->breaker_p.window_calls == 0 && l->breaker_p.window == 0)
+        diag_add(d, "%s: [layer %s] breaker = %s needs breaker_window (calls or a duration)",
+                 key_where(ac, S_LAYER, i, "breaker_window", w, sizeof w), l->name, l->breaker->name);
+    if (l->breaker->id == BREAKER_CONSECUTIVE && l->breaker_p.probes == 0)
+        l->breaker_p.probes = 1; /* gobreaker: MaxRequests 0 means 1 */
+    if (!backoff_is_preset(l->backoff) && strcmp(l->backoff->name, "none") != 0 &&
+        l->bp.base == 0 && l->attempts > 1)
+        diag_add(d, "%s: [layer %s] backoff = %s needs base > 0 (e.g. base = 10ms)",
+                 key_where(ac, S_LAYER, i, "backoff", w, sizeof w), l->name, l->backoff->name);
+    static const char *const bulkhead_keys[] = {"concurrency_queue", "concurrency_wait"};
+    for (size_t k = 0; k < 2 && l->concurrency == 0; k++)
+        if (layer_given(ac, i, bulkhead_keys[k]))
+            diag_add(d, "%s: [layer %s] %s needs concurrency > 0 (the bulkhead's slots)",
+                     key_where(ac, S_LAYER, i, bulkhead_keys[k], w, sizeof w), l->name,
+                     bulkhead_keys[k]);
+}
+
+/* Rules that depend on the graph: occ for a lone service only, and
+ * deduplication at the entry only. */
+static void check_service_roles(struct apply_ctx *ac)
+{
+    const struct scenario *sc = ac->sc;
+    char w[400], sect[96];
+    for (unsigned i = 0; i < sc->nservices; i++) {
+        const struct service_cfg *v = &sc->services[i];
+        if (v->model == MODEL_OCC && (sc->nservices > 1 || v->ncalls > 0 || v->replicas > 1))
+            diag_add(ac->diag, "%s: [%s] model = occ: optimistic concurrency is modelled for a lone service only: one service, with no calls and replicas = 1",
+                     key_where(ac, S_SERVICE, i, "model", w, sizeof w),
+                     service_section(ac, i, "model", sect, sizeof sect));
+        if (v->dedup && ac->graph_ok && i != sc->entry)
+            diag_add(ac->diag, "%s: [%s] dedup = true: only the service the clients call (%s) may deduplicate; the idempotency-key store is modelled per request at that service",
+                     key_where(ac, S_SERVICE, i, "dedup", w, sizeof w),
+                     service_section(ac, i, "dedup", sect, sizeof sect), sc->services[sc->entry].name);
+    }
+}
+
+static void check_all(struct apply_ctx *ac)
+{
+    check_run(ac);
+    check_services(ac);
+    check_graph(ac);
+    for (unsigned i = 0; i < ac->sc->nphases; i++)
+        check_phase(ac, i);
+    for (unsigned i = 0; i < ac->sc->nlayers; i++)
+        check_layer(ac, i);
+    check_service_roles(ac);
 }
 
 /* ---- limits on the size of the run ---- */
@@ -1404,35 +1990,144 @@ static void check_state_size(struct apply_ctx *ac)
              SCENARIO_MAX_STATE_BYTES / 1e9, parts);
 }
 
+static unsigned long long sat_mul(unsigned long long a, unsigned long long b)
+{
+    return b != 0 && a > ULLONG_MAX / b ? ULLONG_MAX : a * b;
+}
+
+/* The attempts of the layers on the edge from -> to, multiplied. */
+static unsigned long long edge_attempts(const struct scenario *sc, int from, unsigned to)
+{
+    unsigned long long product = 1;
+    for (unsigned i = 0; i < sc->nlayers; i++)
+        if (sc->layers[i].from_service == from && sc->layers[i].to_service == to)
+            product = sat_mul(product, sc->layers[i].attempts);
+    return product;
+}
+
+/* The most attempts one call of service u can cause below it, over every
+ * path of calls (1 for a service that calls none); memoised in most[]
+ * (0: not yet known), with next[u] the call on the worst path or -1. The
+ * calls form a DAG: O(services · calls · layers). */
+static unsigned long long worst_below(const struct scenario *sc, unsigned u,
+                                      unsigned long long *most, int *next)
+{
+    if (most[u] != 0)
+        return most[u];
+    unsigned long long best = 1;
+    next[u] = -1;
+    for (unsigned c = 0; c < sc->services[u].ncalls; c++) {
+        const struct dep_cfg *dep = &sc->services[u].calls[c];
+        unsigned long long x = sat_mul(sat_mul(dep->fanout, edge_attempts(sc, (int)u, dep->service)),
+                                       worst_below(sc, dep->service, most, next));
+        if (x > best) {
+            best = x;
+            next[u] = (int)c;
+        }
+    }
+    return most[u] = best;
+}
+
+/* A path walked term by term: the product so far, the layer at which it
+ * passes the limit, and the terms written out. */
+struct walk {
+    unsigned long long product;
+    int culprit;
+    char parts[2400];
+};
+
+static void walk_term(struct walk *wk, unsigned long long factor, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void walk_term(struct walk *wk, unsigned long long factor, const char *fmt, ...)
+{
+    size_t used = strlen(wk->parts);
+    if (used > 0 && used < sizeof wk->parts)
+        used += (size_t)snprintf(wk->parts + used, sizeof wk->parts - used, " x ");
+    va_list ap;
+    va_start(ap, fmt);
+    if (used < sizeof wk->parts)
+        vsnprintf(wk->parts + used, sizeof wk->parts - used, fmt, ap);
+    va_end(ap);
+    wk->product = sat_mul(wk->product, factor);
+}
+
+static void walk_edge(const struct scenario *sc, struct walk *wk, int from, unsigned to)
+{
+    for (unsigned i = 0; i < sc->nlayers; i++) {
+        const struct layer_cfg *l = &sc->layers[i];
+        if (l->from_service != from || l->to_service != to)
+            continue;
+        if (wk->product <= SCENARIO_MAX_ATTEMPTS)
+            wk->culprit = (int)i; /* the layer whose attempts pass the limit */
+        walk_term(wk, l->attempts, "layer.%s.attempts = %u", l->name, l->attempts);
+    }
+}
+
 /* Attempts per request: every layer retries every attempt of the layer
- * above, so they multiply. */
+ * above, and a service calls a dependency fan-out times for each of its
+ * executions, so they multiply along a path from the clients; the worst
+ * path is bounded. */
 static void check_attempts(struct apply_ctx *ac)
 {
     const struct scenario *sc = ac->sc;
-    unsigned long long product = 1;
-    unsigned culprit = 0;
-    char parts[1200] = "", w[400];
-    for (unsigned i = 0; i < sc->nlayers; i++) {
-        const struct layer_cfg *l = &sc->layers[i];
-        if (product <= SCENARIO_MAX_ATTEMPTS)
-            culprit = i; /* the layer whose attempts pass the limit */
-        product *= l->attempts; /* at most 100^8: no overflow */
-        size_t used = strlen(parts);
-        snprintf(parts + used, sizeof parts - used, "%slayer.%s.attempts = %u", i ? " x " : "",
-                 l->name, l->attempts);
-    }
-    if (product <= SCENARIO_MAX_ATTEMPTS)
+    if (!ac->graph_ok)
         return;
-    diag_add(ac->diag, "%s: [layer %s] attempts = %u: a request could make %llu attempts, the product of every layer's attempts (%s); "
-             "at most %llu are allowed: lower some layer's attempts",
-             key_where(ac, S_LAYER, culprit, "attempts", w, sizeof w), sc->layers[culprit].name,
-             sc->layers[culprit].attempts, product, parts, SCENARIO_MAX_ATTEMPTS);
+    unsigned long long most[SCENARIO_MAX_SERVICES] = {0};
+    int next[SCENARIO_MAX_SERVICES];
+    char path[SCENARIO_MAX_SERVICES * (SCENARIO_NAME_MAX + 4) + 16], w[400];
+    struct walk wk = {.product = 1, .culprit = -1};
+    unsigned u = sc->entry, hops = 0;
+    worst_below(sc, u, most, next);
+    walk_edge(sc, &wk, SCENARIO_CLIENT, u);
+    size_t used = (size_t)snprintf(path, sizeof path, "clients -> %s", sc->services[u].name);
+    for (; next[u] >= 0; hops++) {
+        const struct dep_cfg *dep = &sc->services[u].calls[next[u]];
+        if (dep->fanout > 1)
+            walk_term(&wk, dep->fanout, "service.%s.calls = %s*%u", sc->services[u].name, dep->name,
+                      dep->fanout);
+        walk_edge(sc, &wk, (int)u, dep->service);
+        u = dep->service;
+        used += (size_t)snprintf(path + used, sizeof path - used, " -> %s", sc->services[u].name);
+    }
+    if (wk.product <= SCENARIO_MAX_ATTEMPTS || wk.culprit < 0)
+        return;
+    const struct layer_cfg *l = &sc->layers[wk.culprit];
+    key_where(ac, S_LAYER, (unsigned)wk.culprit, "attempts", w, sizeof w);
+    if (hops == 0)
+        diag_add(ac->diag, "%s: [layer %s] attempts = %u: a request could make %llu attempts, the product of every layer's attempts (%s); "
+                 "at most %llu are allowed: lower some layer's attempts",
+                 w, l->name, l->attempts, wk.product, wk.parts, SCENARIO_MAX_ATTEMPTS);
+    else
+        diag_add(ac->diag, "%s: [layer %s] attempts = %u: a request could make %llu attempts, the product of the layers' attempts and the fan-outs on the path %s (%s); "
+                 "at most %llu are allowed: lower some layer's attempts or a fan-out",
+                 w, l->name, l->attempts, wk.product, path, wk.parts, SCENARIO_MAX_ATTEMPTS);
+}
+
+/* services.csv has a row per bucket for every service and every replica. */
+static void check_rows(struct apply_ctx *ac)
+{
+    const struct scenario *sc = ac->sc;
+    if (!sc->graph || sc->bucket <= 0 || sc->duration / sc->bucket > SCENARIO_MAX_BUCKETS)
+        return; /* the buckets' own limit is told apart */
+    long long nb = (long long)(sc->duration / sc->bucket + (sc->duration % sc->bucket != 0)), reps = 0;
+    for (unsigned i = 0; i < sc->nservices; i++)
+        reps += sc->services[i].replicas;
+    long long rows = nb * ((long long)sc->nservices + reps);
+    if (rows <= SCENARIO_MAX_SERVICE_ROWS)
+        return;
+    char w[400], a[32];
+    diag_add(ac->diag, "%s: [run] bucket = %s: services.csv would have %lld rows (%lld buckets x (%u services + %lld replicas)); "
+             "at most %lld are allowed: a longer bucket, a shorter run or fewer replicas",
+             at(ac, "bucket", w, sizeof w), units_format_duration(sc->bucket, a, sizeof a), rows, nb,
+             sc->nservices, reps, SCENARIO_MAX_SERVICE_ROWS);
 }
 
 static void check_limits(struct apply_ctx *ac)
 {
     check_state_size(ac);
     check_attempts(ac);
+    check_rows(ac);
 }
 
 /* ---- entry points ---- */
@@ -1560,11 +2255,15 @@ static int load_common(struct scenario *sc, struct reader *rd, const char *sourc
     ac.sc = sc;
     ac.diag = diag;
     apply_all(&ac, &es);
+    if (sc->nservices == 0) /* neither [server] nor [service NAME]: one service, `server` */
+        add_item(&ac, NULL, S_SERVICE, "server");
     check_all(&ac);
     check_limits(&ac);
     if (sc->nlayers == 0) {
-        /* No layer: the application calls the server once, with no timeout. */
+        /* No layer: the application calls the first service once, with no timeout. */
         layer_defaults(&sc->layers[0], "client");
+        copy_name(sc->layers[0].from, "client");
+        copy_name(sc->layers[0].to, sc->services[0].name);
         sc->nlayers = 1;
     }
     free(es.e);
@@ -1625,7 +2324,7 @@ static const char *time_or_none(rs_time t, char *buf, size_t size)
     return units_format_duration(t, buf, size);
 }
 
-int scenario_write_ini(const struct scenario *sc, FILE *f)
+static void write_run_load(const struct scenario *sc, FILE *f)
 {
     char a[64], b[64], c[64];
     fprintf(f, "; effective scenario, written by retrystorm %s from %s\n", RS_VERSION, sc->source);
@@ -1638,95 +2337,160 @@ int scenario_write_ini(const struct scenario *sc, FILE *f)
         fprintf(f, "arrival = %s\nrate = %.17g/s\n", arrival_names[sc->arrival], sc->rate);
     else
         fprintf(f, "think = %s\n", dist_format(&sc->think, a, sizeof a));
-    fprintf(f, "clients = %u\nidempotent = %s\nkey = %s\n\n", sc->clients, tf(sc->idempotent),
+    fprintf(f, "clients = %u\nidempotent = %s\nkey = %s\n", sc->clients, tf(sc->idempotent),
             tf(sc->key));
-    fprintf(f, "[server]\nmodel = %s\nworkers = %u\n", server_model_names[sc->server_model],
-            sc->workers);
-    if (sc->queue < 0)
+}
+
+/* A service's keys: [server]'s, and with graph the service-graph ones. */
+static void write_service(const struct service_cfg *v, bool graph, FILE *f)
+{
+    char a[64];
+    if (graph)
+        fprintf(f, "\n[service %s]\n", v->name);
+    else
+        fprintf(f, "\n[server]\n");
+    fprintf(f, "model = %s\nworkers = %u\n", server_model_names[v->model], v->workers);
+    if (v->queue < 0)
         fprintf(f, "queue = unbounded\n");
     else
-        fprintf(f, "queue = %lld\n", sc->queue);
-    fprintf(f, "service = %s\ndiscipline = %s\n", dist_format(&sc->service, a, sizeof a),
-            discipline_names[sc->discipline]);
+        fprintf(f, "queue = %lld\n", v->queue);
+    fprintf(f, "service = %s\ndiscipline = %s\n", dist_format(&v->service, a, sizeof a),
+            discipline_names[v->discipline]);
     fprintf(f, "error_400 = %.17g\nerror_500 = %.17g\nerror_503 = %.17g\nbusiness = %.17g\n",
-            sc->p400, sc->p500, sc->p503, sc->p_business);
-    if (sc->limit_rate > 0)
-        fprintf(f, "limit_rate = %.17g/s\n", sc->limit_rate);
+            v->p400, v->p500, v->p503, v->p_business);
+    if (v->limit_rate > 0)
+        fprintf(f, "limit_rate = %.17g/s\n", v->limit_rate);
     else
         fprintf(f, "limit_rate = none\n");
-    fprintf(f, "limit_burst = %u\nlimit_status = %s\nlimit_retry_after = %s\n", sc->limit_burst,
-            errclass_names[sc->limit_status], time_or_none(sc->limit_retry_after, a, sizeof a));
-    fprintf(f, "degrade = %.17g\ndrop_expired = %s\ndedup = %s\nreplay = %s\n", sc->degrade,
-            tf(sc->drop_expired), tf(sc->dedup), dist_format(&sc->replay, a, sizeof a));
+    fprintf(f, "limit_burst = %u\nlimit_status = %s\nlimit_retry_after = %s\n", v->limit_burst,
+            errclass_names[v->limit_status], time_or_none(v->limit_retry_after, a, sizeof a));
+    fprintf(f, "degrade = %.17g\ndrop_expired = %s\ndedup = %s\nreplay = %s\n", v->degrade,
+            tf(v->drop_expired), tf(v->dedup), dist_format(&v->replay, a, sizeof a));
+    if (!graph)
+        return;
+    fprintf(f, "replicas = %u\nbalancer = %s\ncalls =", v->replicas, balancer_names[v->balancer]);
+    for (unsigned c = 0; c < v->ncalls; c++)
+        if (v->calls[c].fanout > 1)
+            fprintf(f, " %s*%u", v->calls[c].name, v->calls[c].fanout);
+        else
+            fprintf(f, " %s", v->calls[c].name);
+    fprintf(f, "%s\nservice_after = %s\n", v->ncalls ? "" : " none",
+            v->has_after ? dist_format(&v->service_after, a, sizeof a) : "none");
+}
+
+/* A phase; with graph, its target and hop keys, and only the keys its
+ * target takes. */
+static void write_phase(const struct phase_cfg *p, bool graph, FILE *f)
+{
+    char a[64], b[64];
+    fprintf(f, "\n[phase %s]\nstart = %s\nend = %s\n", p->name,
+            units_format_duration(p->start, a, sizeof a), units_format_duration(p->end, b, sizeof b));
+    if (p->has_rate && p->rate_is_factor)
+        fprintf(f, "rate = x%.17g\n", p->rate);
+    else if (p->has_rate)
+        fprintf(f, "rate = %.17g/s\n", p->rate);
+    if (graph && p->target[0] != '\0')
+        fprintf(f, "target = %s\n", p->target);
+    if (graph && p->target_kind == TARGET_LAYER) {
+        if (p->has_latency)
+            fprintf(f, "latency = %s\n", dist_format(&p->latency, a, sizeof a));
+        fprintf(f, "loss = %.17g\n", p->loss);
+        return;
+    }
+    if (p->has_capacity)
+        fprintf(f, "capacity = %.17g\n", p->capacity);
+    fprintf(f, "outage = %s\nretry_after = %s\nslowdown = %.17g\n", outage_names[p->outage],
+            time_or_none(p->retry_after, a, sizeof a), p->slowdown);
+}
+
+static void write_budget(const struct layer_cfg *l, FILE *f)
+{
+    char a[64];
+    const struct budget_params *bp = &l->budget_p;
+    fprintf(f, "budget = %s\nbudget_scope = %s\n", l->budget->name, scope_names[l->budget_scope]);
+    if (l->budget->id != BUDGET_NONE)
+        fprintf(f,
+                "budget_max_tokens = %.17g\nbudget_token_ratio = %.17g\nbudget_percent = %.17g\n"
+                "budget_min_per_s = %.17g\nbudget_ttl = %s\nbudget_min_concurrency = %.17g\n"
+                "budget_capacity = %.17g\nbudget_cost = %.17g\nbudget_timeout_cost = %.17g\n"
+                "budget_deposit = %.17g\nbudget_deposit_on_success = %s\nbudget_k = %.17g\n",
+                bp->max_tokens, bp->token_ratio, bp->percent, bp->min_per_s,
+                units_format_duration(bp->ttl, a, sizeof a), bp->min_concurrency, bp->capacity,
+                bp->cost, bp->timeout_cost, bp->deposit, tf(bp->deposit_on_success), bp->k);
+}
+
+static void write_breaker(const struct layer_cfg *l, FILE *f)
+{
+    char a[64], b[64];
+    const struct breaker_params *kp = &l->breaker_p;
+    fprintf(f, "breaker = %s\nbreaker_scope = %s\n", l->breaker->name,
+            scope_names[l->breaker_scope]);
+    if (l->breaker->id == BREAKER_NONE)
+        return;
+    fprintf(f, "breaker_failures = %u\nbreaker_open_for = %s\nbreaker_probes = %u\n",
+            kp->failures, units_format_duration(kp->open_for, a, sizeof a), kp->probes);
+    if (kp->window_calls > 0)
+        fprintf(f, "breaker_window = %u\n", kp->window_calls);
+    else if (kp->window > 0)
+        fprintf(f, "breaker_window = %s\n", units_format_duration(kp->window, a, sizeof a));
+    fprintf(f,
+            "breaker_min_calls = %u\nbreaker_failure_rate = %.17g\nbreaker_slow_rate = %.17g\n"
+            "breaker_slow_call = %s\nbreaker_max_failure_ratio = %.17g\n",
+            kp->min_calls, kp->failure_rate, kp->slow_rate,
+            time_or_none(kp->slow_call, b, sizeof b), kp->max_failure_ratio);
+}
+
+/* A layer; with graph, its edge and bulkhead too. */
+static void write_layer(const struct layer_cfg *l, bool graph, FILE *f)
+{
+    char a[64], b[64], set[256];
+    fprintf(f, "\n[layer %s]\nattempts = %u\ntimeout = %s\nbackoff = %s\nbase = %s\n", l->name,
+            l->attempts, time_or_none(l->timeout, a, sizeof a), l->backoff->name,
+            units_format_duration(l->bp.base, b, sizeof b));
+    fprintf(f, "multiplier = %.17g\ncap = %s\njitter = %.17g\n", l->bp.multiplier,
+            time_or_none(l->bp.cap, a, sizeof a), l->bp.jitter);
+    fprintf(f, "retry_on = %s\nretry_after = %s\nretry_after_max = %s\n",
+            errclass_format_set(l->retry_on, set, sizeof set), honor_names[l->retry_after],
+            time_or_none(l->retry_after_max, a, sizeof a));
+    fprintf(f, "deadline = %s\npropagate_deadline = %s\n", time_or_none(l->deadline, a, sizeof a),
+            tf(l->propagate_deadline));
+    fprintf(f, "request_latency = %s\n",
+            l->has_request_latency ? dist_format(&l->request_latency, a, sizeof a) : "none");
+    fprintf(f, "response_latency = %s\n",
+            l->has_response_latency ? dist_format(&l->response_latency, a, sizeof a) : "none");
+    fprintf(f, "request_loss = %.17g\nresponse_loss = %.17g\n", l->request_loss, l->response_loss);
+    if (l->instances == 0)
+        fprintf(f, "instances = per-client\n");
+    else
+        fprintf(f, "instances = %u\n", l->instances);
+    write_budget(l, f);
+    write_breaker(l, f);
+    if (!graph)
+        return;
+    fprintf(f, "from = %s\nto = %s\nconcurrency = %u\n", l->from, l->to, l->concurrency);
+    if (l->concurrency == 0)
+        return; /* the queue and the wait go with a bulkhead only */
+    if (l->concurrency_queue < 0)
+        fprintf(f, "concurrency_queue = unbounded\n");
+    else
+        fprintf(f, "concurrency_queue = %lld\n", l->concurrency_queue);
+    fprintf(f, "concurrency_wait = %s\n", time_or_none(l->concurrency_wait, a, sizeof a));
+}
+
+int scenario_write_ini(const struct scenario *sc, FILE *f)
+{
+    char a[64];
+    write_run_load(sc, f);
+    for (unsigned i = 0; i < (sc->graph ? sc->nservices : 1); i++)
+        write_service(&sc->services[i], sc->graph, f);
     if (sc->nherds > 0) {
         fprintf(f, "\n[herd]\n");
         for (unsigned i = 0; i < sc->nherds; i++)
             fprintf(f, "at = %s\n", units_format_duration(sc->herds[i], a, sizeof a));
     }
-    for (unsigned i = 0; i < sc->nphases; i++) {
-        const struct phase_cfg *p = &sc->phases[i];
-        fprintf(f, "\n[phase %s]\nstart = %s\nend = %s\n", p->name,
-                units_format_duration(p->start, a, sizeof a),
-                units_format_duration(p->end, b, sizeof b));
-        if (p->has_rate && p->rate_is_factor)
-            fprintf(f, "rate = x%.17g\n", p->rate);
-        else if (p->has_rate)
-            fprintf(f, "rate = %.17g/s\n", p->rate);
-        if (p->has_capacity)
-            fprintf(f, "capacity = %.17g\n", p->capacity);
-        fprintf(f, "outage = %s\nretry_after = %s\nslowdown = %.17g\n", outage_names[p->outage],
-                time_or_none(p->retry_after, a, sizeof a), p->slowdown);
-    }
-    for (unsigned i = 0; i < sc->nlayers; i++) {
-        const struct layer_cfg *l = &sc->layers[i];
-        fprintf(f, "\n[layer %s]\nattempts = %u\ntimeout = %s\nbackoff = %s\nbase = %s\n", l->name,
-                l->attempts, time_or_none(l->timeout, a, sizeof a), l->backoff->name,
-                units_format_duration(l->bp.base, b, sizeof b));
-        fprintf(f, "multiplier = %.17g\ncap = %s\njitter = %.17g\n", l->bp.multiplier,
-                time_or_none(l->bp.cap, a, sizeof a), l->bp.jitter);
-        char set[256];
-        fprintf(f, "retry_on = %s\nretry_after = %s\nretry_after_max = %s\n",
-                errclass_format_set(l->retry_on, set, sizeof set), honor_names[l->retry_after],
-                time_or_none(l->retry_after_max, a, sizeof a));
-        fprintf(f, "deadline = %s\npropagate_deadline = %s\n", time_or_none(l->deadline, a, sizeof a),
-                tf(l->propagate_deadline));
-        fprintf(f, "request_latency = %s\n",
-                l->has_request_latency ? dist_format(&l->request_latency, a, sizeof a) : "none");
-        fprintf(f, "response_latency = %s\n",
-                l->has_response_latency ? dist_format(&l->response_latency, a, sizeof a) : "none");
-        fprintf(f, "request_loss = %.17g\nresponse_loss = %.17g\n", l->request_loss,
-                l->response_loss);
-        if (l->instances == 0)
-            fprintf(f, "instances = per-client\n");
-        else
-            fprintf(f, "instances = %u\n", l->instances);
-        const struct budget_params *bp = &l->budget_p;
-        fprintf(f, "budget = %s\nbudget_scope = %s\n", l->budget->name, scope_names[l->budget_scope]);
-        if (l->budget->id != BUDGET_NONE)
-            fprintf(f,
-                    "budget_max_tokens = %.17g\nbudget_token_ratio = %.17g\nbudget_percent = %.17g\n"
-                    "budget_min_per_s = %.17g\nbudget_ttl = %s\nbudget_min_concurrency = %.17g\n"
-                    "budget_capacity = %.17g\nbudget_cost = %.17g\nbudget_timeout_cost = %.17g\n"
-                    "budget_deposit = %.17g\nbudget_deposit_on_success = %s\nbudget_k = %.17g\n",
-                    bp->max_tokens, bp->token_ratio, bp->percent, bp->min_per_s,
-                    units_format_duration(bp->ttl, a, sizeof a), bp->min_concurrency, bp->capacity,
-                    bp->cost, bp->timeout_cost, bp->deposit, tf(bp->deposit_on_success), bp->k);
-        const struct breaker_params *kp = &l->breaker_p;
-        fprintf(f, "breaker = %s\nbreaker_scope = %s\n", l->breaker->name,
-                scope_names[l->breaker_scope]);
-        if (l->breaker->id != BREAKER_NONE) {
-            fprintf(f, "breaker_failures = %u\nbreaker_open_for = %s\nbreaker_probes = %u\n",
-                    kp->failures, units_format_duration(kp->open_for, a, sizeof a), kp->probes);
-            if (kp->window_calls > 0)
-                fprintf(f, "breaker_window = %u\n", kp->window_calls);
-            else if (kp->window > 0)
-                fprintf(f, "breaker_window = %s\n", units_format_duration(kp->window, a, sizeof a));
-            fprintf(f,
-                    "breaker_min_calls = %u\nbreaker_failure_rate = %.17g\nbreaker_slow_rate = %.17g\n"
-                    "breaker_slow_call = %s\nbreaker_max_failure_ratio = %.17g\n",
-                    kp->min_calls, kp->failure_rate, kp->slow_rate,
-                    time_or_none(kp->slow_call, b, sizeof b), kp->max_failure_ratio);
-        }
-    }
+    for (unsigned i = 0; i < sc->nphases; i++)
+        write_phase(&sc->phases[i], sc->graph, f);
+    for (unsigned i = 0; i < sc->nlayers; i++)
+        write_layer(&sc->layers[i], sc->graph, f);
     return ferror(f) ? -1 : 0;
 }

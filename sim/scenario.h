@@ -26,7 +26,13 @@
 #include "errclass.h"
 #include "units.h"
 
-#define SCENARIO_MAX_LAYERS 8
+#define SCENARIO_MAX_LAYERS 16
+#define SCENARIO_MAX_SERVICES 16
+#define SCENARIO_MAX_CALLS 8              /* dependencies one service calls */
+#define SCENARIO_MAX_FANOUT 64            /* parallel calls of one dependency (DEP*k) */
+#define SCENARIO_MAX_REPLICAS 1000
+#define SCENARIO_MAX_SERVICE_ROWS 20000000LL /* services.csv: buckets x (services + replicas) */
+#define SCENARIO_CLIENT (-1)              /* a layer's `from`: the clients */
 #define SCENARIO_MAX_PHASES 64
 #define SCENARIO_MAX_HERDS 64
 #define SCENARIO_NAME_MAX 48
@@ -44,6 +50,8 @@ enum outage { OUTAGE_NONE, OUTAGE_REFUSE, OUTAGE_HANG, OUTAGE_ERROR };
 enum retry_after_mode { RA_IGNORE, RA_HONOR };
 enum scope { SCOPE_INSTANCE, SCOPE_CLIENT, SCOPE_SHARED };
 enum server_model { MODEL_QUEUE, MODEL_OCC };
+enum balancer { BAL_RANDOM, BAL_ROUND_ROBIN, BAL_LEAST_OUTSTANDING, BAL_P2C };
+enum target_kind { TARGET_NONE, TARGET_SERVICE, TARGET_LAYER };
 
 struct phase_cfg {
     char name[SCENARIO_NAME_MAX];
@@ -55,6 +63,49 @@ struct phase_cfg {
     enum outage outage;
     rs_time retry_after; /* with outage = error; RS_TIME_NEVER: none */
     double slowdown;     /* service time factor; 1 when not given */
+    /* what the phase acts on: `target = SERVICE | SERVICE#i | LAYER`; none: the
+     * first service (capacity, outage, slowdown) */
+    char target[SCENARIO_NAME_MAX + 8];
+    enum target_kind target_kind; /* resolved by validation */
+    unsigned target_index;        /* the service or layer */
+    unsigned target_replica;      /* 1-based; 0: every replica */
+    /* a hop phase (target = LAYER): added latency and loss on each crossing, each way */
+    bool has_latency;
+    struct dist latency;
+    double loss;
+};
+
+/* One dependency of a service: `calls = DEP DEP*k`. */
+struct dep_cfg {
+    char name[SCENARIO_NAME_MAX];
+    unsigned service; /* resolved by validation */
+    unsigned fanout;  /* parallel calls, all of which must succeed */
+};
+
+/* A service ([service NAME], or [server] for one named `server`): every
+ * replica has its own workers, queue and limiter. */
+struct service_cfg {
+    char name[SCENARIO_NAME_MAX];
+    enum server_model model;
+    unsigned workers;
+    long long queue; /* -1: unbounded */
+    struct dist service;
+    enum discipline discipline;
+    double p400, p500, p503, p_business; /* injected answers, drawn per execution */
+    double limit_rate;        /* token bucket per second; 0: no limiter */
+    unsigned limit_burst;
+    enum errclass limit_status;
+    rs_time limit_retry_after; /* RS_TIME_NEVER: none */
+    double degrade;           /* service × (1 + degrade·(other workers busy)) */
+    bool drop_expired;
+    bool dedup;
+    struct dist replay;       /* cost of replaying a stored answer */
+    unsigned replicas;
+    enum balancer balancer;
+    unsigned ncalls;          /* called in order, while holding the worker */
+    struct dep_cfg calls[SCENARIO_MAX_CALLS];
+    bool has_after;
+    struct dist service_after; /* work after the calls */
 };
 
 struct layer_cfg {
@@ -80,6 +131,15 @@ struct layer_cfg {
     const struct breaker_kind *breaker;
     struct breaker_params breaker_p;
     enum scope breaker_scope;
+    /* the edge it sits on: `from = client | SERVICE`, `to = SERVICE`; empty: the
+     * clients and the first service */
+    char from[SCENARIO_NAME_MAX], to[SCENARIO_NAME_MAX];
+    int from_service;   /* resolved: SCENARIO_CLIENT or a service index */
+    unsigned to_service;
+    /* bulkhead / connection pool per instance: attempts in flight */
+    unsigned concurrency;       /* 0: no limit */
+    long long concurrency_queue; /* waiting attempts; -1: unbounded */
+    rs_time concurrency_wait;   /* RS_TIME_NEVER: wait as long as it takes */
 };
 
 struct scenario {
@@ -96,20 +156,11 @@ struct scenario {
     bool idempotent;   /* false: every execution is a side effect */
     bool key;          /* requests carry an idempotency key */
 
-    enum server_model server_model;
-    unsigned workers;
-    long long queue; /* -1: unbounded */
-    struct dist service;
-    enum discipline discipline;
-    double p400, p500, p503, p_business; /* injected answers, drawn per execution */
-    double limit_rate;        /* token bucket per second; 0: no limiter */
-    unsigned limit_burst;
-    enum errclass limit_status;
-    rs_time limit_retry_after; /* RS_TIME_NEVER: none */
-    double degrade;           /* service × (1 + degrade·(other workers busy)) */
-    bool drop_expired;
-    bool dedup;
-    struct dist replay;       /* cost of replaying a stored answer */
+    unsigned nservices;
+    struct service_cfg services[SCENARIO_MAX_SERVICES];
+    unsigned entry;  /* the service the clients call (resolved) */
+    bool graph;      /* services, edges, bulkheads or targets used: the
+                      * outputs that describe them are written */
 
     unsigned nphases;
     struct phase_cfg phases[SCENARIO_MAX_PHASES];

@@ -75,6 +75,79 @@ oom:
     return -1;
 }
 
+/* Each layer's bulkhead slots and wait lists, one per instance. */
+static int bulkheads_init(struct sim *s, char *err, size_t errsz)
+{
+    for (unsigned i = 0; i < s->sc.nlayers; i++) {
+        struct layer_rt *rt = &s->lrt[i];
+        if (s->sc.layers[i].concurrency == 0)
+            continue;
+        size_t n = rt->ninstances;
+        rt->slots_used = mem_alloc(n * sizeof(uint32_t));
+        rt->wait_head = mem_alloc(n * sizeof(uint32_t));
+        rt->wait_tail = mem_alloc(n * sizeof(uint32_t));
+        rt->wait_len = mem_alloc(n * sizeof(uint32_t));
+        if (!rt->slots_used || !rt->wait_head || !rt->wait_tail || !rt->wait_len) {
+            snprintf(err, errsz, "out of memory for the bulkheads of layer %s",
+                     s->sc.layers[i].name);
+            return -1;
+        }
+        for (size_t j = 0; j < n; j++)
+            rt->wait_head[j] = rt->wait_tail[j] = NO_PARENT;
+    }
+    return 0;
+}
+
+static void bulkheads_fini(struct sim *s)
+{
+    for (unsigned i = 0; i < s->sc.nlayers; i++) {
+        struct layer_rt *rt = &s->lrt[i];
+        size_t n = (size_t)rt->ninstances * sizeof(uint32_t);
+        mem_free(rt->slots_used, rt->slots_used ? n : 0);
+        mem_free(rt->wait_head, rt->wait_head ? n : 0);
+        mem_free(rt->wait_tail, rt->wait_tail ? n : 0);
+        mem_free(rt->wait_len, rt->wait_len ? n : 0);
+    }
+}
+
+/* The edges: each layer's neighbours on its edge (layers on one edge stack
+ * in file order, outermost first), the clients' outermost layer, and each
+ * service's outermost layer towards each dependency. O(layers²). */
+static void topology_init(struct sim *s)
+{
+    const struct scenario *sc = &s->sc;
+    for (unsigned i = 0; i < sc->nlayers; i++)
+        s->lrt[i].next = s->lrt[i].prev = NO_LAYER;
+    for (unsigned i = 0; i < sc->nlayers; i++) {
+        const struct layer_cfg *a = &sc->layers[i];
+        for (unsigned j = i + 1; j < sc->nlayers; j++) {
+            const struct layer_cfg *b = &sc->layers[j];
+            if (a->from_service == b->from_service && a->to_service == b->to_service) {
+                s->lrt[i].next = (uint8_t)j;
+                s->lrt[j].prev = (uint8_t)i;
+                break;
+            }
+        }
+    }
+    s->client_top = NO_LAYER;
+    for (unsigned v = 0; v < sc->nservices; v++)
+        for (unsigned k = 0; k < SCENARIO_MAX_CALLS; k++)
+            s->svc[v].edge[k] = NO_LAYER;
+    for (unsigned i = 0; i < sc->nlayers; i++) {
+        const struct layer_cfg *l = &sc->layers[i];
+        if (s->lrt[i].prev != NO_LAYER)
+            continue;
+        if (l->from_service == SCENARIO_CLIENT) {
+            s->client_top = (uint8_t)i;
+            continue;
+        }
+        const struct service_cfg *v = &sc->services[l->from_service];
+        for (unsigned k = 0; k < v->ncalls; k++)
+            if (v->calls[k].service == l->to_service)
+                s->svc[l->from_service].edge[k] = (uint8_t)i;
+    }
+}
+
 /* Records, for every bucket before `upto`, each layer's share of breakers
  * open and mean budget level (the state is constant between events, so the
  * value at the first event after a bucket's end is its value at that end).
@@ -122,12 +195,15 @@ struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *er
     }
     if (metrics_init(&s->m, sc->duration, sc->bucket, sc->nlayers, att, err, errsz) != 0)
         goto fail;
-    if (server_init(s) != 0) {
-        snprintf(err, errsz, "out of memory for the server queue");
+    if (service_init(s, err, errsz) != 0)
+        goto fail;
+    if (layers_init(s, err, errsz) != 0 || bulkheads_init(s, err, errsz) != 0)
+        goto fail;
+    topology_init(s);
+    if (s->client_top == NO_LAYER) {
+        snprintf(err, errsz, "no layer from the clients");
         goto fail;
     }
-    if (layers_init(s, err, errsz) != 0)
-        goto fail;
     /* With this many clients their states, think timers and requests in
      * flight outgrow the cache, and prefetching for the next event pays;
      * below it the peek costs more than it saves (storm: 1,000 clients). */
@@ -141,7 +217,7 @@ struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *er
         for (uint32_t i = 0; i < sc->clients; i++)
             s->think[i] = EVQ_NONE;
     }
-    if (sc->server_model == MODEL_OCC && occ_init(s) != 0) {
+    if (sc->services[0].model == MODEL_OCC && occ_init(s) != 0) {
         snprintf(err, errsz, "out of memory for %u occ clients", sc->clients);
         goto fail;
     }
@@ -185,7 +261,8 @@ void sim_destroy(struct sim *s)
                      (size_t)rt->nbudgets * budget_extra_size(s->sc.layers[i].budget));
         mem_free(rt->breaker_windows, (size_t)rt->nbreakers * sizeof *rt->breaker_windows);
     }
-    server_fini(s);
+    bulkheads_fini(s);
+    service_fini(s);
     metrics_fini(&s->m);
     rng_set_fini(&s->rng);
     pool_fini(&s->requests);
@@ -215,7 +292,10 @@ static void dispatch(struct sim *s, const struct evq_event *ev)
         layer_on_retry(s, ev->obj);
         break;
     case EV_SERVICE_DONE:
-        server_on_done(s, ev->obj);
+        service_on_done(s, ev->obj);
+        break;
+    case EV_POOL_GRANT:
+        layer_bulkhead_grant(s, ev->obj, ev->aux);
         break;
     case EV_DELIVER:
         net_on_deliver(s, ev->obj);
@@ -244,8 +324,7 @@ static inline void prefetch_object(const struct sim *s, const struct evq_event *
 {
     switch ((enum ev_type)e->type) {
     case EV_CLIENT:
-        if (s->sc.nlayers > 0)
-            layer_prefetch_client(s, 0, e->obj);
+        layer_prefetch_client(s, s->client_top, e->obj);
         break;
     case EV_TIMEOUT:
     case EV_RETRY:
@@ -275,12 +354,14 @@ static inline void prefetch_next(const struct sim *s)
     prefetch_object(s, next);
     if (next->type == EV_TIMEOUT || next->type == EV_RETRY) {
         layer_prefetch_call(s, next->obj);
-    } else if (next->type == EV_SERVICE_DONE && s->sc.nlayers > 0) {
-        /* the answer goes to the innermost layer's call, which records it
-         * with its client's states */
+    } else if (next->type == EV_SERVICE_DONE) {
+        /* the answer goes to the call of the layer that sent the job,
+         * which records it with its client's states */
         const struct job *j = pool_at(&s->jobs, next->obj);
-        __builtin_prefetch(pool_at(&s->calls, j->parent.call));
-        layer_prefetch_client(s, s->sc.nlayers - 1, j->client);
+        if (j->via != NO_LAYER) {
+            __builtin_prefetch(pool_at(&s->calls, j->parent.call));
+            layer_prefetch_client(s, j->via, j->client);
+        }
     }
     if (after != NULL)
         prefetch_object(s, after);
@@ -321,7 +402,7 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
         evq_push(&s->q, s->phase_times[i], EV_PHASE, i, 0);
     for (unsigned i = 0; i < s->sc.nherds; i++)
         evq_push(&s->q, s->sc.herds[i], EV_HERD, i, 0);
-    if (s->sc.server_model == MODEL_OCC)
+    if (s->sc.services[0].model == MODEL_OCC)
         occ_start(s);
     else
         load_start(s);
@@ -370,6 +451,7 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
     if (!s->interrupted)
         s->now = s->sc.duration;
     sample_layers(s, s->m.nbuckets);
+    service_finish(s);
     metrics_finish(&s->m, s->now, s->q_len, s->busy, s->in_flight);
     /* Conservation: every request that started has one outcome or is in
      * flight, checked against an independent count of live requests. */
@@ -378,7 +460,7 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
         snprintf(err, errsz, "out of memory checking the outcomes");
         return -1;
     }
-    if (s->sc.server_model == MODEL_OCC)
+    if (s->sc.services[0].model == MODEL_OCC)
         open_all = open_counted = occ_finish(s);
     for (int o = 0; o < OUT_NOUTCOMES; o++)
         done += s->m.outcomes[o];
@@ -404,9 +486,10 @@ uint32_t sim_replication(const struct sim *s) { return s->replication; }
 void sim_layer_totals(const struct sim *s, unsigned layer, struct sim_layer_totals *t)
 {
     const struct layer_rt *rt = &s->lrt[layer];
-    *t = (struct sim_layer_totals){rt->attempts, rt->retries, rt->timeouts, rt->refused,
-                                   rt->short_circuited, rt->transitions, rt->ninstances,
-                                   rt->nbudgets, rt->nbreakers};
+    *t = (struct sim_layer_totals){rt->attempts,  rt->retries,         rt->timeouts,
+                                   rt->refused,   rt->short_circuited, rt->transitions,
+                                   rt->bulkheaded, rt->ninstances,     rt->nbudgets,
+                                   rt->nbreakers};
 }
 
 uint64_t sim_in_flight(const struct sim *s)

@@ -46,10 +46,22 @@ uint32_t sim_replication(const struct sim *s);
 
 /* One layer's counts over the run (layers.csv). */
 struct sim_layer_totals {
-    uint64_t attempts, retries, timeouts, refused, short_circuited, transitions;
+    uint64_t attempts, retries, timeouts, refused, short_circuited, transitions, bulkheaded;
     uint32_t instances, budget_states, breaker_states;
 };
 void sim_layer_totals(const struct sim *s, unsigned layer, struct sim_layer_totals *t);
+
+/* One row of services.csv: replica `replica` (1-based) of service `svc`,
+ * or with replica 0 the service's total, over bucket `bucket`. Levels are
+ * time averages. Only for scenarios with services (scenario.graph). */
+struct sim_service_row {
+    uint64_t arrivals, started, completed, rejected, wasted, dep_calls;
+    double queue_len, busy, working, workers;
+};
+bool sim_service_row(const struct sim *s, unsigned svc, unsigned replica, size_t bucket,
+                     struct sim_service_row *row);
+/* The same over the whole run after warmup (summary.csv). */
+void sim_service_totals(const struct sim *s, unsigned svc, struct sim_service_row *row);
 
 /* Logical requests counted in the totals (arrived at or after warmup) that
  * had no outcome when the run ended. */

@@ -4,15 +4,20 @@
  * sim.h.
  *
  * Object graph of one logical request: a `request` (the operation the user
- * wants done) owns a root `call` at layer 0; each attempt of a call at layer
- * L travels over layer L's hop (net) and becomes a call at layer L+1, or a
- * server `job` at the innermost layer; answers travel back over the same
- * hop. A child names its parent by (index, generation, attempt number), so
- * an answer that arrives after the parent gave up on that attempt, or after
- * the parent ended, is recognised as late and ignored. Calls, jobs and
- * messages carrying an attempt downward hold a reference on their request,
- * which is retired (and its attempts recorded) when the last one ends: memory
- * follows what is in flight.
+ * wants done) owns a root `call` at the clients' outermost layer; each
+ * attempt of a call at layer L travels over layer L's hop (net) and becomes
+ * a call at the next layer of the same edge, or a `job` at a replica of the
+ * edge's service; answers travel back over the same hop. A job that calls
+ * dependencies holds its worker while it waits; each dependency call starts
+ * at the outermost layer of the edge (service → dependency), or goes to the
+ * dependency directly when the edge has no layers. A child names its parent
+ * by (index, generation, attempt number) — a job parent by its index with
+ * REPLY_JOB set, and the call's slot for the attempt number — so an answer
+ * that arrives after the parent gave up on that attempt, or after the parent
+ * ended, is recognised as late and ignored. Calls, jobs and messages
+ * carrying an attempt downward hold a reference on their request, which is
+ * retired (and its attempts recorded) when the last one ends: memory follows
+ * what is in flight.
  */
 #ifndef RS_SIMCTX_H
 #define RS_SIMCTX_H
@@ -32,10 +37,16 @@
 #include "scenario.h"
 
 #define NO_PARENT UINT32_MAX
+#define REPLY_JOB 0x80000000u  /* reply_to.call names a job, not a call */
+#define NO_LAYER UINT8_MAX     /* a job called directly by another job */
+#define FANOUT_SLOTS 64        /* reply_to.attempt of a dependency call: step · 64 + slot */
+/* Timeouts of layer L (L < LANE_LAYERS) go to lane L, retries to lane
+ * LANE_LAYERS + L; deeper layers' timers use the heaps. */
+#define LANE_LAYERS (EVQ_LANES / 2)
 
 enum ev_type {
     EV_ARRIVAL, EV_CLIENT, EV_PHASE, EV_TIMEOUT, EV_RETRY, EV_SERVICE_DONE, EV_DELIVER, EV_ANSWER,
-    EV_HERD, EV_OCC_READ, EV_OCC_READ_RSP, EV_OCC_WRITE, EV_OCC_WRITE_RSP
+    EV_HERD, EV_OCC_READ, EV_OCC_READ_RSP, EV_OCC_WRITE, EV_OCC_WRITE_RSP, EV_POOL_GRANT
 };
 
 /* One client of the `occ` model (the AWS backoff study). */
@@ -46,7 +57,7 @@ struct occ_client {
     struct backoff_state bs;
 };
 
-enum call_state { CALL_WAITING, CALL_BACKOFF };
+enum call_state { CALL_WAITING, CALL_BACKOFF, CALL_POOL_WAIT, CALL_POOL_GRANTED };
 enum key_state { KEY_NONE, KEY_IN_FLIGHT, KEY_STORED };
 enum job_kind { JOB_EXECUTE, JOB_REPLAY };
 
@@ -80,6 +91,8 @@ struct call {
     uint32_t attempts;  /* made so far; the current one's number */
     uint8_t layer, state, last;
     bool admitted;      /* the breaker admitted the current attempt */
+    bool slot;          /* the current attempt holds a bulkhead slot */
+    uint32_t wait_prev, wait_next; /* in its bulkhead's wait list (CALL_POOL_WAIT) */
     uint32_t instance;  /* the copy of the layer this call runs on */
     uint32_t client;    /* its request's client (kept here: one cache miss fewer) */
     uint32_t breaker_gen;
@@ -101,21 +114,61 @@ struct layer_rt {
     char *budget_extra;   /* the budget kind's extra states (budget_extra_size each) */
     struct window *breaker_windows; /* for the kinds that keep one */
     uint32_t nbreakers, n_open;
-    uint64_t attempts, retries, timeouts, refused, short_circuited, transitions;
+    uint64_t attempts, retries, timeouts, refused, short_circuited, transitions, bulkheaded;
+    uint8_t next, prev;   /* the next layer down and up on its edge; NO_LAYER: none */
+    /* bulkhead, per instance: slots taken, and the FIFO of attempts waiting */
+    uint32_t *slots_used, *wait_head, *wait_tail, *wait_len;
 };
+
+enum job_stage { JOB_QUEUED, JOB_LOCAL, JOB_CALLS, JOB_AFTER };
 
 struct job {
     uint32_t req;
     uint32_t client;     /* its request's client (for prefetching its states) */
+    uint32_t gen;        /* bumped when freed: names this incarnation */
+    uint32_t rep;        /* its replica (index into s->reps) */
     uint8_t kind;
+    uint8_t stage;       /* enum job_stage */
+    uint8_t step;        /* the dependency being called (JOB_CALLS) */
+    uint8_t via;         /* the layer whose hop delivered it; NO_LAYER: a job called it */
+    uint64_t pending;    /* fan-out slots of this step still waiting */
     struct reply_to parent;
     rs_time deadline_at; /* propagated from above; RS_TIME_NEVER: none */
+};
+
+/* One replica of a service: its workers, queue and limiter, and the state
+ * the active phases give it. */
+struct replica {
+    uint32_t capacity;   /* workers available now */
+    uint32_t busy;       /* workers held: working, or waiting on dependencies */
+    uint32_t working;    /* of those, doing local work */
+    uint32_t *queue;     /* ring buffer of job indices */
+    uint32_t q_head, q_len, q_cap;
+    uint16_t service;
+    enum outage outage;
+    rs_time outage_retry_after;
+    double slowdown;
+    double tokens;       /* rate limiter */
+    rs_time tokens_t;
+    rs_time area_t;      /* services.csv: levels integrated up to here */
+};
+
+/* Per bucket and replica (services.csv; only for graph scenarios). */
+struct svc_bucket {
+    uint64_t arrivals, started, completed, rejected, wasted, dep_calls;
+    double area_queue, area_busy, area_working; /* level · ns */
+};
+
+struct service_rt {
+    uint32_t first, n;   /* its replicas: s->reps[first .. first + n) */
+    uint32_t rr;         /* round-robin cursor */
+    uint8_t edge[SCENARIO_MAX_CALLS]; /* the outermost layer towards each dependency; NO_LAYER: direct */
 };
 
 /* An attempt or an answer crossing a hop with latency. */
 struct msg {
     uint32_t req;        /* downward only */
-    uint8_t layer;       /* downward: the layer it goes to; upward: the parent's layer */
+    uint8_t layer;       /* downward: the layer that sent it; upward: the parent's layer */
     uint8_t cls;         /* upward: the answer */
     struct reply_to to;
     rs_time deadline_at; /* downward */
@@ -139,16 +192,15 @@ struct sim {
     rs_time *phase_times; /* sorted distinct phase boundaries */
     uint32_t nphase_times;
 
-    /* server */
-    uint32_t capacity;    /* workers available now */
-    uint32_t busy;
-    uint32_t *queue;      /* ring buffer of job indices */
-    uint32_t q_head, q_len, q_cap;
-    enum outage outage;   /* the active phase's outage mode */
-    rs_time outage_retry_after;
-    double slowdown;      /* the active phases' product */
-    double tokens;        /* rate limiter */
-    rs_time tokens_t;
+    /* services */
+    struct service_rt svc[SCENARIO_MAX_SERVICES];
+    struct replica *reps;
+    uint32_t nreps;
+    uint32_t q_len, busy; /* the entry service's, over its replicas (timeseries.csv) */
+    struct svc_bucket *sb; /* nbuckets · nreps, or NULL */
+    uint8_t client_top;   /* the clients' outermost layer */
+    double hop_loss[SCENARIO_MAX_LAYERS];            /* from hop phases */
+    const struct dist *hop_latency[SCENARIO_MAX_LAYERS];
 
     struct layer_rt lrt[SCENARIO_MAX_LAYERS];
     size_t sampled;       /* buckets whose layer levels are recorded */
@@ -195,6 +247,10 @@ void layer_prefetch_client(const struct sim *s, uint32_t layer, uint32_t client)
 /* The same for the budget and breaker states of call `call` (a hint). */
 void layer_prefetch_call(const struct sim *s, uint32_t call);
 
+/* A bulkhead slot was handed to call's waiting attempt: send it now
+ * (EV_POOL_GRANT; ignored if the attempt ended meanwhile). */
+void layer_bulkhead_grant(struct sim *s, uint32_t call, uint32_t attempt);
+
 /* net.c: the hop below layer `layer` (the layer that sent the attempt). */
 void net_send_down(struct sim *s, uint32_t layer, uint32_t req, struct reply_to from,
                    rs_time deadline_at);
@@ -203,11 +259,24 @@ void net_answer_up(struct sim *s, uint32_t layer, struct reply_to to, enum errcl
 void net_on_deliver(struct sim *s, uint32_t msg);
 void net_on_answer(struct sim *s, uint32_t msg);
 
-/* server.c */
-int server_init(struct sim *s);
-void server_fini(struct sim *s);
-void server_arrive(struct sim *s, uint32_t req, struct reply_to from, rs_time deadline_at);
-void server_on_done(struct sim *s, uint32_t job);
-void server_set_capacity(struct sim *s, uint32_t capacity);
+/* service.c */
+int service_init(struct sim *s, char *err, size_t errsz);
+void service_fini(struct sim *s);
+/* An attempt arrives at service svc from `from`, delivered over layer via's
+ * hop (NO_LAYER: called directly by a job). */
+void service_arrive(struct sim *s, uint32_t svc, uint32_t req, struct reply_to from, uint8_t via,
+                    rs_time deadline_at);
+void service_on_done(struct sim *s, uint32_t job);
+/* A dependency call of a job answered (ignored when late). */
+void service_on_dep_answer(struct sim *s, struct reply_to to, enum errclass cls);
+/* Whether `to` (a call or a job) still waits for that answer. */
+bool service_is_waiting(const struct sim *s, struct reply_to to);
+/* Applies the active phases to every replica (capacity, outage, slowdown). */
+void service_apply_phases(struct sim *s);
+/* Integrates every replica's levels up to now (the end of the run). */
+void service_finish(struct sim *s);
+
+/* balancer.c: the replica of service svc an attempt goes to. */
+uint32_t balancer_pick(struct sim *s, uint32_t svc);
 
 #endif

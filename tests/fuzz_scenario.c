@@ -54,12 +54,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         }
         if (again.nlayers != sc.nlayers || again.duration != sc.duration ||
-            again.nphases != sc.nphases || again.seed != sc.seed)
+            again.nphases != sc.nphases || again.seed != sc.seed ||
+            again.nservices != sc.nservices || again.entry != sc.entry || again.graph != sc.graph)
             abort();
         scenario_diag_fini(&d2);
         free(ini);
+        unsigned long long workers = 0; /* of every replica of every service */
+        for (unsigned i = 0; i < sc.nservices; i++)
+            workers += (unsigned long long)sc.services[i].workers * sc.services[i].replicas;
         bool small = sc.duration <= 2 * RS_S && sc.bucket >= RS_MS && sc.rate <= 2000 &&
-                     sc.clients <= 2000 && sc.workers <= 1000;
+                     sc.clients <= 2000 && workers <= 1000;
         for (unsigned i = 0; i < sc.nphases; i++)
             small = small && (!sc.phases[i].has_rate || sc.phases[i].rate <= 10);
         if (small) {

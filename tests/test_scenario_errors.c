@@ -94,8 +94,166 @@ static void effective_scenario_round_trips(void **state)
     assert_memory_equal(&a.layers[0], &b.layers[0], sizeof a.layers[0]);
     assert_memory_equal(&a.phases[0], &b.phases[0], sizeof a.phases[0]);
     assert_true(a.rate == b.rate && a.duration == b.duration && a.seed == b.seed);
-    assert_true(a.bucket == b.bucket && a.warmup == b.warmup && a.workers == b.workers);
-    assert_true(a.queue == b.queue && a.clients == b.clients && a.model == b.model);
+    assert_true(a.bucket == b.bucket && a.warmup == b.warmup);
+    assert_memory_equal(&a.services[0], &b.services[0], sizeof a.services[0]);
+    assert_true(a.clients == b.clients && a.model == b.model);
+    assert_false(a.graph || b.graph);
+    scenario_diag_fini(&d);
+}
+
+/* Three services, named before they are defined: db is first in the file,
+ * the clients call api (to = api), api calls auth and db three times. */
+#define GRAPH                                                                                      \
+    "[run]\nname = g\n[load]\nrate = 100/s\n"                                                     \
+    "[service db]\nservice = exp(2ms)\nreplicas = 3\nbalancer = least-outstanding\n"             \
+    "[service api]\nservice = exp(5ms)\ncalls = auth, db*3\nreplicas = 2\nbalancer = p2c\n"      \
+    "service_after = const(1ms)\ndedup = true\n"                                                 \
+    "[service auth]\nservice = exp(1ms)\ncalls = db\n"                                          \
+    "[layer app]\nto = api\nattempts = 3\ntimeout = 100ms\nretry_on = timeout bulkhead\n"        \
+    "[layer api-db]\nfrom = api\nto = db\nattempts = 2\nconcurrency = 10\n"                      \
+    "concurrency_queue = unbounded\nconcurrency_wait = 50ms\n"                                   \
+    "[phase slow]\nstart = 10s\nend = 20s\ntarget = db#2\nslowdown = 3\n"                        \
+    "[phase lossy]\nstart = 10s\nend = 20s\ntarget = api-db\nloss = 0.1\nlatency = const(5ms)\n" \
+    "[phase spike]\nstart = 30s\nend = 40s\nrate = x2\n"
+
+static void service_graph_is_resolved(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    struct scenario_diag d = {0};
+    int n = scenario_load_text(&sc, GRAPH, "g.ini", NULL, 0, &d);
+    for (size_t i = 0; i < d.n; i++)
+        fprintf(stderr, "%s\n", d.msg[i]);
+    assert_int_equal(n, 0);
+    assert_true(sc.graph);
+    assert_int_equal(sc.nservices, 3);
+    assert_string_equal(sc.services[0].name, "db");
+    assert_string_equal(sc.services[1].name, "api");
+    assert_int_equal(sc.entry, 1);
+    assert_int_equal(sc.services[0].replicas, 3);
+    assert_int_equal(sc.services[0].balancer, BAL_LEAST_OUTSTANDING);
+    assert_int_equal(sc.services[1].balancer, BAL_P2C);
+    assert_int_equal(sc.services[1].ncalls, 2);
+    assert_int_equal(sc.services[1].calls[0].service, 2);
+    assert_int_equal(sc.services[1].calls[0].fanout, 1);
+    assert_int_equal(sc.services[1].calls[1].service, 0);
+    assert_int_equal(sc.services[1].calls[1].fanout, 3);
+    assert_true(sc.services[1].has_after && !sc.services[0].has_after);
+    assert_int_equal(sc.services[2].calls[0].service, 0);
+    assert_int_equal(sc.layers[0].from_service, SCENARIO_CLIENT);
+    assert_int_equal(sc.layers[0].to_service, 1);
+    assert_true(errclass_in(sc.layers[0].retry_on, CLS_BULKHEAD));
+    assert_int_equal(sc.layers[1].from_service, 1);
+    assert_int_equal(sc.layers[1].to_service, 0);
+    assert_int_equal(sc.layers[1].concurrency, 10);
+    assert_true(sc.layers[1].concurrency_queue == -1);
+    assert_true(sc.layers[1].concurrency_wait == 50 * RS_MS);
+    assert_true(sc.layers[0].concurrency_wait == RS_TIME_NEVER);
+    assert_int_equal(sc.phases[0].target_kind, TARGET_SERVICE);
+    assert_int_equal(sc.phases[0].target_index, 0);
+    assert_int_equal(sc.phases[0].target_replica, 2);
+    assert_int_equal(sc.phases[1].target_kind, TARGET_LAYER);
+    assert_int_equal(sc.phases[1].target_index, 1);
+    assert_true(sc.phases[1].has_latency && sc.phases[1].loss == 0.1);
+    assert_int_equal(sc.phases[2].target_kind, TARGET_NONE);
+    scenario_diag_fini(&d);
+}
+
+/* [server] is [service server]: the same keys, the same service. */
+static void server_is_service_server(void **state)
+{
+    (void)state;
+    struct scenario a, b;
+    struct scenario_diag d = {0};
+    const char *set_server[] = {"server.workers=4"};
+    const char *set_service[] = {"service.server.workers=4"};
+    assert_int_equal(scenario_load_text(&a, BASE, "a.ini", set_server, 1, &d), 0);
+    assert_int_equal(scenario_load_text(&b, BASE, "b.ini", set_service, 1, &d), 0);
+    assert_int_equal(a.nservices, 1);
+    assert_int_equal(b.nservices, 1);
+    assert_int_equal(a.services[0].workers, 4);
+    assert_memory_equal(&a.services[0], &b.services[0], sizeof a.services[0]);
+    assert_false(a.graph);
+    assert_true(b.graph); /* a [service ...] section was used */
+    const char *text = "[run]\nname = t\n[load]\nrate = 100/s\n[service server]\nservice = exp(10ms)\n";
+    assert_int_equal(scenario_load_text(&b, text, "b.ini", NULL, 0, &d), 0);
+    assert_int_equal(scenario_load_text(&a, BASE, "a.ini", NULL, 0, &d), 0);
+    assert_memory_equal(&a.services[0], &b.services[0], sizeof a.services[0]);
+    assert_memory_equal(&a.layers[0], &b.layers[0], sizeof a.layers[0]);
+    /* with neither, one service `server` with the defaults */
+    const char *none = "[run]\nname = t\n[load]\nrate = 100/s\n";
+    const char *svc[] = {"server.service=exp(10ms)"};
+    assert_int_equal(scenario_load_text(&b, none, "b.ini", svc, 1, &d), 0);
+    assert_int_equal(b.nservices, 1);
+    assert_string_equal(b.services[0].name, "server");
+    assert_memory_equal(&a.services[0], &b.services[0], sizeof a.services[0]);
+    scenario_diag_fini(&d);
+}
+
+/* --set service.NAME.KEY creates the service, or sets its key. */
+static void set_creates_a_service(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    struct scenario_diag d = {0};
+    const char *sets[] = {"service.db.workers=4", "service.db.service=exp(1ms)",
+                          "server.calls=db*2", "layer.pool.from=server", "layer.pool.to=db",
+                          "layer.app.attempts=2"};
+    assert_int_equal(scenario_load_text(&sc, BASE, "s.ini", sets, 6, &d), 0);
+    assert_true(sc.graph);
+    assert_int_equal(sc.nservices, 2);
+    assert_string_equal(sc.services[1].name, "db");
+    assert_int_equal(sc.services[1].workers, 4);
+    assert_int_equal(sc.services[0].calls[0].service, 1);
+    assert_int_equal(sc.services[0].calls[0].fanout, 2);
+    assert_int_equal(sc.entry, 0);
+    assert_int_equal(sc.layers[0].from_service, 0); /* pool: the first layer given */
+    assert_int_equal(sc.layers[1].from_service, SCENARIO_CLIENT);
+    assert_int_equal(sc.layers[1].to_service, 0);
+    scenario_diag_fini(&d);
+}
+
+/* Writing the effective scenario and loading it gives the same scenario,
+ * graph included; a scenario without graph keys is written as before. */
+static void graph_round_trips(void **state)
+{
+    (void)state;
+    struct scenario a, b;
+    struct scenario_diag d = {0};
+    assert_int_equal(scenario_load_text(&a, GRAPH, "a.ini", NULL, 0, &d), 0);
+    char buf[16384];
+    FILE *f = fmemopen(buf, sizeof buf, "w");
+    assert_int_equal(scenario_write_ini(&a, f), 0);
+    fclose(f);
+    int n = scenario_load_text(&b, buf, "b.ini", NULL, 0, &d);
+    for (size_t i = 0; i < d.n; i++)
+        fprintf(stderr, "%s\n", d.msg[i]);
+    assert_int_equal(n, 0);
+    assert_true(b.graph);
+    assert_int_equal(a.nservices, b.nservices);
+    assert_int_equal(a.nlayers, b.nlayers);
+    assert_int_equal(a.nphases, b.nphases);
+    assert_int_equal(a.entry, b.entry);
+    for (unsigned i = 0; i < a.nservices; i++)
+        assert_memory_equal(&a.services[i], &b.services[i], sizeof a.services[i]);
+    for (unsigned i = 0; i < a.nlayers; i++)
+        assert_memory_equal(&a.layers[i], &b.layers[i], sizeof a.layers[i]);
+    for (unsigned i = 0; i < a.nphases; i++)
+        assert_memory_equal(&a.phases[i], &b.phases[i], sizeof a.phases[i]);
+    assert_non_null(strstr(buf, "[service api]\n"));
+    assert_non_null(strstr(buf, "calls = auth db*3\n"));
+    assert_non_null(strstr(buf, "calls = none\n"));
+
+    assert_int_equal(scenario_load_text(&a, BASE, "a.ini", NULL, 0, &d), 0);
+    assert_false(a.graph);
+    f = fmemopen(buf, sizeof buf, "w");
+    assert_int_equal(scenario_write_ini(&a, f), 0);
+    fclose(f);
+    assert_non_null(strstr(buf, "\n[server]\nmodel = queue\n"));
+    assert_null(strstr(buf, "[service"));
+    assert_null(strstr(buf, "replicas"));
+    assert_null(strstr(buf, "concurrency"));
+    assert_null(strstr(buf, "from ="));
     scenario_diag_fini(&d);
 }
 
@@ -146,6 +304,10 @@ int main(void)
         cmocka_unit_test(each_bad_input_has_its_message),
         cmocka_unit_test(base_is_valid_and_every_problem_is_reported),
         cmocka_unit_test(effective_scenario_round_trips),
+        cmocka_unit_test(service_graph_is_resolved),
+        cmocka_unit_test(server_is_service_server),
+        cmocka_unit_test(set_creates_a_service),
+        cmocka_unit_test(graph_round_trips),
         cmocka_unit_test(line_limit_is_exact),
         cmocka_unit_test(problems_past_the_limit_are_counted),
     };

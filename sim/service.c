@@ -1,0 +1,648 @@
+/*
+ * service — the `queue` model of a service: each replica has `capacity`
+ * workers and a queue (FIFO, or LIFO with `discipline = lifo`), bounded or
+ * not, in front of them; a balancer (balancer.c) picks the replica of each
+ * arriving attempt.
+ *
+ * An arriving attempt meets, in this order: the replica's phase outage
+ * (`refuse`: connection refused at once; `error`: 503 at once, with the
+ * phase's Retry-After; `hang`: accepted and never answered); its token-bucket
+ * rate limiter (answers `limit_status` with `limit_retry_after`); the
+ * idempotency-key store when `dedup` is on and the request carries a key
+ * (in flight: 409 at once; stored: the stored answer is replayed, costing a
+ * `replay` service time); then a free worker, or a place in the queue, or a
+ * 503 at once when the queue is full. When a worker would start an attempt
+ * whose propagated deadline has passed and `drop_expired` is on, it drops
+ * it unserved.
+ *
+ * An execution is a small state machine that holds its worker throughout:
+ * local work (`service` × the phases' slowdown × (1 + degrade · other
+ * executions working)), then each dependency in `calls` in order — `DEP*k`
+ * is k parallel calls that must all succeed — and then `service_after`.
+ * While it waits on a dependency the worker is busy but not working. A
+ * dependency call that fails ends the execution at once, answering its
+ * caller with: 504 for timeout and deadline; 503 for conn, 503, bulkhead,
+ * breaker and throttled; business as business; any other class as itself
+ * (its other calls still out are abandoned: their answers arrive late).
+ * Otherwise, at the end of an execution the answer is drawn: 400, 500, 503
+ * or business with their probabilities, else ok. An execution of the entry
+ * service (the one the clients call) for a non-idempotent request that
+ * answers ok or business is a side effect, counted whether or not anyone
+ * still waits for it; every service serves abandoned attempts, and counts
+ * them as wasted.
+ *
+ * Arrive and done are O(log pending events) plus the balancer's pick; the
+ * queue is a ring buffer that grows by doubling. services.csv's levels are
+ * integrated per replica when they change: O(buckets crossed).
+ */
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "mem.h"
+#include "sim.h"
+#include "simctx.h"
+
+static const struct service_cfg *cfg_of(const struct sim *s, const struct replica *rp)
+{
+    return &s->sc.services[rp->service];
+}
+
+int service_init(struct sim *s, char *err, size_t errsz)
+{
+    const struct scenario *sc = &s->sc;
+    uint32_t n = 0;
+    for (unsigned i = 0; i < sc->nservices; i++)
+        n += sc->services[i].replicas;
+    s->reps = calloc(n, sizeof *s->reps);
+    if (s->reps == NULL)
+        goto oom;
+    s->nreps = n;
+    n = 0;
+    for (unsigned i = 0; i < sc->nservices; i++) {
+        const struct service_cfg *c = &sc->services[i];
+        s->svc[i].first = n;
+        s->svc[i].n = c->replicas;
+        for (unsigned r = 0; r < c->replicas; r++, n++) {
+            struct replica *rp = &s->reps[n];
+            rp->q_cap = 1024;
+            rp->queue = malloc(rp->q_cap * sizeof *rp->queue);
+            if (rp->queue == NULL)
+                goto oom;
+            rp->service = (uint16_t)i;
+            rp->capacity = c->workers;
+            rp->slowdown = 1.0;
+            rp->tokens = (double)c->limit_burst;
+        }
+    }
+    if (sc->graph) {
+        s->sb = mem_alloc(s->m.nbuckets * s->nreps * sizeof *s->sb);
+        if (s->sb == NULL)
+            goto oom;
+    }
+    return 0;
+oom:
+    snprintf(err, errsz, "out of memory for the services' replicas and queues");
+    return -1;
+}
+
+void service_fini(struct sim *s)
+{
+    for (uint32_t i = 0; i < s->nreps && s->reps != NULL; i++)
+        free(s->reps[i].queue);
+    free(s->reps);
+    mem_free(s->sb, s->m.nbuckets * s->nreps * sizeof *s->sb);
+    s->reps = NULL;
+    s->sb = NULL;
+}
+
+/* ---- services.csv counters and levels ---- */
+
+static uint32_t rep_index(const struct sim *s, const struct replica *rp)
+{
+    return (uint32_t)(rp - s->reps);
+}
+
+static struct svc_bucket *sb_cur(struct sim *s, const struct replica *rp)
+{
+    return &s->sb[s->m.cur * s->nreps + rep_index(s, rp)];
+}
+
+/* Integrates rp's queue, busy and working levels from rp->area_t to now;
+ * called before any of them changes. */
+static void rep_integrate(struct sim *s, struct replica *rp)
+{
+    if (s->sb == NULL)
+        return;
+    rs_time t = rp->area_t, b = s->sc.bucket;
+    uint32_t i = rep_index(s, rp);
+    while (t < s->now) {
+        size_t k = (size_t)(t / b);
+        rs_time end = (rs_time)(k + 1) * b;
+        if (end > s->now)
+            end = s->now;
+        if (k >= s->m.nbuckets)
+            break;
+        struct svc_bucket *sb = &s->sb[k * s->nreps + i];
+        double dt = (double)(end - t);
+        sb->area_queue += dt * rp->q_len;
+        sb->area_busy += dt * rp->busy;
+        sb->area_working += dt * rp->working;
+        t = end;
+    }
+    rp->area_t = s->now;
+}
+
+void service_finish(struct sim *s)
+{
+    for (uint32_t i = 0; i < s->nreps; i++)
+        rep_integrate(s, &s->reps[i]);
+}
+
+#define COUNT(s, rp, field)                                                                        \
+    do {                                                                                           \
+        if ((s)->sb != NULL)                                                                       \
+            sb_cur((s), (rp))->field++;                                                            \
+    } while (0)
+
+static bool is_entry(const struct sim *s, const struct replica *rp)
+{
+    return rp->service == s->sc.entry;
+}
+
+/* Changes rp's queue length, busy and working workers by the deltas, and
+ * the entry service's sums with them. */
+static void rep_levels(struct sim *s, struct replica *rp, int dq, int db, int dw)
+{
+    rep_integrate(s, rp);
+    rp->q_len = (uint32_t)((int64_t)rp->q_len + dq);
+    rp->busy = (uint32_t)((int64_t)rp->busy + db);
+    rp->working = (uint32_t)((int64_t)rp->working + dw);
+    if (is_entry(s, rp)) {
+        s->q_len = (uint32_t)((int64_t)s->q_len + dq);
+        s->busy = (uint32_t)((int64_t)s->busy + db);
+    }
+}
+
+/* ---- the queue ---- */
+
+static void push_queue(struct sim *s, struct replica *rp, uint32_t job)
+{
+    if (rp->q_len == rp->q_cap) {
+        uint32_t ncap = rp->q_cap * 2;
+        uint32_t *nq = malloc((size_t)ncap * sizeof *nq);
+        if (nq == NULL || ncap < rp->q_cap) {
+            fprintf(stderr, "retrystorm: out of memory growing a service queue to %zu bytes\n",
+                    (size_t)ncap * sizeof *nq);
+            abort();
+        }
+        for (uint32_t i = 0; i < rp->q_len; i++)
+            nq[i] = rp->queue[(rp->q_head + i) % rp->q_cap];
+        free(rp->queue);
+        rp->queue = nq;
+        rp->q_head = 0;
+        rp->q_cap = ncap;
+    }
+    rp->queue[(rp->q_head + rp->q_len) % rp->q_cap] = job;
+    rep_levels(s, rp, +1, 0, 0);
+}
+
+static uint32_t pop_queue(struct sim *s, struct replica *rp)
+{
+    uint32_t job;
+    if (cfg_of(s, rp)->discipline == DISC_LIFO) {
+        job = rp->queue[(rp->q_head + rp->q_len - 1) % rp->q_cap];
+    } else {
+        job = rp->queue[rp->q_head];
+        rp->q_head = (rp->q_head + 1) % rp->q_cap;
+    }
+    rep_levels(s, rp, -1, 0, 0);
+    return job;
+}
+
+/* ---- answers ---- */
+
+bool service_is_waiting(const struct sim *s, struct reply_to to)
+{
+    if (!(to.call & REPLY_JOB))
+        return layer_is_waiting(s, to);
+    const struct job *j = pool_at(&s->jobs, to.call & ~REPLY_JOB);
+    uint32_t step = to.attempt / FANOUT_SLOTS, slot = to.attempt % FANOUT_SLOTS;
+    return j->gen == to.gen && j->stage == JOB_CALLS && j->step == step &&
+           ((j->pending >> slot) & 1u);
+}
+
+/* Sends an execution's answer to its parent: over the hop it came by, or
+ * straight to the job that called it. */
+static void answer(struct sim *s, uint8_t via, struct reply_to to, enum errclass cls,
+                   rs_time retry_after)
+{
+    if (via == NO_LAYER)
+        service_on_dep_answer(s, to, cls);
+    else
+        net_answer_up(s, via, to, cls, retry_after);
+}
+
+static void job_end(struct sim *s, uint32_t ji)
+{
+    struct job *j = pool_at(&s->jobs, ji);
+    uint32_t req = j->req;
+    j->gen++;
+    pool_free(&s->jobs, ji);
+    load_request_unref(s, req);
+}
+
+/* ---- executions ---- */
+
+static void push_work(struct sim *s, uint32_t ji, double d)
+{
+    evq_push(&s->q, units_add(s->now, units_from_ns(d)), EV_SERVICE_DONE, ji, 0);
+}
+
+/* Starts job ji on a free worker of its replica, or drops it if its
+ * deadline has passed. */
+static void start(struct sim *s, uint32_t ji)
+{
+    struct job *j = pool_at(&s->jobs, ji);
+    struct replica *rp = &s->reps[j->rep];
+    const struct service_cfg *c = cfg_of(s, rp);
+    if (c->drop_expired && s->now >= j->deadline_at) {
+        struct reply_to to = j->parent;
+        uint8_t via = j->via;
+        struct request *r = pool_at(&s->requests, j->req);
+        if (j->kind == JOB_EXECUTE && r->key_state == KEY_IN_FLIGHT)
+            r->key_state = KEY_NONE; /* never began: the key is free again */
+        s->m.dropped++;
+        job_end(s, ji);
+        answer(s, via, to, CLS_DEADLINE, -1);
+        return;
+    }
+    rep_levels(s, rp, 0, +1, +1);
+    COUNT(s, rp, started);
+    j->stage = JOB_LOCAL;
+    double d;
+    if (j->kind == JOB_REPLAY) {
+        d = (double)dist_sample(&c->replay, s->rng.s[RNG_SERVICE]);
+    } else {
+        d = (double)dist_sample(&c->service, s->rng.s[RNG_SERVICE]) * rp->slowdown;
+        if (c->degrade > 0) /* contention with the other executions working */
+            d *= 1.0 + c->degrade * (double)(rp->working - 1);
+    }
+    push_work(s, ji, d);
+}
+
+/* Starts queued work while workers are free. Answers from dropped jobs can
+ * re-enter the service (a retry with no delay goes through an event, so
+ * not within this loop). */
+static void drain(struct sim *s, struct replica *rp)
+{
+    while (rp->busy < rp->capacity && rp->q_len > 0)
+        start(s, pop_queue(s, rp));
+}
+
+/* The token bucket: refills continuously at limit_rate up to limit_burst. */
+static bool limiter_admits(struct sim *s, struct replica *rp)
+{
+    const struct service_cfg *c = cfg_of(s, rp);
+    if (c->limit_rate <= 0)
+        return true;
+    rp->tokens += units_seconds(s->now - rp->tokens_t) * c->limit_rate;
+    if (rp->tokens > (double)c->limit_burst)
+        rp->tokens = (double)c->limit_burst;
+    rp->tokens_t = s->now;
+    if (rp->tokens < 1.0)
+        return false;
+    rp->tokens -= 1.0;
+    return true;
+}
+
+/* What turns an attempt away before it is queued (outage, limiter, key
+ * store, full queue): true after answering it. *kind is the job to make. */
+static bool turned_away(struct sim *s, struct replica *rp, struct request *r, uint8_t via,
+                        struct reply_to from, enum job_kind *kind)
+{
+    const struct service_cfg *c = cfg_of(s, rp);
+    switch (rp->outage) {
+    case OUTAGE_REFUSE:
+        answer(s, via, from, CLS_CONN, -1);
+        return true;
+    case OUTAGE_ERROR:
+        answer(s, via, from, CLS_503,
+               rp->outage_retry_after == RS_TIME_NEVER ? -1 : rp->outage_retry_after);
+        return true;
+    case OUTAGE_HANG:
+        return true; /* accepted, never answered */
+    case OUTAGE_NONE:
+        break;
+    }
+    if (!limiter_admits(s, rp)) {
+        s->m.limited++;
+        answer(s, via, from, c->limit_status,
+               c->limit_retry_after == RS_TIME_NEVER ? -1 : c->limit_retry_after);
+        return true;
+    }
+    *kind = JOB_EXECUTE;
+    if (c->dedup && s->sc.key) {
+        if (r->key_state == KEY_IN_FLIGHT) {
+            answer(s, via, from, CLS_409, -1);
+            return true;
+        }
+        *kind = r->key_state == KEY_STORED ? JOB_REPLAY : JOB_EXECUTE;
+    }
+    if (rp->busy >= rp->capacity && c->queue >= 0 && rp->q_len >= (uint64_t)c->queue) {
+        COUNT(s, rp, rejected);
+        if (is_entry(s, rp)) {
+            s->m.rejected++;
+            metrics_cur(&s->m)->rejected++;
+        }
+        answer(s, via, from, CLS_503, -1);
+        return true;
+    }
+    return false;
+}
+
+void service_arrive(struct sim *s, uint32_t svc, uint32_t req, struct reply_to from, uint8_t via,
+                    rs_time deadline_at)
+{
+    struct request *r = pool_at(&s->requests, req);
+    struct replica *rp = &s->reps[balancer_pick(s, svc)];
+    const struct service_cfg *c = cfg_of(s, rp);
+    COUNT(s, rp, arrivals);
+    if (is_entry(s, rp)) {
+        r->n[s->sc.nlayers]++;
+        s->m.server_arrivals++;
+        metrics_cur(&s->m)->server_arrivals++;
+    }
+    enum job_kind kind;
+    if (turned_away(s, rp, r, via, from, &kind))
+        return;
+    if (kind == JOB_EXECUTE && c->dedup && s->sc.key)
+        r->key_state = KEY_IN_FLIGHT;
+    uint32_t ji = pool_alloc(&s->jobs);
+    struct job *j = pool_at(&s->jobs, ji);
+    j->req = req;
+    j->client = r->client;
+    j->rep = rep_index(s, rp);
+    j->kind = (uint8_t)kind;
+    j->stage = JOB_QUEUED;
+    j->via = via;
+    j->parent = from;
+    j->deadline_at = deadline_at;
+    r->refs++;
+    if (rp->busy < rp->capacity)
+        start(s, ji);
+    else
+        push_queue(s, rp, ji);
+}
+
+/* The answer of an execution: injected errors, business errors, or ok. */
+static enum errclass draw_answer(struct sim *s, const struct service_cfg *c)
+{
+    if (c->p400 + c->p500 + c->p503 + c->p_business <= 0)
+        return CLS_OK;
+    double u = gsl_rng_uniform(s->rng.s[RNG_ERRORS]);
+    if ((u -= c->p400) < 0)
+        return CLS_400;
+    if ((u -= c->p500) < 0)
+        return CLS_500;
+    if ((u -= c->p503) < 0)
+        return CLS_503;
+    if ((u -= c->p_business) < 0)
+        return CLS_BUSINESS;
+    return CLS_OK;
+}
+
+/* Records what an execution of the entry service did: the key store's
+ * answer and side effects. */
+static void record_execution(struct sim *s, struct job *j, const struct service_cfg *c,
+                             enum errclass cls)
+{
+    struct request *r = pool_at(&s->requests, j->req);
+    if (c->dedup && s->sc.key) {
+        r->key_state = KEY_STORED; /* the first execution's answer, errors included */
+        r->stored = (uint8_t)cls;
+    }
+    if (!s->sc.idempotent && (cls == CLS_OK || cls == CLS_BUSINESS)) {
+        s->m.side_effects++;
+        if (++r->side_effects > 1) {
+            metrics_cur(&s->m)->duplicates++;
+            if (r->counted)
+                s->m.duplicates++;
+        }
+    }
+}
+
+/* Ends execution ji with class cls (drawn = false: a dependency failed, so
+ * nothing is drawn); frees its worker and answers its caller if it waits. */
+static void complete(struct sim *s, uint32_t ji, enum errclass cls, bool drawn)
+{
+    struct job *j = pool_at(&s->jobs, ji);
+    struct replica *rp = &s->reps[j->rep];
+    const struct service_cfg *c = cfg_of(s, rp);
+    struct reply_to to = j->parent;
+    uint8_t via = j->via;
+    rep_levels(s, rp, 0, -1, 0);
+    COUNT(s, rp, completed);
+    if (is_entry(s, rp)) {
+        s->m.server_completions++;
+        metrics_cur(&s->m)->server_completions++;
+    }
+    if (j->kind == JOB_REPLAY) {
+        struct request *r = pool_at(&s->requests, j->req);
+        cls = (enum errclass)r->stored;
+    } else {
+        if (drawn)
+            cls = draw_answer(s, c);
+        if (is_entry(s, rp))
+            record_execution(s, j, c, cls);
+    }
+    bool wanted = service_is_waiting(s, to);
+    if (!wanted) {
+        COUNT(s, rp, wasted);
+        if (is_entry(s, rp)) {
+            s->m.wasted++;
+            metrics_cur(&s->m)->wasted++;
+        }
+    }
+    job_end(s, ji);
+    drain(s, rp);
+    if (wanted)
+        answer(s, via, to, cls, -1);
+}
+
+/* Makes the fan-out calls of job ji's current step. An answer may come at
+ * once and end the job, or the step: then the rest are not sent. */
+static void call_step(struct sim *s, uint32_t ji)
+{
+    struct job *j = pool_at(&s->jobs, ji);
+    const struct service_cfg *c = cfg_of(s, &s->reps[j->rep]);
+    const struct dep_cfg *d = &c->calls[j->step];
+    uint32_t gen = j->gen, step = j->step, req = j->req;
+    uint8_t top = s->svc[s->reps[j->rep].service].edge[step];
+    rs_time deadline_at = j->deadline_at;
+    j->pending = d->fanout >= 64 ? UINT64_MAX : (UINT64_C(1) << d->fanout) - 1;
+    for (uint32_t k = 0; k < d->fanout; k++) {
+        j = pool_at(&s->jobs, ji);
+        if (j->gen != gen || j->stage != JOB_CALLS || j->step != step)
+            return;
+        COUNT(s, &s->reps[j->rep], dep_calls);
+        struct reply_to me = {ji | REPLY_JOB, gen, step * FANOUT_SLOTS + k};
+        if (top == NO_LAYER)
+            service_arrive(s, d->service, req, me, NO_LAYER, deadline_at);
+        else
+            layer_call_start(s, top, req, me, deadline_at);
+    }
+}
+
+/* Job ji finished a part of its work (local, or all its calls): on to the
+ * next part, or its answer. */
+static void next_stage(struct sim *s, uint32_t ji)
+{
+    struct job *j = pool_at(&s->jobs, ji);
+    struct replica *rp = &s->reps[j->rep];
+    const struct service_cfg *c = cfg_of(s, rp);
+    if (j->stage == JOB_LOCAL && j->kind == JOB_EXECUTE && c->ncalls > 0) {
+        j->stage = JOB_CALLS;
+        j->step = 0;
+        call_step(s, ji);
+    } else if (j->stage == JOB_CALLS && j->step + 1u < c->ncalls) {
+        j->step++;
+        call_step(s, ji);
+    } else if (j->stage != JOB_AFTER && j->kind == JOB_EXECUTE && c->has_after) {
+        j->stage = JOB_AFTER;
+        rep_levels(s, rp, 0, 0, +1);
+        push_work(s, ji, (double)dist_sample(&c->service_after, s->rng.s[RNG_SERVICE]) * rp->slowdown);
+    } else {
+        complete(s, ji, CLS_OK, true);
+    }
+}
+
+void service_on_done(struct sim *s, uint32_t ji)
+{
+    struct job *j = pool_at(&s->jobs, ji);
+    rep_levels(s, &s->reps[j->rep], 0, 0, -1);
+    if (j->stage == JOB_LOCAL)
+        next_stage(s, ji);
+    else
+        complete(s, ji, CLS_OK, true);
+}
+
+/* What an execution answers when a dependency call ended with cls. */
+static enum errclass failed_dep_class(enum errclass cls)
+{
+    switch (cls) {
+    case CLS_TIMEOUT:
+    case CLS_DEADLINE:
+        return CLS_504;
+    case CLS_CONN:
+    case CLS_503:
+    case CLS_BULKHEAD:
+    case CLS_BREAKER:
+    case CLS_THROTTLED:
+        return CLS_503;
+    default:
+        return cls;
+    }
+}
+
+void service_on_dep_answer(struct sim *s, struct reply_to to, enum errclass cls)
+{
+    if (!service_is_waiting(s, to))
+        return; /* late: the execution ended, or moved on */
+    uint32_t ji = to.call & ~REPLY_JOB;
+    struct job *j = pool_at(&s->jobs, ji);
+    j->pending &= ~(UINT64_C(1) << (to.attempt % FANOUT_SLOTS));
+    if (cls != CLS_OK) {
+        complete(s, ji, failed_dep_class(cls), false);
+        return;
+    }
+    if (j->pending == 0)
+        next_stage(s, ji);
+}
+
+/* ---- phases ---- */
+
+static void set_capacity(struct sim *s, struct replica *rp, uint32_t capacity)
+{
+    rp->capacity = capacity;
+    drain(s, rp);
+}
+
+/* Whether phase p acts on replica i of service svc (0-based). */
+static bool phase_hits(const struct phase_cfg *p, uint32_t svc, uint32_t i)
+{
+    if (p->target_kind == TARGET_NONE)
+        return svc == 0;
+    return p->target_kind == TARGET_SERVICE && p->target_index == svc &&
+           (p->target_replica == 0 || p->target_replica == i + 1);
+}
+
+void service_apply_phases(struct sim *s)
+{
+    for (uint32_t svc = 0; svc < s->sc.nservices; svc++) {
+        for (uint32_t i = 0; i < s->svc[svc].n; i++) {
+            struct replica *rp = &s->reps[s->svc[svc].first + i];
+            double cap = 1.0, slowdown = 1.0;
+            enum outage outage = OUTAGE_NONE;
+            rs_time outage_ra = RS_TIME_NEVER;
+            for (unsigned k = 0; k < s->sc.nphases; k++) {
+                const struct phase_cfg *p = &s->sc.phases[k];
+                if (!(p->start <= s->now && s->now < p->end) || !phase_hits(p, svc, i))
+                    continue;
+                if (p->has_capacity)
+                    cap *= p->capacity;
+                slowdown *= p->slowdown;
+                if (p->outage != OUTAGE_NONE) {
+                    outage = p->outage;
+                    outage_ra = p->retry_after;
+                }
+            }
+            rp->outage = outage;
+            rp->outage_retry_after = outage_ra;
+            rp->slowdown = slowdown;
+            set_capacity(s, rp, (uint32_t)lround((double)s->sc.services[svc].workers * cap));
+        }
+    }
+}
+
+/* ---- services.csv rows ---- */
+
+static void add_bucket(struct sim_service_row *row, const struct svc_bucket *b)
+{
+    row->arrivals += b->arrivals;
+    row->started += b->started;
+    row->completed += b->completed;
+    row->rejected += b->rejected;
+    row->wasted += b->wasted;
+    row->dep_calls += b->dep_calls;
+    row->queue_len += b->area_queue;
+    row->busy += b->area_busy;
+    row->working += b->area_working;
+}
+
+/* Sums replicas [lo, hi) of service svc over buckets [b0, b1); levels are
+ * left as areas (level · ns). */
+static void sum_rows(const struct sim *s, unsigned svc, unsigned lo, unsigned hi, size_t b0,
+                     size_t b1, struct sim_service_row *row)
+{
+    *row = (struct sim_service_row){0};
+    for (size_t b = b0; b < b1; b++)
+        for (unsigned i = lo; i < hi; i++)
+            add_bucket(row, &s->sb[b * s->nreps + s->svc[svc].first + i]);
+    row->workers = (double)s->sc.services[svc].workers * (hi - lo);
+}
+
+static void areas_to_levels(struct sim_service_row *row, double ns)
+{
+    row->queue_len /= ns;
+    row->busy /= ns;
+    row->working /= ns;
+}
+
+bool sim_service_row(const struct sim *s, unsigned svc, unsigned replica, size_t bucket,
+                     struct sim_service_row *row)
+{
+    if (s->sb == NULL || svc >= s->sc.nservices || replica > s->svc[svc].n ||
+        bucket >= s->m.nbuckets)
+        return false;
+    unsigned lo = replica == 0 ? 0 : replica - 1, hi = replica == 0 ? s->svc[svc].n : replica;
+    sum_rows(s, svc, lo, hi, bucket, bucket + 1, row);
+    areas_to_levels(row, metrics_bucket_len(&s->m, bucket) * 1e9);
+    return true;
+}
+
+void sim_service_totals(const struct sim *s, unsigned svc, struct sim_service_row *row)
+{
+    *row = (struct sim_service_row){0};
+    if (s->sb == NULL || s->m.nbuckets == 0)
+        return;
+    size_t b0 = (size_t)(s->sc.warmup / s->sc.bucket);
+    if (b0 >= s->m.nbuckets)
+        b0 = 0;
+    sum_rows(s, svc, 0, s->svc[svc].n, b0, s->m.nbuckets, row);
+    double ns = 0;
+    for (size_t b = b0; b < s->m.nbuckets; b++)
+        ns += metrics_bucket_len(&s->m, b) * 1e9;
+    areas_to_levels(row, ns > 0 ? ns : 1.0);
+}
