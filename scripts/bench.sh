@@ -44,6 +44,10 @@ bench fleet-1M-plain-10min 1 scenarios/fleet.ini --set run.duration=10m \
 # The issue's scale target: one simulated hour of a million clients (with
 # the 5-minute brownout of scenarios/fleet.ini), on one core.
 bench fleet-1M-clients-1h 1 scenarios/fleet.ini
+# cascade (edge -> api -> db, 3 attempts at every tier) scaled 40x: 100,000
+# clients at 20,000 requests/s, every capacity x40 (issue 13's target)
+bench cascade-100k-20k/s 3 cascade --set load.clients=100000 --set load.rate=20000/s \
+  --set service.db.workers=400 --set service.api.workers=80000 --set service.edge.workers=80000
 
 # Instructions per event (callgrind counts instructions, not time: stable
 # whatever else the machine does), start-up and outputs included: 120

@@ -46,9 +46,9 @@ static uint32_t power_of_two(struct sim *s, const struct service_rt *v)
 uint32_t balancer_pick(struct sim *s, uint32_t svc)
 {
     struct service_rt *v = &s->svc[svc];
+    uint32_t i;
     if (v->n == 1)
         return v->first;
-    uint32_t i;
     switch (s->sc.services[svc].balancer) {
     case BAL_ROUND_ROBIN:
         i = v->rr;

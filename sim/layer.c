@@ -157,7 +157,7 @@ static void finish(struct sim *s, uint32_t ci, enum outcome o)
 }
 
 /* Sends call ci's current attempt down, with its timer. */
-static void send(struct sim *s, uint32_t ci)
+static inline void send(struct sim *s, uint32_t ci)
 {
     struct call *c = call_at(s, ci);
     const struct layer_cfg *cfg = &s->sc.layers[c->layer];
@@ -341,6 +341,7 @@ static void record_result(struct sim *s, uint32_t ci, enum errclass cls)
 {
     struct call *c = call_at(s, ci);
     const struct layer_cfg *cfg = &s->sc.layers[c->layer];
+    s->lrt[c->layer].results++;
     if (cls == CLS_TIMEOUT)
         s->lrt[c->layer].timeouts++;
     struct budget_state *bs = budget_of(s, c);

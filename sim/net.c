@@ -38,16 +38,18 @@ static void deliver(struct sim *s, uint32_t layer, uint32_t req, struct reply_to
 
 /* The layer's loss each way, with the active hop phases' (the layer's own
  * value untouched when no phase adds any, so no rounding creeps in). */
-static double loss_of(const struct sim *s, uint32_t layer, double own)
+static inline double loss_of(const struct sim *s, uint32_t layer, double own)
 {
+    if (!s->hop_phases)
+        return own;
     double extra = s->hop_loss[layer];
     return extra > 0.0 ? 1.0 - (1.0 - own) * (1.0 - extra) : own;
 }
 
 /* The hop's delay one way, or -1 when it has none (delivered at once). */
-static rs_time delay_of(struct sim *s, uint32_t layer, bool has, const struct dist *own)
+static inline rs_time delay_of(struct sim *s, uint32_t layer, bool has, const struct dist *own)
 {
-    const struct dist *extra = s->hop_latency[layer];
+    const struct dist *extra = s->hop_phases ? s->hop_latency[layer] : NULL;
     if (!has && extra == NULL)
         return -1;
     rs_time d = has ? dist_sample(own, s->rng.s[RNG_NETWORK]) : 0;

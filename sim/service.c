@@ -110,11 +110,9 @@ static struct svc_bucket *sb_cur(struct sim *s, const struct replica *rp)
 }
 
 /* Integrates rp's queue, busy and working levels from rp->area_t to now;
- * called before any of them changes. */
-static void rep_integrate(struct sim *s, struct replica *rp)
+ * called before any of them changes (only when services.csv is kept). */
+static void rep_integrate_slow(struct sim *s, struct replica *rp)
 {
-    if (s->sb == NULL)
-        return;
     rs_time t = rp->area_t, b = s->sc.bucket;
     uint32_t i = rep_index(s, rp);
     while (t < s->now) {
@@ -132,6 +130,12 @@ static void rep_integrate(struct sim *s, struct replica *rp)
         t = end;
     }
     rp->area_t = s->now;
+}
+
+static inline void rep_integrate(struct sim *s, struct replica *rp)
+{
+    if (s->sb != NULL)
+        rep_integrate_slow(s, rp);
 }
 
 void service_finish(struct sim *s)
@@ -153,7 +157,7 @@ static bool is_entry(const struct sim *s, const struct replica *rp)
 
 /* Changes rp's queue length, busy and working workers by the deltas, and
  * the entry service's sums with them. */
-static void rep_levels(struct sim *s, struct replica *rp, int dq, int db, int dw)
+static inline void rep_levels(struct sim *s, struct replica *rp, int dq, int db, int dw)
 {
     rep_integrate(s, rp);
     rp->q_len = (uint32_t)((int64_t)rp->q_len + dq);
@@ -254,11 +258,13 @@ static void start(struct sim *s, uint32_t ji)
         if (j->kind == JOB_EXECUTE && r->key_state == KEY_IN_FLIGHT)
             r->key_state = KEY_NONE; /* never began: the key is free again */
         s->m.dropped++;
+        rp->n_dropped++;
         job_end(s, ji);
         answer(s, via, to, CLS_DEADLINE, -1);
         return;
     }
     rep_levels(s, rp, 0, +1, +1);
+    rp->n_started++;
     COUNT(s, rp, started);
     j->stage = JOB_LOCAL;
     double d;
@@ -346,8 +352,9 @@ void service_arrive(struct sim *s, uint32_t svc, uint32_t req, struct reply_to f
                     rs_time deadline_at)
 {
     struct request *r = pool_at(&s->requests, req);
-    struct replica *rp = &s->reps[balancer_pick(s, svc)];
+    struct replica *rp = &s->reps[s->svc[svc].n == 1 ? s->svc[svc].first : balancer_pick(s, svc)];
     const struct service_cfg *c = cfg_of(s, rp);
+    rp->n_arrivals++;
     COUNT(s, rp, arrivals);
     if (is_entry(s, rp)) {
         r->n[s->sc.nlayers]++;
@@ -355,8 +362,11 @@ void service_arrive(struct sim *s, uint32_t svc, uint32_t req, struct reply_to f
         metrics_cur(&s->m)->server_arrivals++;
     }
     enum job_kind kind;
-    if (turned_away(s, rp, r, via, from, &kind))
+    if (turned_away(s, rp, r, via, from, &kind)) {
+        rp->n_turned++;
         return;
+    }
+    rp->n_jobs++;
     if (kind == JOB_EXECUTE && c->dedup && s->sc.key)
         r->key_state = KEY_IN_FLIGHT;
     uint32_t ji = pool_alloc(&s->jobs);
@@ -423,6 +433,7 @@ static void complete(struct sim *s, uint32_t ji, enum errclass cls, bool drawn)
     struct reply_to to = j->parent;
     uint8_t via = j->via;
     rep_levels(s, rp, 0, -1, 0);
+    rp->n_completed++;
     COUNT(s, rp, completed);
     if (is_entry(s, rp)) {
         s->m.server_completions++;
@@ -645,4 +656,42 @@ void sim_service_totals(const struct sim *s, unsigned svc, struct sim_service_ro
     for (size_t b = b0; b < s->m.nbuckets; b++)
         ns += metrics_bucket_len(&s->m, b) * 1e9;
     areas_to_levels(row, ns > 0 ? ns : 1.0);
+}
+
+/* ---- conservation ---- */
+
+/* services.csv's buckets of replica i add up to its run totals. */
+static bool buckets_add_up(const struct sim *s, uint32_t i)
+{
+    uint64_t a = 0, st = 0, c = 0;
+    for (size_t b = 0; b < s->m.nbuckets; b++) {
+        const struct svc_bucket *sb = &s->sb[b * s->nreps + i];
+        a += sb->arrivals;
+        st += sb->started;
+        c += sb->completed;
+    }
+    const struct replica *rp = &s->reps[i];
+    return a == rp->n_arrivals && st == rp->n_started && c == rp->n_completed;
+}
+
+int service_check(const struct sim *s, char *err, size_t errsz)
+{
+    for (uint32_t i = 0; i < s->nreps; i++) {
+        const struct replica *rp = &s->reps[i];
+        const char *broken = NULL;
+        if (rp->n_arrivals != rp->n_turned + rp->n_jobs)
+            broken = "arrivals != turned away + jobs";
+        else if (rp->n_jobs != rp->n_dropped + rp->n_started + rp->q_len)
+            broken = "jobs != dropped + started + queued";
+        else if (rp->n_started != rp->n_completed + rp->busy)
+            broken = "started != completed + busy";
+        else if (s->sb != NULL && !buckets_add_up(s, i))
+            broken = "services.csv's buckets do not add up to the run's totals";
+        if (broken != NULL) {
+            snprintf(err, errsz, "internal error: service %s replica %u: %s",
+                     s->sc.services[rp->service].name, i - s->svc[rp->service].first + 1, broken);
+            return -1;
+        }
+    }
+    return 0;
 }

@@ -200,6 +200,8 @@ struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *er
     if (layers_init(s, err, errsz) != 0 || bulkheads_init(s, err, errsz) != 0)
         goto fail;
     topology_init(s);
+    for (unsigned i = 0; i < sc->nphases; i++)
+        s->hop_phases |= sc->phases[i].target_kind == TARGET_LAYER;
     if (s->client_top == NO_LAYER) {
         snprintf(err, errsz, "no layer from the clients");
         goto fail;
@@ -395,6 +397,36 @@ static int end_of_run_walk(struct sim *s, uint64_t *open_all, uint64_t *open_cou
     return 0;
 }
 
+/* Conservation per edge: every attempt a layer made has its result
+ * recorded or is still out (waiting for its answer or for a bulkhead slot)
+ * at the end. O(calls ever live at once). */
+static int edge_check(const struct sim *s, char *err, size_t errsz)
+{
+    uint64_t out[SCENARIO_MAX_LAYERS] = {0};
+    uint8_t *freed = calloc(s->calls.used ? s->calls.used : 1, 1);
+    if (freed == NULL) {
+        snprintf(err, errsz, "out of memory checking the edges");
+        return -1;
+    }
+    for (uint32_t i = 0; i < s->calls.nfree; i++)
+        freed[s->calls.free_idx[i]] = 1;
+    for (uint32_t i = 0; i < s->calls.used; i++) {
+        const struct call *c = pool_at(&s->calls, i);
+        if (!freed[i] && c->state != CALL_BACKOFF)
+            out[c->layer]++;
+    }
+    free(freed);
+    for (unsigned l = 0; l < s->sc.nlayers; l++)
+        if (s->lrt[l].attempts != s->lrt[l].results + out[l]) {
+            snprintf(err, errsz,
+                     "internal error: layer %s made %llu attempts, %llu with a result and %llu still out",
+                     s->sc.layers[l].name, (unsigned long long)s->lrt[l].attempts,
+                     (unsigned long long)s->lrt[l].results, (unsigned long long)out[l]);
+            return -1;
+        }
+    return 0;
+}
+
 int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size_t errsz)
 {
     struct evq_event ev;
@@ -474,7 +506,9 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
                  (unsigned long long)open_all, (unsigned long long)s->m.att_n);
         return -1;
     }
-    return 0;
+    if (s->sc.services[0].model == MODEL_OCC)
+        return 0; /* its clients keep their own counts */
+    return service_check(s, err, errsz) != 0 ? -1 : edge_check(s, err, errsz);
 }
 
 const struct metrics *sim_metrics(const struct sim *s) { return &s->m; }

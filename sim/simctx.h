@@ -115,6 +115,7 @@ struct layer_rt {
     struct window *breaker_windows; /* for the kinds that keep one */
     uint32_t nbreakers, n_open;
     uint64_t attempts, retries, timeouts, refused, short_circuited, transitions, bulkheaded;
+    uint64_t results;     /* attempts whose result was recorded (answer, timeout, bulkhead) */
     uint8_t next, prev;   /* the next layer down and up on its edge; NO_LAYER: none */
     /* bulkhead, per instance: slots taken, and the FIFO of attempts waiting */
     uint32_t *slots_used, *wait_head, *wait_tail, *wait_len;
@@ -151,6 +152,8 @@ struct replica {
     double tokens;       /* rate limiter */
     rs_time tokens_t;
     rs_time area_t;      /* services.csv: levels integrated up to here */
+    /* run totals, for the conservation check at the end */
+    uint64_t n_arrivals, n_turned, n_jobs, n_dropped, n_started, n_completed;
 };
 
 /* Per bucket and replica (services.csv; only for graph scenarios). */
@@ -199,6 +202,7 @@ struct sim {
     uint32_t q_len, busy; /* the entry service's, over its replicas (timeseries.csv) */
     struct svc_bucket *sb; /* nbuckets · nreps, or NULL */
     uint8_t client_top;   /* the clients' outermost layer */
+    bool hop_phases;      /* some phase targets a layer's hop */
     double hop_loss[SCENARIO_MAX_LAYERS];            /* from hop phases */
     const struct dist *hop_latency[SCENARIO_MAX_LAYERS];
 
@@ -275,6 +279,10 @@ bool service_is_waiting(const struct sim *s, struct reply_to to);
 void service_apply_phases(struct sim *s);
 /* Integrates every replica's levels up to now (the end of the run). */
 void service_finish(struct sim *s);
+/* Conservation per replica: arrivals = turned away + jobs, jobs = dropped +
+ * started + queued, started = completed + busy, and services.csv's buckets
+ * add up to the totals. Returns 0, or -1 with the broken rule in err. */
+int service_check(const struct sim *s, char *err, size_t errsz);
 
 /* balancer.c: the replica of service svc an attempt goes to. */
 uint32_t balancer_pick(struct sim *s, uint32_t svc);

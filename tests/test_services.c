@@ -217,6 +217,131 @@ static void p2c_shortens_longest_queue(void **state)
     }
 }
 
+/* ---- exact semantics ---- */
+
+static struct sim *run_text(const char *text, const char *const *sets, size_t n)
+{
+    struct scenario sc;
+    load_or_fail(&sc, text, sets, n);
+    return run_or_fail(&sc, 0);
+}
+
+/* Errors of class cls over the run. */
+static uint64_t errors(const struct sim *s, enum errclass cls) { return sim_metrics(s)->errors[cls]; }
+
+/* A dependency's failure reaches the client as the mapped class: db refuses
+ * (conn) -> the API answers 503; db too slow for the API's timeout -> 504;
+ * a business answer passes through. No layer on api -> db: a direct call. */
+static void dependency_failures_are_mapped(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 10s\n[load]\nrate = 100/s\n"
+                       "[service api]\nworkers = 1000\nservice = const(1ms)\ncalls = db\n"
+                       "[service db]\nworkers = 1000\nservice = const(5ms)\n"
+                       "[phase down]\nstart = 0s\nend = 10s\ntarget = db\noutage = refuse\n"
+                       "[layer app]\nto = api\nretry_on = none\n";
+    struct sim *s = run_text(text, NULL, 0);
+    assert_true(errors(s, CLS_503) > 900 && errors(s, CLS_CONN) == 0);
+    assert_int_equal(sim_metrics(s)->outcomes[OUT_OK], 0);
+    sim_destroy(s);
+    const char *slow[] = {"phase.down.outage=none", "phase.down.slowdown=100",
+                          "layer.pool.from=api", "layer.pool.to=db", "layer.pool.timeout=100ms"};
+    s = run_text(text, slow, 5);
+    assert_true(errors(s, CLS_504) > 900 && errors(s, CLS_TIMEOUT) > 900);
+    sim_destroy(s);
+    const char *business[] = {"phase.down.outage=none", "phase.down.slowdown=2",
+                              "service.db.business=1"};
+    s = run_text(text, business, 3);
+    assert_int_equal(sim_metrics(s)->outcomes[OUT_BUSINESS], sim_metrics(s)->requests - sim_in_flight(s));
+    sim_destroy(s);
+}
+
+/* service_after adds its time after the call; the worker is held, not
+ * working, while the call is out: api's working level is its own 3 ms per
+ * request, its busy level 3 ms + the call's 10 ms. */
+static void held_versus_working(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 100s\n[load]\nrate = 100/s\narrival = uniform\n"
+                       "[service api]\nworkers = 100\nservice = const(1ms)\ncalls = db\n"
+                       "service_after = const(2ms)\n"
+                       "[service db]\nworkers = 100\nservice = const(10ms)\n"
+                       "[layer app]\nto = api\n";
+    struct sim *s = run_text(text, NULL, 0);
+    struct sim_service_row r;
+    sim_service_totals(s, 0, &r);
+    print_message("api busy %.4f working %.4f\n", r.busy, r.working);
+    assert_true(fabs(r.working - 0.3) < 0.003 && fabs(r.busy - 1.3) < 0.013);
+    assert_true(fabs(metrics_mean_s(&sim_metrics(s)->lat_all) - 0.013) < 1e-6);
+    sim_destroy(s);
+}
+
+/* A bulkhead's queue: with 1 slot, an unbounded queue and no wait limit,
+ * nothing is refused and attempts are served one at a time (an M/D/1 at
+ * the layer); with concurrency_wait shorter than the wait, the late ones
+ * end `bulkhead`; a deadline propagated through the API drops work at the
+ * database. */
+static void bulkhead_queue_and_wait(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 20s\n[load]\nrate = 50/s\n"
+                       "[service api]\nworkers = 1000\nservice = exp(10ms)\n"
+                       "[layer app]\nto = api\nconcurrency = 1\nconcurrency_queue = unbounded\n";
+    struct sim *s = run_text(text, NULL, 0);
+    assert_int_equal(errors(s, CLS_BULKHEAD), 0);
+    struct sim_service_row r;
+    sim_service_totals(s, 0, &r);
+    assert_true(r.busy <= 1.0 + 1e-9); /* never two at once */
+    sim_destroy(s);
+    const char *wait[] = {"layer.app.concurrency_wait=5ms", "load.rate=90/s"};
+    s = run_text(text, wait, 2);
+    assert_true(errors(s, CLS_BULKHEAD) > 100);
+    assert_int_equal(errors(s, CLS_BULKHEAD), sim_metrics(s)->outcomes[OUT_FAILED]);
+    sim_destroy(s);
+}
+
+/* A hop phase: latency = const(50ms) on the client's layer adds 100 ms per
+ * attempt (each way); loss = 1 is a partition: every attempt times out. */
+static void hop_phases(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 10s\n[load]\nrate = 100/s\n"
+                       "[service api]\nservice = const(1ms)\nworkers = 100\n"
+                       "[phase slow-net]\nstart = 0s\nend = 10s\ntarget = app\nlatency = const(50ms)\n"
+                       "[layer app]\nto = api\ntimeout = 1s\n";
+    struct sim *s = run_text(text, NULL, 0);
+    assert_true(fabs(metrics_mean_s(&sim_metrics(s)->lat_all) - 0.101) < 1e-6);
+    sim_destroy(s);
+    const char *cut[] = {"phase.slow-net.latency=none", "phase.slow-net.loss=1"};
+    s = run_text(text, cut, 2);
+    assert_int_equal(sim_metrics(s)->outcomes[OUT_OK], 0);
+    assert_true(errors(s, CLS_TIMEOUT) > 800);
+    sim_destroy(s);
+}
+
+/* A phase aimed at one replica changes only that replica. */
+static void replica_target(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 10s\n[load]\nrate = 400/s\n"
+                       "[service api]\nreplicas = 2\nbalancer = round-robin\nworkers = 100\n"
+                       "service = const(1ms)\n"
+                       "[phase down]\nstart = 0s\nend = 10s\ntarget = api#2\noutage = refuse\n"
+                       "[layer app]\nto = api\nretry_on = none\n";
+    struct sim *s = run_text(text, NULL, 0);
+    struct sim_service_row a = {0}, b = {0}, r;
+    for (size_t k = 0; k < sim_metrics(s)->nbuckets; k++) {
+        sim_service_row(s, 0, 1, k, &r);
+        a.started += r.started;
+        sim_service_row(s, 0, 2, k, &r);
+        b.started += r.started;
+        b.arrivals += r.arrivals;
+    }
+    assert_true(a.started > 1900 && b.started == 0 && b.arrivals > 1900);
+    assert_int_equal(errors(s, CLS_CONN), b.arrivals);
+    sim_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -226,6 +351,11 @@ int main(void)
         cmocka_unit_test(round_robin_exact),
         cmocka_unit_test(random_chi_square),
         cmocka_unit_test(p2c_shortens_longest_queue),
+        cmocka_unit_test(dependency_failures_are_mapped),
+        cmocka_unit_test(held_versus_working),
+        cmocka_unit_test(bulkhead_queue_and_wait),
+        cmocka_unit_test(hop_phases),
+        cmocka_unit_test(replica_target),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
