@@ -3,21 +3,24 @@
  *
  * random: uniform over the replicas. round-robin: the replicas in turn, one
  * cursor per service shared by every caller. least-outstanding: the replica
- * with the fewest jobs present (queued, or holding a worker), scanning from
- * a cursor that moves on each pick so that ties are spread, not sent to the
- * first replica. p2c: two distinct replicas drawn at random, the one with
- * fewer jobs present (the first on a tie). A replica that refuses or fails
+ * with the fewest requests outstanding (jobs queued or holding a worker,
+ * and attempts it swallowed), scanning from a cursor that moves on each
+ * pick so that ties are spread, not sent to the first replica. p2c: two
+ * distinct replicas drawn at random, the one with fewer outstanding (the
+ * first on a tie). A replica that refuses or fails
  * fast holds no jobs, so it looks least loaded to least-outstanding and p2c:
  * the sinkholing of real load balancers follows from the rule, nothing
- * special-cases it. A hung replica (outage = hang) keeps no jobs either.
- * One replica: no draw, no scan. random and p2c draw from the balancer
+ * special-cases it. An attempt a hung replica (outage = hang) swallowed
+ * counts as outstanding there until its caller stops waiting for it (its
+ * timeout, or the call's end), as a real balancer counts a request until
+ * the client resets it. One replica: no draw, no scan. random and p2c draw from the balancer
  * stream. Costs: O(1), except least-outstanding O(replicas).
  */
 #include <gsl/gsl_rng.h>
 
 #include "simctx.h"
 
-static uint32_t present(const struct replica *rp) { return rp->q_len + rp->busy; }
+static uint32_t present(const struct replica *rp) { return rp->q_len + rp->busy + rp->hung; }
 
 static uint32_t least_outstanding(struct sim *s, struct service_rt *v)
 {

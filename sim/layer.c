@@ -144,6 +144,7 @@ static void finish(struct sim *s, uint32_t ci, enum outcome o)
     struct budget_state *bs = budget_of(s, c);
     if (bs != NULL)
         budget_call_end(s->sc.layers[layer].budget, bs, &c->bc);
+    service_unhang(s, ci);
     c->gen++;
     evq_cancel(&s->q, c->timer);
     pool_free(&s->calls, ci);
@@ -315,6 +316,7 @@ void layer_call_start(struct sim *s, uint32_t layer, uint32_t req, struct reply_
     c->bc = (struct budget_call){false, 0.0};
     c->admitted = false;
     c->slot = false;
+    c->hung_at = 0;
     c->client = r->client;
     if (cfg->instances == 0)
         c->instance = r->client;
@@ -451,6 +453,7 @@ void layer_on_timeout(struct sim *s, uint32_t ci, uint32_t att)
         }
     } else {
         bulkhead_release(s, ci);
+        service_unhang(s, ci);
     }
     record_result(s, ci, cls);
     failed_attempt(s, ci, cls, -1);

@@ -217,6 +217,15 @@ bool service_is_waiting(const struct sim *s, struct reply_to to)
            ((j->pending >> slot) & 1u);
 }
 
+void service_unhang(struct sim *s, uint32_t ci)
+{
+    struct call *c = pool_at(&s->calls, ci);
+    if (c->hung_at == 0)
+        return;
+    s->reps[c->hung_at - 1].hung--;
+    c->hung_at = 0;
+}
+
 /* Sends an execution's answer to its parent: over the hop it came by, or
  * straight to the job that called it. */
 static void answer(struct sim *s, uint8_t via, struct reply_to to, enum errclass cls,
@@ -317,8 +326,12 @@ static bool turned_away(struct sim *s, struct replica *rp, struct request *r, ui
         answer(s, via, from, CLS_503,
                rp->outage_retry_after == RS_TIME_NEVER ? -1 : rp->outage_retry_after);
         return true;
-    case OUTAGE_HANG:
-        return true; /* accepted, never answered */
+    case OUTAGE_HANG: /* accepted, never answered */
+        if (via != NO_LAYER) {
+            ((struct call *)pool_at(&s->calls, from.call))->hung_at = rep_index(s, rp) + 1;
+            rp->hung++;
+        }
+        return true;
     case OUTAGE_NONE:
         break;
     }

@@ -93,6 +93,9 @@ struct call {
     bool admitted;      /* the breaker admitted the current attempt */
     bool slot;          /* the current attempt holds a bulkhead slot */
     uint32_t wait_prev, wait_next; /* in its bulkhead's wait list (CALL_POOL_WAIT) */
+    uint32_t hung_at;   /* 1 + the replica that swallowed the current attempt (outage =
+                         * hang), which counts it as outstanding until the call stops
+                         * waiting; 0: none */
     uint32_t instance;  /* the copy of the layer this call runs on */
     uint32_t client;    /* its request's client (kept here: one cache miss fewer) */
     uint32_t breaker_gen;
@@ -143,6 +146,7 @@ struct replica {
     uint32_t capacity;   /* workers available now */
     uint32_t busy;       /* workers held: working, or waiting on dependencies */
     uint32_t working;    /* of those, doing local work */
+    uint32_t hung;       /* attempts it swallowed that a caller still waits for */
     uint32_t *queue;     /* ring buffer of job indices */
     uint32_t q_head, q_len, q_cap;
     uint16_t service;
@@ -275,6 +279,8 @@ void service_on_done(struct sim *s, uint32_t job);
 void service_on_dep_answer(struct sim *s, struct reply_to to, enum errclass cls);
 /* Whether `to` (a call or a job) still waits for that answer. */
 bool service_is_waiting(const struct sim *s, struct reply_to to);
+/* Call ci stopped waiting for an attempt a replica swallowed (see hung_at). */
+void service_unhang(struct sim *s, uint32_t ci);
 /* Applies the active phases to every replica (capacity, outage, slowdown). */
 void service_apply_phases(struct sim *s);
 /* Integrates every replica's levels up to now (the end of the run). */

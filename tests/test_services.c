@@ -342,6 +342,31 @@ static void replica_target(void **state)
     sim_destroy(s);
 }
 
+/* A hung replica counts the attempts it swallowed as outstanding until
+ * their callers time out: least-outstanding steers away from it, while a
+ * replica that fails fast draws the traffic (the sinkhole). */
+static void least_outstanding_and_hung_replicas(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 20s\n[load]\nrate = 1000/s\n"
+                       "[service api]\nreplicas = 4\nbalancer = least-outstanding\nworkers = 4\n"
+                       "queue = unbounded\nservice = exp(10ms)\n"
+                       "[phase bad]\nstart = 0s\nend = 20s\ntarget = api#1\noutage = hang\n"
+                       "[layer app]\nto = api\nattempts = 3\ntimeout = 200ms\n";
+    const char *fast[] = {"phase.bad.outage=error"};
+    for (int k = 0; k < 2; k++) {
+        struct sim *s = run_text(text, fast, (size_t)k);
+        double n[4], total = 0;
+        replica_arrivals(s, 4, n);
+        for (unsigned i = 0; i < 4; i++)
+            total += n[i];
+        print_message("%s: replica 1 gets %.3f of the attempts\n", k ? "fails fast" : "hung",
+                      n[0] / total);
+        assert_true(k ? n[0] / total > 0.8 : n[0] / total < 0.05);
+        sim_destroy(s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -356,6 +381,7 @@ int main(void)
         cmocka_unit_test(bulkhead_queue_and_wait),
         cmocka_unit_test(hop_phases),
         cmocka_unit_test(replica_target),
+        cmocka_unit_test(least_outstanding_and_hung_replicas),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
