@@ -172,80 +172,6 @@ static inline void send(struct sim *s, uint32_t ci)
     net_send_down(s, c->layer, c->req, me, cfg->propagate_deadline ? c->deadline_at : RS_TIME_NEVER);
 }
 
-/* ---- bulkheads ---- */
-
-static void wait_unlink(struct sim *s, uint32_t ci)
-{
-    struct call *c = call_at(s, ci);
-    struct layer_rt *rt = &s->lrt[c->layer];
-    uint32_t in = c->instance;
-    if (c->wait_prev != NO_PARENT)
-        call_at(s, c->wait_prev)->wait_next = c->wait_next;
-    else
-        rt->wait_head[in] = c->wait_next;
-    if (c->wait_next != NO_PARENT)
-        call_at(s, c->wait_next)->wait_prev = c->wait_prev;
-    else
-        rt->wait_tail[in] = c->wait_prev;
-    rt->wait_len[in]--;
-}
-
-/* Takes a slot for call ci's attempt, or queues it, or fails it with
- * `bulkhead`. Returns whether the attempt may be sent now. */
-static bool bulkhead_take(struct sim *s, uint32_t ci)
-{
-    struct call *c = call_at(s, ci);
-    const struct layer_cfg *cfg = &s->sc.layers[c->layer];
-    struct layer_rt *rt = &s->lrt[c->layer];
-    uint32_t in = c->instance;
-    if (rt->slots_used[in] < cfg->concurrency) {
-        rt->slots_used[in]++;
-        c->slot = true;
-        return true;
-    }
-    if (cfg->concurrency_queue >= 0 && rt->wait_len[in] >= (uint64_t)cfg->concurrency_queue) {
-        rt->bulkheaded++;
-        record_result(s, ci, CLS_BULKHEAD);
-        failed_attempt(s, ci, CLS_BULKHEAD, -1);
-        return false;
-    }
-    c->state = CALL_POOL_WAIT;
-    c->wait_next = NO_PARENT;
-    c->wait_prev = rt->wait_tail[in];
-    if (rt->wait_tail[in] != NO_PARENT)
-        call_at(s, rt->wait_tail[in])->wait_next = ci;
-    else
-        rt->wait_head[in] = ci;
-    rt->wait_tail[in] = ci;
-    rt->wait_len[in]++;
-    rs_time at = min_t(units_add(s->now, cfg->concurrency_wait), c->deadline_at);
-    c->timer = at == RS_TIME_NEVER ? EVQ_NONE : evq_push(&s->q, at, EV_TIMEOUT, ci, c->attempts);
-    return false;
-}
-
-/* The current attempt of ci ended: its slot goes to the first waiter, or
- * back to the instance. */
-static void bulkhead_release(struct sim *s, uint32_t ci)
-{
-    struct call *c = call_at(s, ci);
-    if (!c->slot)
-        return;
-    c->slot = false;
-    struct layer_rt *rt = &s->lrt[c->layer];
-    uint32_t in = c->instance, wi = rt->wait_head[in];
-    if (wi == NO_PARENT) {
-        rt->slots_used[in]--;
-        return;
-    }
-    wait_unlink(s, wi);
-    struct call *w = call_at(s, wi);
-    w->slot = true;
-    w->state = CALL_POOL_GRANTED;
-    evq_cancel(&s->q, w->timer);
-    w->timer = EVQ_NONE;
-    evq_push(&s->q, s->now, EV_POOL_GRANT, wi, w->attempts);
-}
-
 void layer_bulkhead_grant(struct sim *s, uint32_t ci, uint32_t att)
 {
     assert(call_at(s, ci)->state == CALL_POOL_GRANTED && call_at(s, ci)->attempts == att);
@@ -293,8 +219,15 @@ static void attempt(struct sim *s, uint32_t ci)
     r->n[c->layer]++;
     s->lrt[c->layer].attempts++;
     metrics_attempt(&s->m, c->layer);
-    if (cfg->concurrency > 0 && !bulkhead_take(s, ci))
-        return;
+    if (cfg->concurrency > 0) {
+        enum bulkhead_verdict v = bulkhead_take(s, ci);
+        if (v == BULKHEAD_FULL) {
+            record_result(s, ci, CLS_BULKHEAD);
+            failed_attempt(s, ci, CLS_BULKHEAD, -1);
+        }
+        if (v != BULKHEAD_TAKEN)
+            return;
+    }
     send(s, ci);
 }
 
@@ -446,7 +379,7 @@ void layer_on_timeout(struct sim *s, uint32_t ci, uint32_t att)
     c->timer = EVQ_NONE;
     enum errclass cls = s->now >= c->deadline_at ? CLS_DEADLINE : CLS_TIMEOUT;
     if (c->state == CALL_POOL_WAIT) {
-        wait_unlink(s, ci);
+        bulkhead_leave_queue(s, ci);
         if (cls == CLS_TIMEOUT) {
             cls = CLS_BULKHEAD; /* waited concurrency_wait for a slot */
             s->lrt[c->layer].bulkheaded++;

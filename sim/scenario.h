@@ -31,7 +31,7 @@
 #define SCENARIO_MAX_CALLS 8              /* dependencies one service calls */
 #define SCENARIO_MAX_FANOUT 64            /* parallel calls of one dependency (DEP*k) */
 #define SCENARIO_MAX_REPLICAS 1000
-#define SCENARIO_MAX_SERVICE_ROWS 20000000LL /* services.csv: buckets x (services + replicas) */
+#define SCENARIO_MAX_SERVICE_ROWS 1000000LL /* services.csv: buckets x (services + replicas); plot reads as many */
 #define SCENARIO_CLIENT (-1)              /* a layer's `from`: the clients */
 #define SCENARIO_MAX_PHASES 64
 #define SCENARIO_MAX_HERDS 64

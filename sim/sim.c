@@ -75,41 +75,6 @@ oom:
     return -1;
 }
 
-/* Each layer's bulkhead slots and wait lists, one per instance. */
-static int bulkheads_init(struct sim *s, char *err, size_t errsz)
-{
-    for (unsigned i = 0; i < s->sc.nlayers; i++) {
-        struct layer_rt *rt = &s->lrt[i];
-        if (s->sc.layers[i].concurrency == 0)
-            continue;
-        size_t n = rt->ninstances;
-        rt->slots_used = mem_alloc(n * sizeof(uint32_t));
-        rt->wait_head = mem_alloc(n * sizeof(uint32_t));
-        rt->wait_tail = mem_alloc(n * sizeof(uint32_t));
-        rt->wait_len = mem_alloc(n * sizeof(uint32_t));
-        if (!rt->slots_used || !rt->wait_head || !rt->wait_tail || !rt->wait_len) {
-            snprintf(err, errsz, "out of memory for the bulkheads of layer %s",
-                     s->sc.layers[i].name);
-            return -1;
-        }
-        for (size_t j = 0; j < n; j++)
-            rt->wait_head[j] = rt->wait_tail[j] = NO_PARENT;
-    }
-    return 0;
-}
-
-static void bulkheads_fini(struct sim *s)
-{
-    for (unsigned i = 0; i < s->sc.nlayers; i++) {
-        struct layer_rt *rt = &s->lrt[i];
-        size_t n = (size_t)rt->ninstances * sizeof(uint32_t);
-        mem_free(rt->slots_used, rt->slots_used ? n : 0);
-        mem_free(rt->wait_head, rt->wait_head ? n : 0);
-        mem_free(rt->wait_tail, rt->wait_tail ? n : 0);
-        mem_free(rt->wait_len, rt->wait_len ? n : 0);
-    }
-}
-
 /* The edges: each layer's neighbours on its edge (layers on one edge stack
  * in file order, outermost first), the clients' outermost layer, and each
  * service's outermost layer towards each dependency. O(layers²). */
@@ -197,7 +162,7 @@ struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *er
         goto fail;
     if (service_init(s, err, errsz) != 0)
         goto fail;
-    if (layers_init(s, err, errsz) != 0 || bulkheads_init(s, err, errsz) != 0)
+    if (layers_init(s, err, errsz) != 0 || bulkhead_init(s, err, errsz) != 0)
         goto fail;
     topology_init(s);
     for (unsigned i = 0; i < sc->nphases; i++)
@@ -263,7 +228,7 @@ void sim_destroy(struct sim *s)
                      (size_t)rt->nbudgets * budget_extra_size(s->sc.layers[i].budget));
         mem_free(rt->breaker_windows, (size_t)rt->nbreakers * sizeof *rt->breaker_windows);
     }
-    bulkheads_fini(s);
+    bulkhead_fini(s);
     service_fini(s);
     metrics_fini(&s->m);
     rng_set_fini(&s->rng);

@@ -255,7 +255,20 @@ void layer_prefetch_client(const struct sim *s, uint32_t layer, uint32_t client)
 /* The same for the budget and breaker states of call `call` (a hint). */
 void layer_prefetch_call(const struct sim *s, uint32_t call);
 
-/* A bulkhead slot was handed to call's waiting attempt: send it now
+/* bulkhead.c: a layer's slots for attempts in flight (`concurrency`). */
+enum bulkhead_verdict { BULKHEAD_TAKEN, BULKHEAD_QUEUED, BULKHEAD_FULL };
+int bulkhead_init(struct sim *s, char *err, size_t errsz);
+void bulkhead_fini(struct sim *s);
+/* A slot for call ci's current attempt: taken (send it), queued (it waits
+ * with a timer), or full (the layer fails the attempt with `bulkhead`). */
+enum bulkhead_verdict bulkhead_take(struct sim *s, uint32_t ci);
+/* Call ci's waiting attempt leaves the queue (its wait timer fired). */
+void bulkhead_leave_queue(struct sim *s, uint32_t ci);
+/* Call ci's attempt ended: its slot (if it holds one) goes to the first
+ * waiter or back to the instance. */
+void bulkhead_release(struct sim *s, uint32_t ci);
+
+/* layer.c: a bulkhead slot was handed to call's waiting attempt: send it now
  * (EV_POOL_GRANT; ignored if the attempt ended meanwhile). */
 void layer_bulkhead_grant(struct sim *s, uint32_t call, uint32_t attempt);
 
