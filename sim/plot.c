@@ -12,9 +12,11 @@
 
 #include "plot.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -544,6 +546,170 @@ static int sweep_keys(struct ctx *c, char keys[2][PLOT_VALUE_MAX + 1], size_t *n
     return rc;
 }
 
+/* ---- services.csv: one figure per service ---- */
+
+#define SERVICES_MAX 64                /* most services drawn */
+#define SERVICE_ROWS_MAX ((int)SCENARIO_MAX_SERVICE_ROWS) /* most rows of services.csv: what a run may write */
+#define SERVICE_COLS_MAX 64            /* most columns of its header */
+#define SERVICE_NAME_MAX 47            /* a service's name: 1 to 47 of NAME_CHARS */
+#define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
+#define REPLICA_MAX 1000               /* the highest replica number read */
+#define REPLICA_LINES 8                /* most replicas drawn in one figure */
+
+/* The services of services.csv, in order of appearance. */
+struct services {
+    struct list names;
+    unsigned replicas[SERVICES_MAX]; /* each one's highest replica number (0: one replica) */
+    bool total[SERVICES_MAX];        /* whether it has rows of replica 0 */
+};
+
+/* The columns read: t and the numbers the script draws, then service and replica. */
+static const char *const svc_numbers[] = {"t",         "arrivals", "completed", "rejected", "wasted",
+                                          "queue_len", "busy",     "working",   "utilization"};
+#define SVC_NUMBERS (sizeof svc_numbers / sizeof *svc_numbers)
+struct svc_cols {
+    size_t num[SVC_NUMBERS], service, replica;
+};
+
+/* Every field of the current line: not too long, no control character,
+ * no double quote (gnuplot would read a quoted field across commas).
+ * Linear in the line's length. */
+static int check_fields(struct ctx *c, const struct table *r)
+{
+    const char *f = r->line;
+    for (size_t i = 1;; i++) {
+        size_t len = strcspn(f, ",");
+        char col[32];
+        snprintf(col, sizeof col, "%zu", i);
+        int rc = check_value(c, r, col, f, len);
+        if (rc == 0 && memchr(f, '"', len) != NULL)
+            rc = bad(c, r, "a double quote in column %zu", i);
+        if (rc != 0 || f[len] == '\0')
+            return rc;
+        f += len + 1;
+    }
+}
+
+/* Where column col is in the header (the current line): 0, or
+ * PLOT_BAD_INPUT when it is missing or there twice. */
+static int one_column(struct ctx *c, const struct table *r, const char *col, size_t *idx)
+{
+    size_t n = 0, len = strlen(col), flen;
+    const char *f;
+    for (size_t i = 0; i < r->ncols; i++)
+        if (field(r->line, i, &f, &flen) && flen == len && memcmp(f, col, len) == 0)
+            *idx = i, n++;
+    if (n == 0)
+        return bad(c, r, "no column %s", col);
+    return n == 1 ? 0 : bad(c, r, "column %s appears %zu times", col, n);
+}
+
+/* Reads and checks services.csv's header: 0, 1 when there is no
+ * services.csv, or a PLOT_ code. */
+static int services_header(struct ctx *c, struct table *r, struct svc_cols *k)
+{
+    int rc = table_open(c, r, "services.csv");
+    if (rc != 0)
+        return rc;
+    if ((rc = table_next(c, r)) != 1)
+        return rc == 0 ? fail(c, PLOT_BAD_INPUT, "%s/services.csv: empty (no header)", c->dir) : rc;
+    r->ncols = count_fields(r->line);
+    if (r->ncols > SERVICE_COLS_MAX)
+        return bad(c, r, "%zu columns (at most %d)", r->ncols, SERVICE_COLS_MAX);
+    if ((rc = check_fields(c, r)) != 0)
+        return rc;
+    if (strncmp(r->line, "t,", 2) != 0)
+        return bad(c, r, "the header does not start with column t");
+    for (size_t i = 0; i < SVC_NUMBERS && rc == 0; i++)
+        rc = one_column(c, r, svc_numbers[i], &k->num[i]);
+    if (rc == 0)
+        rc = one_column(c, r, "service", &k->service);
+    return rc == 0 ? one_column(c, r, "replica", &k->replica) : rc;
+}
+
+/* A number as retrystorm writes it (digits, sign, point, exponent; finite,
+ * not negative) in column idx (named col) of the current row; 0 or
+ * PLOT_BAD_INPUT. NaN, inf and hexadecimal are refused. */
+static int check_number(struct ctx *c, const struct table *r, const char *col, size_t idx, double *x)
+{
+    const char *v;
+    size_t len;
+    char buf[64], *end;
+    field(r->line, idx, &v, &len);
+    if (len == 0)
+        return bad(c, r, "an empty value in column %s", col);
+    if (len >= sizeof buf || strspn(v, "0123456789.eE+-") < len)
+        return bad(c, r, "'%.*s' in column %s is not a number", (int)(len < 40 ? len : 40), v, col);
+    memcpy(buf, v, len);
+    buf[len] = '\0';
+    *x = strtod(buf, &end);
+    if (*end != '\0' || end == buf)
+        return bad(c, r, "'%s' in column %s is not a number", buf, col);
+    if (!isfinite(*x) || *x < 0)
+        return bad(c, r, "'%s' in column %s is not a finite number of at least 0", buf, col);
+    return 0;
+}
+
+/* Checks the service's name (it goes into a file name and the figure)
+ * and its replica number, and records them in sv. */
+static int take_service(struct ctx *c, const struct table *r, const struct svc_cols *k, double rep,
+                        struct services *sv)
+{
+    const char *v;
+    size_t len, i;
+    field(r->line, k->service, &v, &len);
+    if (len == 0 || len > SERVICE_NAME_MAX || strspn(v, NAME_CHARS) < len)
+        return bad(c, r, "the service name '%.*s' is not 1 to %d letters, digits, '_' or '-'",
+                   (int)(len < 64 ? len : 64), v, SERVICE_NAME_MAX);
+    if (rep != floor(rep) || rep > REPLICA_MAX)
+        return bad(c, r, "replica %.9g is not a whole number from 0 to %d", rep, REPLICA_MAX);
+    for (i = 0; i < sv->names.n; i++)
+        if (strlen(sv->names.v[i]) == len && memcmp(sv->names.v[i], v, len) == 0)
+            break;
+    if (i == SERVICES_MAX)
+        return bad(c, r, "more than %d services", SERVICES_MAX);
+    if (i == sv->names.n)
+        list_add(&sv->names, v, len);
+    if ((unsigned)rep > sv->replicas[i])
+        sv->replicas[i] = (unsigned)rep;
+    sv->total[i] = sv->total[i] || rep == 0;
+    return 0;
+}
+
+/* Checks one row of services.csv and records its service in sv. */
+static int services_row(struct ctx *c, const struct table *r, const struct svc_cols *k,
+                        struct services *sv)
+{
+    double x, rep;
+    if (r->lineno > SERVICE_ROWS_MAX + 1)
+        return bad(c, r, "more than %d rows", SERVICE_ROWS_MAX);
+    if (count_fields(r->line) != r->ncols)
+        return bad(c, r, "%zu columns, but the header has %zu", count_fields(r->line), r->ncols);
+    int rc = check_fields(c, r);
+    for (size_t i = 0; i < SVC_NUMBERS && rc == 0; i++)
+        rc = check_number(c, r, svc_numbers[i], k->num[i], &x);
+    if (rc == 0)
+        rc = check_number(c, r, "replica", k->replica, &rep);
+    return rc == 0 ? take_service(c, r, k, rep, sv) : rc;
+}
+
+/* Reads DIR/services.csv into sv, checking every row. Returns 0; 1 when
+ * there is no services.csv; or a PLOT_ code. O(rows × services). */
+static int read_services(struct ctx *c, struct services *sv)
+{
+    struct table r;
+    struct svc_cols k;
+    int rc = services_header(c, &r, &k);
+    while (rc == 0 && (rc = table_next(c, &r)) == 1)
+        rc = services_row(c, &r, &k, sv);
+    for (size_t i = 0; i < sv->names.n && rc == 0; i++)
+        if (!sv->total[i])
+            rc = fail(c, PLOT_BAD_INPUT, "%s/services.csv: service %s has no rows of replica 0 (its total)",
+                      c->dir, sv->names.v[i]);
+    table_close(&r);
+    return rc;
+}
+
 /* ---- running gnuplot ---- */
 
 struct proc {
@@ -824,15 +990,42 @@ static int draw_both(struct ctx *c, const char *script_name, const char *name, c
 
 /* ---- what each kind of directory draws ---- */
 
+/* One figure per service of sv (service_NAME, plots/service.gp): its load,
+ * queue and workers from its total rows, and the workers held at each of
+ * its first REPLICA_LINES replicas. */
+static int plot_services(struct ctx *c, const struct services *sv)
+{
+    int rc = 0;
+    for (size_t i = 0; i < sv->names.n && rc == 0; i++) {
+        struct sbuf extra = {0};
+        char name[64], png[72];
+        snprintf(name, sizeof name, "service_%s", sv->names.v[i]);
+        snprintf(png, sizeof png, "%s.png", name);
+        assert(outdir_our_name(png)); /* the name was checked as it was read */
+        unsigned nrep = sv->replicas[i] < REPLICA_LINES ? sv->replicas[i] : REPLICA_LINES;
+        int q = sb_var(&extra, "service", sv->names.v[i]);
+        sb_printf(&extra, "replicas = %u\nnrep = %u\n", sv->replicas[i], nrep);
+        rc = q == 0 ? draw_both(c, "service", name, &extra) : PLOT_FAILED;
+        free(extra.p);
+    }
+    return rc;
+}
+
+static void services_fini(struct services *sv) { list_fini(&sv->names); }
+
 /* A run: load, queue and latency over time; the latency CDF and the
- * attempts histogram when their files have rows. */
+ * attempts histogram when their files have rows; a figure per service
+ * when there is a services.csv. */
 static int plot_run(struct ctx *c)
 {
     struct list outcomes = {0}, levels = {0};
+    struct services sv = {0};
     struct sbuf none = {0}, cdf = {0}, att = {0};
     int rc = column_values(c, "latency.csv", "outcome", &outcomes);
     if (rc >= 0)
         rc = column_values(c, "attempts.csv", "level", &levels);
+    if (rc >= 0)
+        rc = read_services(c, &sv);
     if (rc >= 0)
         rc = sb_array(&cdf, "outcomes", &outcomes) | sb_array(&att, "levels", &levels);
     static const char *const ts[] = {"load", "queue", "latency"};
@@ -842,7 +1035,9 @@ static int plot_run(struct ctx *c)
         rc = draw_both(c, "cdf", "cdf", &cdf);
     if (rc == 0 && levels.n > 0)
         rc = draw_both(c, "attempts", "attempts", &att);
-    list_fini(&outcomes), list_fini(&levels);
+    if (rc == 0)
+        rc = plot_services(c, &sv);
+    list_fini(&outcomes), list_fini(&levels), services_fini(&sv);
     free(cdf.p), free(att.p);
     return rc;
 }

@@ -8,7 +8,11 @@
  * time, the latency CDF and the attempts histogram of a run; the
  * comparison panels of a `compare` directory; the AWS study's two panels
  * when the comparison varies load.clients and layer.app.backoff; the
- * three panels of a sweep. Phases (from DIR/scenario.ini) are shaded and
+ * three panels of a sweep. A run with a services.csv (a service graph)
+ * also gets one figure per service, service_NAME (at most 64 services;
+ * NAME is 1 to 47 of [A-Za-z0-9_-], checked before it names a file): its
+ * load, queue and workers over time, with the workers held at each of its
+ * first 8 replicas. Phases (from DIR/scenario.ini) are shaded and
  * labelled on time plots.
  *
  * What DIR holds is hostile: result directories are shared between people,
@@ -20,7 +24,9 @@
  * - the DIR path never enters a script: gnuplot runs with DIR as its
  *   working directory and the scripts name files by fixed relative names;
  * - every reader checks what it reads (line length, columns, value length
- *   and characters, number of distinct values) and answers a malformed
+ *   and characters, number of distinct values; in services.csv also every
+ *   number drawn, finite and not negative, the service names, replica
+ *   numbers up to 1000 and at most 1,000,000 rows) and answers a malformed
  *   file with PLOT_BAD_INPUT and a message naming the file and line;
  * - gnuplot runs without a shell (fork and exec, `gnuplot -d`: no
  *   initialisation files), in its own process group, reading its script

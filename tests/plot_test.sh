@@ -4,7 +4,8 @@
 # column. Then issue 12 (never run what we read): hostile keys, values and
 # directory names run nothing; planted links are not followed; a malformed
 # file is refused naming its line; gnuplot's stderr is shown; an interrupt
-# stops gnuplot within a second. Skipped (exit 77, reported as skipped by
+# stops gnuplot within a second. Service graphs draw a figure per service;
+# a hostile services.csv is refused. Skipped (exit 77, reported as skipped by
 # ctest) without gnuplot.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -34,6 +35,34 @@ check "$tmp/occ/occ.png" "$tmp/occ/occ.svg" "$tmp/occ/replications.csv"
 for m in ok_share amplification lat_p99; do check "$tmp/sweep/sweep_$m.png" "$tmp/sweep/sweep_$m.svg"; done
 "$bin" sweep storm --set run.duration=80s --grid layer.app.attempts=1..3 --reps 2 -o "$tmp/sweep1" --quiet --plot > /dev/null
 check "$tmp/sweep1/sweep_ok_share.png"
+# Service graphs: one figure per service of services.csv, PNG and SVG
+# (cascade: three services; lb-crash: one of three replicas), none for a
+# run without services.
+"$bin" run cascade -o "$tmp/graph" --plot > "$tmp/graph.log" || { cat "$tmp/graph.log"; exit 1; }
+for s in edge api db; do check "$tmp/graph/service_$s.png" "$tmp/graph/service_$s.svg"; done
+[ "$(ls "$tmp/graph" | grep -c '^service_')" = 6 ] || fail "cascade: not one figure per service"
+grep -q '<svg' "$tmp/graph/service_db.svg" || fail "service_db.svg is not SVG"
+"$bin" run lb-crash -o "$tmp/lb" > /dev/null || fail "lb-crash"
+"$bin" plot "$tmp/lb" > "$tmp/lb.log" 2>&1 || { cat "$tmp/lb.log"; fail "plot of lb-crash"; }
+check "$tmp/lb/service_api.png" "$tmp/lb/service_api.svg"
+ls "$tmp/run" | grep -q '^service_' && fail "service figures for a run without services"
+# A hostile services.csv (a name that would be a path or code, NaN, too many
+# rows) is refused, exit 2 naming the file and line, and nothing is drawn.
+hostile_services() { # NAME VALUE AWK-PROGRAM PATTERN: cascade's services.csv edited by the program
+  rm -rf "$tmp/hs" && mkdir "$tmp/hs" && cp "$tmp/graph/"*.csv "$tmp/graph/scenario.ini" "$tmp/hs/"
+  awk -F, -v OFS=, -v v="$2" "$3" "$tmp/graph/services.csv" > "$tmp/hs/services.csv"
+  expect 2 "$4" -- "$bin" plot "$tmp/hs" --force
+  ls "$tmp/hs" | grep -q '\.png$' && fail "$1: figures drawn from a hostile services.csv"
+}
+hostile_services quote "x'.system('touch pwned7').'" 'NR == 3 { $2 = v } { print }' \
+  "hs/services.csv:3: the service name 'x'\.system\('touch pwned7'\)\.'' is not 1 to 47"
+hostile_services dquote 'a"b' 'NR == 3 { $2 = v } { print }' 'hs/services.csv:3: a double quote in column 2'
+hostile_services slash "../../evil" 'NR == 4 { $2 = v } { print }' "hs/services.csv:4: the service name '\.\./\.\./evil' is not"
+hostile_services nan NaN 'NR == 5 { $9 = v } { print }' "hs/services.csv:5: 'NaN' in column busy is not a number"
+hostile_services rows "0,a,0,0,0,0,0,0,0,0,0,0,0" 'NR == 1 { print; for (i = 0; i <= 1000000; i++) print v; exit }' \
+  "hs/services.csv:1000002: more than 1000000 rows"
+find "$tmp" -name pwned7 | grep -q . && fail "a service's name ran a command"
+rm -rf "$tmp/hs"
 # plot on a directory with nothing to draw is a clear error
 mkdir "$tmp/emptyd"
 "$bin" plot "$tmp/emptyd" > "$tmp/empty.log" 2>&1 && fail "plot on an empty directory succeeded"

@@ -87,6 +87,31 @@ static void names(void **state)
         assert_false(outdir_our_name(not_ours[i]));
 }
 
+/* A service's figure is ours when the service's name could be one:
+ * 1 to 47 characters of [A-Za-z0-9_-]. */
+static void service_names(void **state)
+{
+    (void)state;
+    static const char *const ours[] = {
+        "service_api.png", "service_db.svg", "service_a.png", "service_-.png", "service_A-b_9.svg",
+        "service_edge.png", "service_01234567890123456789012345678901234567890123456.png",
+        ".service_api.png.0123456789ab.tmp", ".service_x-y_z.svg.abcdef012345.tmp"};
+    static const char *const not_ours[] = {
+        "service_../x.png", "service_.png", "service_a b.png", "service_api.pdf", "service_api",
+        "service_api.csv", "service_a.b.png", "service_a/b.png", "service_a'b.png", "service_a\\b.svg",
+        "service_012345678901234567890123456789012345678901234567.png", "services_api.png",
+        "Service_api.png", "service_api.png.tmp", ".service_api.png.0123456789ab",
+        ".service_../x.png.0123456789ab.tmp", ".service_.png.0123456789ab.tmp",
+        ".service_api.png.0123456789AB.tmp", "service_\xc3\xa9.png", "service_a\tb.png",
+        "service_api.png.png.", "service_api.png/"};
+    for (size_t i = 0; i < sizeof ours / sizeof *ours; i++)
+        if (!outdir_our_name(ours[i]))
+            fail_msg("%s is not ours", ours[i]);
+    for (size_t i = 0; i < sizeof not_ours / sizeof *not_ours; i++)
+        if (outdir_our_name(not_ours[i]))
+            fail_msg("%s is ours", not_ours[i]);
+}
+
 static void classify(void **state)
 {
     (void)state;
@@ -247,6 +272,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(names),
+        cmocka_unit_test(service_names),
         cmocka_unit_test_setup_teardown(classify, setup, teardown),
         cmocka_unit_test_setup_teardown(remove_ours_keeps_the_rest, setup, teardown),
         cmocka_unit_test_setup_teardown(tmpfile_is_exclusive, setup, teardown),

@@ -310,6 +310,129 @@ static void malformed_sweep(void **state)
     free(d);
 }
 
+/* ---- services.csv (service graphs) ---- */
+
+static const char svc_header[] =
+    "t,service,replica,arrivals,started,completed,rejected,queue_len,busy,working,utilization,wasted,"
+    "dep_calls\n";
+
+/* A services.csv of the header, a good row of service ok, then `rows`;
+ * plot_dir refuses it with `says`, drawing no service's figure either. */
+static void svc_refused(const char *d, const char *rows, const char *says)
+{
+    char text[8192];
+    snprintf(text, sizeof text, "%s0,ok,0,1,1,1,0,0,1,1,0.1,0,0\n%s", svc_header, rows);
+    put(d, "services.csv", text);
+    refused(d, PLOT_BAD_INPUT, says);
+    assert_false(present(d, "service_ok.png"));
+}
+
+static void malformed_services(void **state)
+{
+    (void)state;
+    char *d = mktempdir();
+    put(d, "timeseries.csv", ts_header);
+    svc_refused(d, "0,a'b,0,1,1,1,0,0,1,1,0.1,0,0\n",
+                "/services.csv:3: the service name 'a'b' is not 1 to 47 letters, digits, '_' or '-'");
+    svc_refused(d, "0,../x,0,1,1,1,0,0,1,1,0.1,0,0\n", "/services.csv:3: the service name '../x' is not");
+    svc_refused(d, "0,a b,0,1,1,1,0,0,1,1,0.1,0,0\n", "/services.csv:3: the service name 'a b' is not");
+    svc_refused(d, "0,,0,1,1,1,0,0,1,1,0.1,0,0\n", "/services.csv:3: the service name '' is not");
+    svc_refused(d, "0,a.png,0,1,1,1,0,0,1,1,0.1,0,0\n", "/services.csv:3: the service name 'a.png' is not");
+    svc_refused(d, "0,abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuv,0,1,1,1,0,0,1,1,0.1,0,0\n",
+                "/services.csv:3: the service name 'abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuv' is not");
+    svc_refused(d, "0,x\x1b]0;t\x07,0,1,1,1,0,0,1,1,0.1,0,0\n", "/services.csv:3: a control character (byte 27)");
+    svc_refused(d, "1,ok,0,1,1,1,0,0,NaN,1,0.1,0,0\n", "/services.csv:3: 'NaN' in column busy is not a number");
+    svc_refused(d, "1,ok,0,1,1,1,0,0,1,1,nan,0,0\n", "/services.csv:3: 'nan' in column utilization is not a number");
+    svc_refused(d, "1,ok,0,inf,1,1,0,0,1,1,0.1,0,0\n", "/services.csv:3: 'inf' in column arrivals is not a number");
+    svc_refused(d, "1,ok,0,1e999,1,1,0,0,1,1,0.1,0,0\n",
+                "/services.csv:3: '1e999' in column arrivals is not a finite number of at least 0");
+    svc_refused(d, "1,ok,0,1,1,-1,0,0,1,1,0.1,0,0\n", "/services.csv:3: '-1' in column completed is not a finite");
+    svc_refused(d, "1,ok,0,1,1,1,0x1,0,1,1,0.1,0,0\n", "/services.csv:3: '0x1' in column rejected is not a number");
+    svc_refused(d, "1,ok,0,1,1,1,0,1-2,1,1,0.1,0,0\n", "/services.csv:3: '1-2' in column queue_len is not a number");
+    svc_refused(d, "1,ok,0,1,1,1,0,0,1,,0.1,0,0\n", "/services.csv:3: an empty value in column working");
+    svc_refused(d, "x,ok,0,1,1,1,0,0,1,1,0.1,0,0\n", "/services.csv:3: 'x' in column t is not a number");
+    svc_refused(d, "1,ok,1.5,1,1,1,0,0,1,1,0.1,0,0\n", "/services.csv:3: replica 1.5 is not a whole number from 0 to 1000");
+    svc_refused(d, "1,ok,1001,1,1,1,0,0,1,1,0.1,0,0\n", "/services.csv:3: replica 1001 is not a whole number");
+    svc_refused(d, "1,ok,0,1,1,1,0,0,1,1,0.1,0\n", "/services.csv:3: 12 columns, but the header has 13");
+    svc_refused(d, "1,ok,0,1,1,1,0,0,1,1,0.1,0,\"a,b\"\n", "/services.csv:3: 14 columns, but the header has 13");
+    svc_refused(d, "1,ok,0,1,1,1,0,0,1,1,0.1,0,\"0\"\n", "/services.csv:3: a double quote in column 13");
+    svc_refused(d, "1,lone,2,1,1,1,0,0,1,1,0.1,0,0\n",
+                "/services.csv: service lone has no rows of replica 0 (its total)");
+    char *many = malloc(65 * 64);
+    assert_non_null(many);
+    many[0] = '\0';
+    for (int i = 0; i < 64; i++) /* with ok: 65 services */
+        snprintf(many + strlen(many), 64, "0,s%d,0,1,1,1,0,0,1,1,0.1,0,0\n", i);
+    svc_refused(d, many, "/services.csv:66: more than 64 services");
+    free(many);
+    put(d, "services.csv", "t,service,replica,arrivals,completed,rejected,queue_len,working,utilization,wasted\n");
+    refused(d, PLOT_BAD_INPUT, "/services.csv:1: no column busy");
+    put(d, "services.csv", "t,service,replica,arrivals,completed,rejected,queue_len,busy,working,utilization,"
+                           "wasted,busy\n");
+    refused(d, PLOT_BAD_INPUT, "/services.csv:1: column busy appears 2 times");
+    put(d, "services.csv", "service,t,replica,arrivals,completed,rejected,queue_len,busy,working,utilization,wasted\n");
+    refused(d, PLOT_BAD_INPUT, "/services.csv:1: the header does not start with column t");
+    put(d, "services.csv", "");
+    refused(d, PLOT_BAD_INPUT, "/services.csv: empty (no header)");
+    char p[512];
+    snprintf(p, sizeof p, "%s/services.csv", d);
+    unlink(p);
+    assert_int_equal(symlink("/etc/passwd", p), 0);
+    refused(d, PLOT_BAD_INPUT, "/services.csv is a symbolic link: refused");
+    unlink(p);
+    rmtree(d);
+    free(d);
+}
+
+/* More than 1,000,000 rows are refused at the first row too many. */
+static void services_rows_bounded(void **state)
+{
+    (void)state;
+    char *d = mktempdir(), p[512];
+    put(d, "timeseries.csv", ts_header);
+    snprintf(p, sizeof p, "%s/services.csv", d);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs(svc_header, f);
+    for (int i = 0; i < 1000001; i++)
+        fputs("0,a,0,0,0,0,0,0,0,0,0,0,0\n", f);
+    assert_int_equal(fclose(f), 0);
+    refused(d, PLOT_BAD_INPUT, "/services.csv:1000002: more than 1000000 rows");
+    assert_false(present(d, "service_a.png"));
+    rmtree(d);
+    free(d);
+}
+
+/* The real gnuplot draws one figure per service, names at the edges of
+ * what is allowed included, and a service of 11 replicas. */
+static void services_drawn(void **state)
+{
+    (void)state;
+    if (!have_gnuplot())
+        skip();
+    char *d = mktempdir(), err[1024], text[16384];
+    put(d, "timeseries.csv", "t,offered,server_arrivals,ok,queue_len,in_flight,busy,lat_p50,lat_p99\n"
+                             "0,1,1,1,0,1,1,0.1,0.2\n1,2,2,2,1,2,2,0.1,0.3\n");
+    size_t n = (size_t)snprintf(text, sizeof text, "%s", svc_header);
+    for (int t = 0; t < 3; t++) {
+        n += (size_t)snprintf(text + n, sizeof text - n, "%d,-,0,5,5,4,1,0.5,2,1,0.5,0,0\n", t);
+        for (int r = 0; r <= 11; r++)
+            n += (size_t)snprintf(text + n, sizeof text - n, "%d,Api_v-2,%d,%d,3,3,0,0,1.5,1e-3,0.75,0,1\n",
+                                  t, r, t + r);
+    }
+    put(d, "services.csv", text);
+    int got = plot_dir(d, NULL, err, sizeof err);
+    if (got != 10) /* load, queue, latency and two services, PNG and SVG */
+        fail_msg("plot_dir returned %d: %s", got, err);
+    assert_true(present(d, "service_-.png"));
+    assert_true(present(d, "service_-.svg"));
+    assert_true(present(d, "service_Api_v-2.png"));
+    assert_true(present(d, "service_Api_v-2.svg"));
+    assert_int_equal(temporaries(d), 0);
+    rmtree(d);
+    free(d);
+}
+
 static void not_a_directory(void **state)
 {
     (void)state;
@@ -453,7 +576,8 @@ int main(void)
         cmocka_unit_test(malformed_run),        cmocka_unit_test(malformed_comparison),
         cmocka_unit_test(malformed_sweep),      cmocka_unit_test(not_a_directory),
         cmocka_unit_test(stderr_shown),         cmocka_unit_test(stops_promptly),
-        cmocka_unit_test(hostile_sweep),
+        cmocka_unit_test(hostile_sweep),        cmocka_unit_test(malformed_services),
+        cmocka_unit_test(services_rows_bounded), cmocka_unit_test(services_drawn),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
