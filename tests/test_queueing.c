@@ -12,26 +12,13 @@
  * size. Seeds are fixed, so the outcome is reproducible.
  */
 #include "rs_test.h"
+#include "rs_theory.h"
 
-#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_sf_gamma.h>
-#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 
 #define R 10
-
-/* Erlang C probability of waiting for c servers at offered load a = λ/μ. */
-static double erlang_c(unsigned c, double a)
-{
-    double sum = 0, term = 1;
-    for (unsigned k = 0; k < c; k++) {
-        sum += term;
-        term *= a / (k + 1);
-    }
-    /* term is now a^c / c! */
-    double top = term * c / (c - a);
-    return top / (sum + top);
-}
+#define check_ci(what, x, theory, width) check_ci_n(what, x, R, theory, width)
 
 /* Blocking probability of M/M/c/K (K = c + queue places). */
 static double mmck_block(unsigned c, unsigned k, double a)
@@ -43,20 +30,6 @@ static double mmck_block(unsigned c, unsigned k, double a)
     for (unsigned n = 0; n <= k; n++)
         sum += p[n];
     return p[k] / sum;
-}
-
-static void check_ci(const char *what, const double *x, double theory, double max_rel_width)
-{
-    double mean = gsl_stats_mean(x, 1, R);
-    double sd = gsl_stats_sd_m(x, 1, R, mean);
-    double half = gsl_cdf_tdist_Pinv(1 - 0.005, R - 1) * sd / sqrt(R);
-    print_message("%s: simulated %.6g ± %.3g (99%% CI), theory %.6g, error %.3f%%\n", what, mean,
-                  half, theory, 100 * (mean - theory) / theory);
-    if (fabs(mean - theory) > half)
-        fail_msg("%s: theory %.6g outside the 99%% interval %.6g ± %.3g", what, theory, mean, half);
-    if (half > max_rel_width * theory)
-        fail_msg("%s: interval ± %.3g is wider than %.1f%% of %.6g: the test has no power", what,
-                 half, 100 * max_rel_width, theory);
 }
 
 static const char mmc_text[] =
