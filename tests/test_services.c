@@ -308,6 +308,34 @@ static void replica_target(void **state)
     sim_destroy(s);
 }
 
+/* A deadline crosses services: the clients' 30 ms deadline, propagated,
+ * rides with the API's call to the database, whose drop_expired then drops
+ * the queries that wait past it (every caller has given up by then: the
+ * requests end `deadline`); without propagation the database serves them
+ * all. */
+static void deadline_crosses_services(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 20s\n[load]\nrate = 150/s\n"
+                       "[service api]\nworkers = 1000\nservice = const(1ms)\ncalls = db\n"
+                       "[service db]\nworkers = 1\nqueue = unbounded\nservice = exp(6ms)\n"
+                       "drop_expired = true\n"
+                       "[layer app]\nto = api\ndeadline = 30ms\npropagate_deadline = true\n"
+                       "retry_on = none\n"
+                       "[layer pool]\nfrom = api\nto = db\npropagate_deadline = true\n";
+    struct sim *s = run_text(text, NULL, 0);
+    uint64_t dropped = sim_metrics(s)->dropped;
+    uint64_t late = sim_metrics(s)->outcomes[OUT_DEADLINE];
+    print_message("propagated: %llu dropped at the database, %llu requests past the deadline\n",
+                  (unsigned long long)dropped, (unsigned long long)late);
+    assert_true(dropped > 100 && late >= dropped / 2);
+    sim_destroy(s);
+    const char *off[] = {"layer.app.propagate_deadline=false"};
+    s = run_text(text, off, 1);
+    assert_int_equal(sim_metrics(s)->dropped, 0);
+    sim_destroy(s);
+}
+
 /* A hung replica counts the attempts it swallowed as outstanding until
  * their callers time out: least-outstanding steers away from it, while a
  * replica that fails fast draws the traffic (the sinkhole). */
@@ -348,6 +376,7 @@ int main(void)
         cmocka_unit_test(hop_phases),
         cmocka_unit_test(replica_target),
         cmocka_unit_test(least_outstanding_and_hung_replicas),
+        cmocka_unit_test(deadline_crosses_services),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
