@@ -308,6 +308,58 @@ static void replica_target(void **state)
     sim_destroy(s);
 }
 
+/* An attempt that reaches a hung replica after its caller gave up (a slow
+ * hop, a short timeout) is not counted as outstanding: after the hang the
+ * two replicas share the load again. */
+static void late_attempts_to_a_hung_replica(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 30s\n[load]\nrate = 200/s\n"
+                       "[phase hang]\nstart = 5s\nend = 10s\ntarget = db#1\noutage = hang\n"
+                       "[service api]\nworkers = 1000\nservice = const(0.5ms)\ncalls = db\n"
+                       "[service db]\nreplicas = 2\nbalancer = least-outstanding\nworkers = 50\n"
+                       "service = exp(1ms)\n"
+                       "[layer client]\nto = api\ntimeout = 2s\n"
+                       "[layer api-db]\nfrom = api\nto = db\nattempts = 3\ntimeout = 10ms\n"
+                       "request_latency = const(50ms)\n";
+    struct sim *s = run_text(text, NULL, 0);
+    struct sim_service_row r;
+    double n[2] = {0, 0};
+    for (size_t b = 12; b < 30; b++)
+        for (unsigned i = 0; i < 2; i++) {
+            assert_true(sim_service_row(s, 1, i + 1, b, &r));
+            n[i] += (double)r.arrivals;
+        }
+    print_message("after the hang: db#1 %.0f, db#2 %.0f arrivals\n", n[0], n[1]);
+    assert_true(n[0] > 0.4 * (n[0] + n[1]));
+    sim_destroy(s);
+}
+
+/* The attempts per request users see are the clients' layer's, whatever
+ * the order of the layers in the file. */
+static void client_attempts_whatever_the_order(void **state)
+{
+    (void)state;
+    const char *head = "[run]\nduration = 10s\n[load]\nrate = 100/s\n"
+                       "[service api]\nworkers = 100\nservice = const(1ms)\ncalls = db*4\n"
+                       "[service db]\nworkers = 100\nservice = exp(1ms)\nerror_503 = 0.3\n";
+    const char *client = "[layer client]\nto = api\nattempts = 2\ntimeout = 1s\n";
+    const char *inner = "[layer api-db]\nfrom = api\nto = db\nattempts = 5\nretry_on = 503\n";
+    char a[1024], b[1024];
+    snprintf(a, sizeof a, "%s%s%s", head, client, inner);
+    snprintf(b, sizeof b, "%s%s%s", head, inner, client);
+    struct summary oa, ob;
+    struct sim *s = run_text(a, NULL, 0);
+    output_summarise(s, 0, &oa);
+    sim_destroy(s);
+    s = run_text(b, NULL, 0);
+    output_summarise(s, 0, &ob);
+    sim_destroy(s);
+    print_message("attempts per request: %.4f and %.4f\n", oa.attempts_mean, ob.attempts_mean);
+    assert_true(oa.attempts_mean < 1.1 && oa.attempts_mean == ob.attempts_mean);
+    assert_int_equal(oa.attempts_max, ob.attempts_max);
+}
+
 /* A deadline crosses services: the clients' 30 ms deadline, propagated,
  * rides with the API's call to the database, whose drop_expired then drops
  * the queries that wait past it (every caller has given up by then: the
@@ -377,6 +429,8 @@ int main(void)
         cmocka_unit_test(replica_target),
         cmocka_unit_test(least_outstanding_and_hung_replicas),
         cmocka_unit_test(deadline_crosses_services),
+        cmocka_unit_test(late_attempts_to_a_hung_replica),
+        cmocka_unit_test(client_attempts_whatever_the_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

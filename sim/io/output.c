@@ -23,8 +23,9 @@ void output_summarise(const struct sim *s, double wall_s, struct summary *o)
     for (int i = 0; i < OUT_NOUTCOMES; i++)
         o->outcomes[i] = m->outcomes[i];
     o->in_flight = sim_in_flight(s);
-    o->attempts_mean = m->att_n ? m->att_sum[0] / (double)m->att_n : 0.0;
-    o->attempts_max = m->att_max[0];
+    unsigned top = sim_client_layer(s);
+    o->attempts_mean = m->att_n ? m->att_sum[top] / (double)m->att_n : 0.0;
+    o->attempts_max = m->att_max[top];
     o->amplification = m->att_n ? m->att_sum[m->nlayers] / (double)m->att_n : 0.0;
     o->server_arrivals = m->server_arrivals;
     o->server_completions = m->server_completions;
@@ -175,7 +176,7 @@ static void write_timeseries(FILE *f, const struct sim *s)
         double len = metrics_bucket_len(m, i), ns = len * 1e9;
         const uint64_t *att = &m->attempts[i * m->nlayers];
         fprintf(f, "%.9g,%.9g,%.9g", units_seconds((rs_time)i * m->bucket_ns),
-                (double)b->offered / len, (double)att[0] / len);
+                (double)b->offered / len, (double)att[sim_client_layer(s)] / len);
         for (size_t l = 0; l < m->nlayers; l++)
             fprintf(f, ",%.9g", (double)att[l] / len);
         fprintf(f, ",%.9g,%.9g,%.9g", (double)b->server_arrivals / len,

@@ -165,9 +165,13 @@ static inline void send(struct sim *s, uint32_t ci)
     c->state = CALL_WAITING;
     rs_time at = min_t(units_add(s->now, cfg->timeout), c->deadline_at);
     /* a layer's timeouts are now + the same duration: a FIFO lane */
-    c->timer = at == RS_TIME_NEVER ? EVQ_NONE
-               : evq_push_lane(&s->q, c->layer < LANE_LAYERS ? c->layer : EVQ_LANES, at,
-                               EV_TIMEOUT, ci, c->attempts);
+    c->attempt_start = s->now; /* after any wait for a bulkhead slot */
+    if (at == RS_TIME_NEVER)
+        c->timer = EVQ_NONE;
+    else if (c->layer < LANE_LAYERS)
+        c->timer = evq_push_lane(&s->q, c->layer, at, EV_TIMEOUT, ci, c->attempts);
+    else
+        c->timer = evq_push(&s->q, at, EV_TIMEOUT, ci, c->attempts);
     struct reply_to me = {ci, c->gen, c->attempts};
     net_send_down(s, c->layer, c->req, me, cfg->propagate_deadline ? c->deadline_at : RS_TIME_NEVER);
 }
@@ -349,8 +353,9 @@ static void failed_attempt(struct sim *s, uint32_t ci, enum errclass cls, rs_tim
     c->state = CALL_BACKOFF;
     s->lrt[c->layer].retries++;
     /* constant delays keep a lane in order; others fall back to the heap */
-    c->timer = evq_push_lane(&s->q, c->layer < LANE_LAYERS ? LANE_LAYERS + c->layer : EVQ_LANES, at,
-                             EV_RETRY, ci, c->attempts);
+    c->timer = c->layer < LANE_LAYERS
+                   ? evq_push_lane(&s->q, LANE_LAYERS + c->layer, at, EV_RETRY, ci, c->attempts)
+                   : evq_push(&s->q, at, EV_RETRY, ci, c->attempts);
 }
 
 void layer_on_answer(struct sim *s, struct reply_to to, enum errclass cls, rs_time retry_after)

@@ -12,7 +12,7 @@
  * acts on the first service, as a single server did. Rate and capacity
  * factors multiply; an absolute rate replaces the base rate (the last active
  * one in file order wins); slowdowns multiply; the last active outage in
- * file order is the server's. A Poisson arrival pending at a boundary is drawn
+ * file order is a service's. A Poisson arrival pending at a boundary is drawn
  * again from the new rate, which is exact by memorylessness. Each function
  * is O(log pending events) apart from load_on_phase, O(phases).
  */

@@ -327,7 +327,10 @@ static bool turned_away(struct sim *s, struct replica *rp, struct request *r, ui
                rp->outage_retry_after == RS_TIME_NEVER ? -1 : rp->outage_retry_after);
         return true;
     case OUTAGE_HANG: /* accepted, never answered */
-        if (via != NO_LAYER) {
+        /* outstanding while the sending call waits for it (an attempt that
+         * arrives after its caller gave up is not; a job's direct call has
+         * no timeout to end it and is not counted: README) */
+        if (via != NO_LAYER && layer_is_waiting(s, from)) {
             ((struct call *)pool_at(&s->calls, from.call))->hung_at = rep_index(s, rp) + 1;
             rp->hung++;
         }
@@ -461,18 +464,17 @@ static void complete(struct sim *s, uint32_t ji, enum errclass cls, bool drawn)
         if (is_entry(s, rp))
             record_execution(s, j, c, cls);
     }
-    bool wanted = service_is_waiting(s, to);
-    if (!wanted) {
-        COUNT(s, rp, wasted);
-        if (is_entry(s, rp)) {
-            s->m.wasted++;
-            metrics_cur(&s->m)->wasted++;
-        }
-    }
     job_end(s, ji);
-    drain(s, rp);
-    if (wanted)
+    drain(s, rp); /* may end a fan-out sibling's job: ask who waits after it */
+    if (service_is_waiting(s, to)) {
         answer(s, via, to, cls, -1);
+        return;
+    }
+    COUNT(s, rp, wasted);
+    if (is_entry(s, rp)) {
+        s->m.wasted++;
+        metrics_cur(&s->m)->wasted++;
+    }
 }
 
 /* Makes the fan-out calls of job ji's current step. An answer may come at

@@ -507,3 +507,5 @@ rs_time sim_last_phase_end(const struct sim *s)
             end = s->sc.phases[i].end;
     return end;
 }
+
+unsigned sim_client_layer(const struct sim *s) { return s->client_top; }

@@ -70,4 +70,8 @@ uint64_t sim_in_flight(const struct sim *s);
 /* The end of the last phase, or -1 if the scenario has none. */
 rs_time sim_last_phase_end(const struct sim *s);
 
+/* The clients' outermost layer (the attempts per request users see): layer
+ * 0 unless a scenario with services lists a service-to-service layer first. */
+unsigned sim_client_layer(const struct sim *s);
+
 #endif

@@ -1,7 +1,7 @@
 /*
  * simctx — the simulation context shared by the model modules (load, layer,
- * net, server) and the dispatch loop in sim.c. Internal: not for users of
- * sim.h.
+ * bulkhead, net, service, balancer, occ) and the dispatch loop in sim.c.
+ * Internal: not for users of sim.h.
  *
  * Object graph of one logical request: a `request` (the operation the user
  * wants done) owns a root `call` at the clients' outermost layer; each
@@ -37,12 +37,17 @@
 #include "scenario.h"
 
 #define NO_PARENT UINT32_MAX
-#define REPLY_JOB 0x80000000u  /* reply_to.call names a job, not a call */
+#define REPLY_JOB 0x80000000u  /* reply_to.call names a job, not a call (pools stay far
+                                * below 2^31 live objects: that is > 100 GB of them) */
 #define NO_LAYER UINT8_MAX     /* a job called directly by another job */
 #define FANOUT_SLOTS 64        /* reply_to.attempt of a dependency call: step · 64 + slot */
 /* Timeouts of layer L (L < LANE_LAYERS) go to lane L, retries to lane
  * LANE_LAYERS + L; deeper layers' timers use the heaps. */
 #define LANE_LAYERS (EVQ_LANES / 2)
+
+_Static_assert(SCENARIO_MAX_FANOUT <= FANOUT_SLOTS, "a job's pending mask has 64 bits");
+_Static_assert(SCENARIO_MAX_LAYERS < NO_LAYER, "layer indices fit in uint8_t beside NO_LAYER");
+_Static_assert(EVQ_LANES == 2 * LANE_LAYERS, "timeout and retry lanes, one each per layer");
 
 enum ev_type {
     EV_ARRIVAL, EV_CLIENT, EV_PHASE, EV_TIMEOUT, EV_RETRY, EV_SERVICE_DONE, EV_DELIVER, EV_ANSWER,
@@ -75,7 +80,7 @@ struct request {
     uint8_t key_state; /* the server's idempotency-key store entry for it */
     uint8_t stored;    /* the stored answer's class */
     uint32_t side_effects;
-    uint64_t n[]; /* attempts at each layer, then at the server: nlayers + 1 of them
+    uint64_t n[]; /* attempts at each layer, then at the entry service: nlayers + 1 of them
                    * (the pool's object size is request_size) */
 };
 
@@ -175,7 +180,7 @@ struct service_rt {
 /* An attempt or an answer crossing a hop with latency. */
 struct msg {
     uint32_t req;        /* downward only */
-    uint8_t layer;       /* downward: the layer that sent it; upward: the parent's layer */
+    uint8_t layer;       /* downward: the layer that sent it (unused upward) */
     uint8_t cls;         /* upward: the answer */
     struct reply_to to;
     rs_time deadline_at; /* downward */
