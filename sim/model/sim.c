@@ -309,10 +309,13 @@ static inline void prefetch_object(const struct sim *s, const struct evq_event *
     }
 }
 
-/* In two stages: the object of the event after next (its call, job or
- * message, or a client's states), and for the next event, whose object was
- * asked for one event ago, what lies behind it: a call's states, or a
- * job's call and its client's states. */
+/* In stages: the record of the event after next (only asked for: reading
+ * its type here stalled on a cache miss, 13 % of a deep cascade's time),
+ * and for the next event, whose record was asked for one event ago, its
+ * object (call, job or message, or a client's states) and what lies behind
+ * it: a call's states, or a job's call and its client's states. Measured,
+ * interleaved: cascade at 100,000 clients 4.7-4.95 -> 5.2-5.7 M events/s;
+ * fleet of 1,000,000 unchanged within noise (2.5-2.8). */
 static inline void prefetch_next(const struct sim *s)
 {
     const struct evq_event *after, *next = evq_peek_hint(&s->q, &after);
@@ -331,7 +334,7 @@ static inline void prefetch_next(const struct sim *s)
         }
     }
     if (after != NULL)
-        prefetch_object(s, after);
+        __builtin_prefetch(after); /* its record only: reading it here would stall */
 }
 
 /* Walks the requests still alive at the end of the run: counts those
