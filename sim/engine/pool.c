@@ -26,6 +26,21 @@ void pool_init(struct pool *p, size_t size)
     p->bits = 12;
     while (p->bits < 31 && (size << p->bits) < MEM_HUGE)
         p->bits++;
+    /* A chunk is mapped in whole huge pages, and a huge page is resident as
+     * soon as one byte of it is touched: of the next few sizes, take the one
+     * that wastes the smallest share of its last page (40-byte objects: 2^18
+     * fill 10 MiB exactly, where 2^16 left 1.5 of 4 MiB unused). */
+    unsigned best = p->bits;
+    double best_waste = 1.0;
+    for (unsigned b = p->bits; b < p->bits + 4 && b < 31; b++) {
+        size_t bytes = size << b, mapped = (bytes + MEM_HUGE - 1) & ~(MEM_HUGE - 1);
+        double waste = (double)(mapped - bytes) / (double)mapped;
+        if (waste < best_waste - 1e-9) {
+            best = b;
+            best_waste = waste;
+        }
+    }
+    p->bits = best;
     p->mask = (1u << p->bits) - 1;
 }
 

@@ -4,7 +4,8 @@
  * Objects live in chunks that are never moved, so a pointer to an object
  * stays valid while other objects are allocated. A chunk holds a power of
  * two of objects, at least 4096 and enough to fill 2 MiB, so that chunks
- * are backed by huge pages (see mem.h). Freed indices are
+ * are backed by huge pages (see mem.h); of the next four powers, the one
+ * whose chunk fills its last huge page best. Freed indices are
  * reused last-in first-out. Memory follows the peak number of live objects;
  * the steady state does not call malloc. alloc, free and at are O(1)
  * (amortised O(1) for alloc when a chunk is added).

@@ -71,6 +71,7 @@ void bulkhead_leave_queue(struct sim *s, uint32_t ci)
     else
         rt->wait_tail[in] = c->wait_prev;
     rt->wait_len[in]--;
+    c->hung_at = 0; /* the union's other member: no attempt is out yet */
 }
 
 /* Appends call ci to its instance's wait list, with its wait timer. */

@@ -212,9 +212,7 @@ bool service_is_waiting(const struct sim *s, struct reply_to to)
     if (!(to.call & REPLY_JOB))
         return layer_is_waiting(s, to);
     const struct job *j = pool_at(&s->jobs, to.call & ~REPLY_JOB);
-    uint32_t step = to.attempt / FANOUT_SLOTS, slot = to.attempt % FANOUT_SLOTS;
-    return j->gen == to.gen && j->stage == JOB_CALLS && j->step == step &&
-           ((j->pending >> slot) & 1u);
+    return j->gen == to.gen && j->stage == JOB_CALLS && j->step == to.attempt / FANOUT_SLOTS;
 }
 
 void service_unhang(struct sim *s, uint32_t ci)
@@ -389,7 +387,7 @@ void service_arrive(struct sim *s, uint32_t svc, uint32_t req, struct reply_to f
     struct job *j = pool_at(&s->jobs, ji);
     j->req = req;
     j->client = r->client;
-    j->rep = rep_index(s, rp);
+    j->rep = (uint16_t)rep_index(s, rp);
     j->kind = (uint8_t)kind;
     j->stage = JOB_QUEUED;
     j->via = via;
@@ -487,7 +485,7 @@ static void call_step(struct sim *s, uint32_t ji)
     uint32_t gen = j->gen, step = j->step, req = j->req;
     uint8_t top = s->svc[s->reps[j->rep].service].edge[step];
     rs_time deadline_at = j->deadline_at;
-    j->pending = d->fanout >= 64 ? UINT64_MAX : (UINT64_C(1) << d->fanout) - 1;
+    j->pending = (uint8_t)d->fanout;
     for (uint32_t k = 0; k < d->fanout; k++) {
         j = pool_at(&s->jobs, ji);
         if (j->gen != gen || j->stage != JOB_CALLS || j->step != step)
@@ -558,7 +556,7 @@ void service_on_dep_answer(struct sim *s, struct reply_to to, enum errclass cls)
         return; /* late: the execution ended, or moved on */
     uint32_t ji = to.call & ~REPLY_JOB;
     struct job *j = pool_at(&s->jobs, ji);
-    j->pending &= ~(UINT64_C(1) << (to.attempt % FANOUT_SLOTS));
+    j->pending--; /* every call answers its job once at most (finish, complete, turned away) */
     if (cls != CLS_OK) {
         complete(s, ji, failed_dep_class(cls), false);
         return;

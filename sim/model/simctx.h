@@ -48,6 +48,8 @@
 _Static_assert(SCENARIO_MAX_FANOUT <= FANOUT_SLOTS, "a job's pending mask has 64 bits");
 _Static_assert(SCENARIO_MAX_LAYERS < NO_LAYER, "layer indices fit in uint8_t beside NO_LAYER");
 _Static_assert(EVQ_LANES == 2 * LANE_LAYERS, "timeout and retry lanes, one each per layer");
+_Static_assert(SCENARIO_MAX_SERVICES * SCENARIO_MAX_REPLICAS <= UINT16_MAX, "a job's replica");
+_Static_assert(SCENARIO_MAX_FANOUT <= UINT8_MAX, "a job's pending count");
 
 enum ev_type {
     EV_ARRIVAL, EV_CLIENT, EV_PHASE, EV_TIMEOUT, EV_RETRY, EV_SERVICE_DONE, EV_DELIVER, EV_ANSWER,
@@ -96,11 +98,16 @@ struct call {
     uint32_t attempts;  /* made so far; the current one's number */
     uint8_t layer, state, last;
     bool admitted;      /* the breaker admitted the current attempt */
-    bool slot;          /* the current attempt holds a bulkhead slot */
-    uint32_t wait_prev, wait_next; /* in its bulkhead's wait list (CALL_POOL_WAIT) */
-    uint32_t hung_at;   /* 1 + the replica that swallowed the current attempt (outage =
-                         * hang), which counts it as outstanding until the call stops
-                         * waiting; 0: none */
+    bool slot;          /* the current attempt holds a bulkhead slot (plain bools: a
+                         * bit-field's read-modify-write stalled on the new call) */
+    union {             /* never both: one is before an attempt is sent, one after */
+        struct {
+            uint32_t wait_prev, wait_next; /* in its bulkhead's wait list (CALL_POOL_WAIT) */
+        };
+        uint32_t hung_at; /* 1 + the replica that swallowed the current attempt (outage =
+                           * hang), which counts it as outstanding until the call stops
+                           * waiting; 0: none */
+    };
     uint32_t instance;  /* the copy of the layer this call runs on */
     uint32_t client;    /* its request's client (kept here: one cache miss fewer) */
     uint32_t breaker_gen;
@@ -133,15 +140,15 @@ enum job_stage { JOB_QUEUED, JOB_LOCAL, JOB_CALLS, JOB_AFTER };
 
 struct job {
     uint32_t req;
-    uint32_t client;     /* its request's client (for prefetching its states) */
     uint32_t gen;        /* bumped when freed: names this incarnation */
-    uint32_t rep;        /* its replica (index into s->reps) */
+    uint16_t rep;        /* its replica (index into s->reps) */
     uint8_t kind;
     uint8_t stage;       /* enum job_stage */
     uint8_t step;        /* the dependency being called (JOB_CALLS) */
     uint8_t via;         /* the layer whose hop delivered it; NO_LAYER: a job called it */
-    uint64_t pending;    /* fan-out slots of this step still waiting */
+    uint8_t pending;     /* calls of this step still out (each answers at most once) */
     struct reply_to parent;
+    uint32_t client;     /* its request's client (for prefetching its states) */
     rs_time deadline_at; /* propagated from above; RS_TIME_NEVER: none */
 };
 
