@@ -174,7 +174,17 @@ static void server_is_service_server(void **state)
     assert_int_equal(a.services[0].workers, 4);
     assert_memory_equal(&a.services[0], &b.services[0], sizeof a.services[0]);
     assert_false(a.graph);
-    assert_true(b.graph); /* a [service ...] section was used */
+    assert_false(b.graph); /* [service server] with [server]'s keys is the shorthand */
+    char wa[8192] = {0}, wb[8192] = {0};
+    FILE *fa = fmemopen(wa, sizeof wa - 1, "w"), *fb = fmemopen(wb, sizeof wb - 1, "w");
+    assert_int_equal(scenario_write_ini(&a, fa), 0);
+    assert_int_equal(scenario_write_ini(&b, fb), 0);
+    fclose(fa);
+    fclose(fb);
+    assert_string_equal(strchr(wa, '\n'), strchr(wb, '\n')); /* all but the source line */
+    const char *api = "[run]\nname = t\n[load]\nrate = 100/s\n[service api]\nservice = exp(10ms)\n";
+    assert_int_equal(scenario_load_text(&b, api, "b.ini", NULL, 0, &d), 0);
+    assert_true(b.graph); /* another name: written as [service api] to keep it */
     const char *text = "[run]\nname = t\n[load]\nrate = 100/s\n[service server]\nservice = exp(10ms)\n";
     assert_int_equal(scenario_load_text(&b, text, "b.ini", NULL, 0, &d), 0);
     assert_int_equal(scenario_load_text(&a, BASE, "a.ini", NULL, 0, &d), 0);

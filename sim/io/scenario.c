@@ -1361,7 +1361,8 @@ static void apply_entry(struct apply_ctx *ac, const struct entry *e, bool first_
         unknown_key(ac, e, kind);
         return;
     }
-    if (kind == S_SERVICE || (kd != NULL && is_graph_key(kd->key)))
+    /* [service server] with [server]'s keys is the shorthand itself: not a graph */
+    if ((kind == S_SERVICE && strcmp(name, "server") != 0) || (kd != NULL && is_graph_key(kd->key)))
         ac->sc->graph = true;
     void *base = ac->sc;
     if (named || kind == S_SERVER) {
