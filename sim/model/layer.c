@@ -157,11 +157,10 @@ static void finish(struct sim *s, uint32_t ci, enum outcome o)
     load_request_unref(s, req);
 }
 
-/* Sends call ci's current attempt down, with its timer. */
-static inline void send(struct sim *s, uint32_t ci)
+/* Sends call ci (c, of a layer configured by cfg) its current attempt
+ * down, with its timer. */
+static inline void send(struct sim *s, uint32_t ci, struct call *c, const struct layer_cfg *cfg)
 {
-    struct call *c = call_at(s, ci);
-    const struct layer_cfg *cfg = &s->sc.layers[c->layer];
     c->state = CALL_WAITING;
     rs_time at = min_t(units_add(s->now, cfg->timeout), c->deadline_at);
     /* a layer's timeouts are now + the same duration: a FIFO lane */
@@ -178,9 +177,10 @@ static inline void send(struct sim *s, uint32_t ci)
 
 void layer_bulkhead_grant(struct sim *s, uint32_t ci, uint32_t att)
 {
-    assert(call_at(s, ci)->state == CALL_POOL_GRANTED && call_at(s, ci)->attempts == att);
+    struct call *c = call_at(s, ci);
+    assert(c->state == CALL_POOL_GRANTED && c->attempts == att);
     (void)att;
-    send(s, ci);
+    send(s, ci, c, &s->sc.layers[c->layer]);
 }
 
 /* Makes the next attempt of call ci, unless its deadline has passed. */
@@ -232,7 +232,7 @@ static void attempt(struct sim *s, uint32_t ci)
         if (v != BULKHEAD_TAKEN)
             return;
     }
-    send(s, ci);
+    send(s, ci, c, cfg);
 }
 
 void layer_call_start(struct sim *s, uint32_t layer, uint32_t req, struct reply_to parent,
@@ -366,7 +366,8 @@ void layer_on_answer(struct sim *s, struct reply_to to, enum errclass cls, rs_ti
     prefetch_states(s, c);
     evq_cancel(&s->q, c->timer);
     c->timer = EVQ_NONE;
-    bulkhead_release(s, to.call);
+    if (c->slot)
+        bulkhead_release(s, to.call);
     record_result(s, to.call, cls);
     if (cls == CLS_OK || cls == CLS_BUSINESS) {
         c->last = (uint8_t)cls;
@@ -390,7 +391,8 @@ void layer_on_timeout(struct sim *s, uint32_t ci, uint32_t att)
             s->lrt[c->layer].bulkheaded++;
         }
     } else {
-        bulkhead_release(s, ci);
+        if (c->slot)
+            bulkhead_release(s, ci);
         service_unhang(s, ci);
     }
     record_result(s, ci, cls);

@@ -71,6 +71,7 @@ int service_init(struct sim *s, char *err, size_t errsz)
             if (rp->queue == NULL)
                 goto oom;
             rp->service = (uint16_t)i;
+            rp->entry = i == sc->entry;
             rp->capacity = c->workers;
             rp->slowdown = 1.0;
             rp->tokens = (double)c->limit_burst;
@@ -150,9 +151,10 @@ void service_finish(struct sim *s)
             sb_cur((s), (rp))->field++;                                                            \
     } while (0)
 
-static bool is_entry(const struct sim *s, const struct replica *rp)
+static inline bool is_entry(const struct sim *s, const struct replica *rp)
 {
-    return rp->service == s->sc.entry;
+    (void)s;
+    return rp->entry;
 }
 
 /* Changes rp's queue length, busy and working workers by the deltas, and
@@ -288,10 +290,16 @@ static void start(struct sim *s, uint32_t ji)
 /* Starts queued work while workers are free. Answers from dropped jobs can
  * re-enter the service (a retry with no delay goes through an event, so
  * not within this loop). */
-static void drain(struct sim *s, struct replica *rp)
+static void drain_slow(struct sim *s, struct replica *rp)
 {
     while (rp->busy < rp->capacity && rp->q_len > 0)
         start(s, pop_queue(s, rp));
+}
+
+static inline void drain(struct sim *s, struct replica *rp)
+{
+    if (rp->q_len > 0 && rp->busy < rp->capacity)
+        drain_slow(s, rp);
 }
 
 /* The token bucket: refills continuously at limit_rate up to limit_burst. */
@@ -525,11 +533,13 @@ static void next_stage(struct sim *s, uint32_t ji)
 void service_on_done(struct sim *s, uint32_t ji)
 {
     struct job *j = pool_at(&s->jobs, ji);
-    rep_levels(s, &s->reps[j->rep], 0, 0, -1);
-    if (j->stage == JOB_LOCAL)
+    struct replica *rp = &s->reps[j->rep];
+    const struct service_cfg *c = cfg_of(s, rp);
+    rep_levels(s, rp, 0, 0, -1);
+    if (j->stage == JOB_LOCAL && (c->ncalls > 0 || c->has_after) && j->kind == JOB_EXECUTE)
         next_stage(s, ji);
     else
-        complete(s, ji, CLS_OK, true);
+        complete(s, ji, CLS_OK, true); /* a lone service's path: one test */
 }
 
 /* What an execution answers when a dependency call ended with cls. */

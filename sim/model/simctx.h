@@ -162,6 +162,7 @@ struct replica {
     uint32_t *queue;     /* ring buffer of job indices */
     uint32_t q_head, q_len, q_cap;
     uint16_t service;
+    bool entry;          /* of the service the clients call */
     enum outage outage;
     rs_time outage_retry_after;
     double slowdown;
