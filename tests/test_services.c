@@ -238,6 +238,9 @@ static void held_versus_working(void **state)
     sim_service_totals(s, 0, &r);
     print_message("api busy %.4f working %.4f\n", r.busy, r.working);
     assert_true(fabs(r.working - 0.3) < 0.003 && fabs(r.busy - 1.3) < 0.013);
+    assert_int_equal(r.wasted, 0); /* nobody gives up: no execution is wasted */
+    sim_service_totals(s, 1, &r);
+    assert_int_equal(r.wasted, 0);
     assert_true(fabs(metrics_mean_s(&sim_metrics(s)->lat_all) - 0.013) < 1e-6);
     sim_destroy(s);
 }
