@@ -123,7 +123,7 @@ static void generate(unsigned seed, char *buf)
     for (unsigned i = 0; i < n; i++)
         for (unsigned j = 0; j < n; j++)
             if (edge[i][j] && chance(&g, 0.7)) {
-                char name[32], from[8];
+                char name[32], from[16];
                 snprintf(name, sizeof name, "s%u-s%u", i, j);
                 snprintf(from, sizeof from, "s%u", i);
                 gen_layer(&g, name, from, j);
