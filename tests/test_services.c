@@ -124,13 +124,17 @@ static void round_robin_exact(void **state)
 }
 
 /* Random's counts: a chi-square test of uniformity (3 degrees of freedom)
- * in each of R replications at the 0.1 % level; a correct balancer fails
- * one of 10 with probability 1 %, and the seeds are fixed. */
+ * in each of R replications at the 0.1 % level (a correct balancer fails
+ * one of 10 with probability 1 %, and the seeds are fixed); and the sum
+ * over the replications (30 degrees of freedom) must not be too small
+ * either, at the same level: counts as even as round-robin's are not
+ * random. */
 static void random_chi_square(void **state)
 {
     (void)state;
     struct scenario sc;
     load_or_fail(&sc, lb_text, NULL, 0);
+    double chi_sum = 0;
     for (uint32_t r = 0; r < R; r++) {
         struct sim *s = run_or_fail(&sc, r);
         double n[4], total = 0, chi = 0;
@@ -142,8 +146,11 @@ static void random_chi_square(void **state)
         double p = gsl_cdf_chisq_Q(chi, 3);
         print_message("random balancer rep %u: chi2 %.2f, p %.3f\n", r, chi, p);
         assert_true(p > 0.001);
+        chi_sum += chi;
         sim_destroy(s);
     }
+    print_message("sum of chi2 %.2f, lower tail %.3f\n", chi_sum, gsl_cdf_chisq_P(chi_sum, 3 * R));
+    assert_true(gsl_cdf_chisq_P(chi_sum, 3 * R) > 0.001);
 }
 
 /* The mean over buckets of the longest replica queue (time-averaged). */

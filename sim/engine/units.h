@@ -53,6 +53,8 @@ static inline rs_time units_add(rs_time a, rs_time b)
     return (b > RS_TIME_NEVER - a) ? RS_TIME_NEVER : a + b;
 }
 
+static inline rs_time units_min(rs_time a, rs_time b) { return a < b ? a : b; }
+
 /* x rounded half away from zero, as llround rounds, as a double; inline
  * and without a libm call (it runs for every sampled delay). The fraction
  * x - trunc(x) is exact in binary floating point, so the result is

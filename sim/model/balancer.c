@@ -13,7 +13,7 @@
  * special-cases it. An attempt a hung replica (outage = hang) swallowed
  * counts as outstanding there until its caller stops waiting for it (its
  * timeout, or the call's end), as a real balancer counts a request until
- * the client resets it. One replica: no draw, no scan. random and p2c draw from the balancer
+ * the client resets it. One replica: no draw, no scan (balancer_pick, inline). random and p2c draw from the balancer
  * stream. Costs: O(1), except least-outstanding O(replicas).
  */
 #include <gsl/gsl_rng.h>
@@ -46,12 +46,10 @@ static uint32_t power_of_two(struct sim *s, const struct service_rt *v)
     return present(&s->reps[v->first + b]) < present(&s->reps[v->first + a]) ? b : a;
 }
 
-uint32_t balancer_pick(struct sim *s, uint32_t svc)
+uint32_t balancer_choose(struct sim *s, uint32_t svc)
 {
     struct service_rt *v = &s->svc[svc];
     uint32_t i;
-    if (v->n == 1)
-        return v->first;
     switch (s->sc.services[svc].balancer) {
     case BAL_ROUND_ROBIN:
         i = v->rr;

@@ -15,13 +15,12 @@
  */
 #include "simctx.h"
 
+#include <assert.h>
 #include <stdio.h>
 
 #include "mem.h"
 
 static struct call *call_at(const struct sim *s, uint32_t i) { return pool_at(&s->calls, i); }
-
-static rs_time min_t(rs_time a, rs_time b) { return a < b ? a : b; }
 
 int bulkhead_init(struct sim *s, char *err, size_t errsz)
 {
@@ -90,7 +89,7 @@ static void enqueue(struct sim *s, uint32_t ci)
         rt->wait_head[in] = ci;
     rt->wait_tail[in] = ci;
     rt->wait_len[in]++;
-    rs_time at = min_t(units_add(s->now, cfg->concurrency_wait), c->deadline_at);
+    rs_time at = units_min(units_add(s->now, cfg->concurrency_wait), c->deadline_at);
     c->timer = at == RS_TIME_NEVER ? EVQ_NONE : evq_push(&s->q, at, EV_TIMEOUT, ci, c->attempts);
 }
 
@@ -116,8 +115,7 @@ enum bulkhead_verdict bulkhead_take(struct sim *s, uint32_t ci)
 void bulkhead_release(struct sim *s, uint32_t ci)
 {
     struct call *c = call_at(s, ci);
-    if (!c->slot)
-        return;
+    assert(c->slot);
     c->slot = false;
     struct layer_rt *rt = &s->lrt[c->layer];
     uint32_t in = c->instance, wi = rt->wait_head[in];

@@ -129,8 +129,6 @@ static void track_open(struct sim *s, uint32_t layer, bool was_open, bool is_ope
     s->lrt[layer].n_open += (uint32_t)is_open - (uint32_t)was_open;
 }
 
-static rs_time min_t(rs_time a, rs_time b) { return a < b ? a : b; }
-
 static void record_result(struct sim *s, uint32_t ci, enum errclass cls);
 static void failed_attempt(struct sim *s, uint32_t ci, enum errclass cls, rs_time retry_after);
 
@@ -162,7 +160,7 @@ static void finish(struct sim *s, uint32_t ci, enum outcome o)
 static inline void send(struct sim *s, uint32_t ci, struct call *c, const struct layer_cfg *cfg)
 {
     c->state = CALL_WAITING;
-    rs_time at = min_t(units_add(s->now, cfg->timeout), c->deadline_at);
+    rs_time at = units_min(units_add(s->now, cfg->timeout), c->deadline_at);
     /* a layer's timeouts are now + the same duration: a FIFO lane */
     c->attempt_start = s->now; /* after any wait for a bulkhead slot */
     if (at == RS_TIME_NEVER)
@@ -249,7 +247,7 @@ void layer_call_start(struct sim *s, uint32_t layer, uint32_t req, struct reply_
     c->layer = (uint8_t)layer;
     c->last = CLS_OK;
     c->timer = EVQ_NONE;
-    c->deadline_at = min_t(units_add(s->now, cfg->deadline), deadline_at);
+    c->deadline_at = units_min(units_add(s->now, cfg->deadline), deadline_at);
     c->bc = (struct budget_call){false, 0.0};
     c->admitted = false;
     c->slot = false;

@@ -151,12 +151,6 @@ void service_finish(struct sim *s)
             sb_cur((s), (rp))->field++;                                                            \
     } while (0)
 
-static inline bool is_entry(const struct sim *s, const struct replica *rp)
-{
-    (void)s;
-    return rp->entry;
-}
-
 /* Changes rp's queue length, busy and working workers by the deltas, and
  * the entry service's sums with them. */
 static inline void rep_levels(struct sim *s, struct replica *rp, int dq, int db, int dw)
@@ -165,7 +159,7 @@ static inline void rep_levels(struct sim *s, struct replica *rp, int dq, int db,
     rp->q_len = (uint32_t)((int64_t)rp->q_len + dq);
     rp->busy = (uint32_t)((int64_t)rp->busy + db);
     rp->working = (uint32_t)((int64_t)rp->working + dw);
-    if (is_entry(s, rp)) {
+    if (rp->entry) {
         s->q_len = (uint32_t)((int64_t)s->q_len + dq);
         s->busy = (uint32_t)((int64_t)s->busy + db);
     }
@@ -360,7 +354,7 @@ static bool turned_away(struct sim *s, struct replica *rp, struct request *r, ui
     }
     if (rp->busy >= rp->capacity && c->queue >= 0 && rp->q_len >= (uint64_t)c->queue) {
         COUNT(s, rp, rejected);
-        if (is_entry(s, rp)) {
+        if (rp->entry) {
             s->m.rejected++;
             metrics_cur(&s->m)->rejected++;
         }
@@ -374,11 +368,11 @@ void service_arrive(struct sim *s, uint32_t svc, uint32_t req, struct reply_to f
                     rs_time deadline_at)
 {
     struct request *r = pool_at(&s->requests, req);
-    struct replica *rp = &s->reps[s->svc[svc].n == 1 ? s->svc[svc].first : balancer_pick(s, svc)];
+    struct replica *rp = &s->reps[balancer_pick(s, svc)];
     const struct service_cfg *c = cfg_of(s, rp);
     rp->n_arrivals++;
     COUNT(s, rp, arrivals);
-    if (is_entry(s, rp)) {
+    if (rp->entry) {
         r->n[s->sc.nlayers]++;
         s->m.server_arrivals++;
         metrics_cur(&s->m)->server_arrivals++;
@@ -457,7 +451,7 @@ static void complete(struct sim *s, uint32_t ji, enum errclass cls, bool drawn)
     rep_levels(s, rp, 0, -1, 0);
     rp->n_completed++;
     COUNT(s, rp, completed);
-    if (is_entry(s, rp)) {
+    if (rp->entry) {
         s->m.server_completions++;
         metrics_cur(&s->m)->server_completions++;
     }
@@ -467,7 +461,7 @@ static void complete(struct sim *s, uint32_t ji, enum errclass cls, bool drawn)
     } else {
         if (drawn)
             cls = draw_answer(s, c);
-        if (is_entry(s, rp))
+        if (rp->entry)
             record_execution(s, j, c, cls);
     }
     job_end(s, ji);
@@ -477,7 +471,7 @@ static void complete(struct sim *s, uint32_t ji, enum errclass cls, bool drawn)
         return;
     }
     COUNT(s, rp, wasted);
-    if (is_entry(s, rp)) {
+    if (rp->entry) {
         s->m.wasted++;
         metrics_cur(&s->m)->wasted++;
     }
@@ -507,21 +501,23 @@ static void call_step(struct sim *s, uint32_t ji)
     }
 }
 
-/* Job ji finished a part of its work (local, or all its calls): on to the
- * next part, or its answer. */
+/* Execution ji finished its local work, or all the calls of its step: on
+ * to the next step, the work after, or its answer. Only executions with
+ * calls or after-work come here (service_on_done answers the rest), so
+ * the job is an execution, not a replay, and never past its after-work. */
 static void next_stage(struct sim *s, uint32_t ji)
 {
     struct job *j = pool_at(&s->jobs, ji);
     struct replica *rp = &s->reps[j->rep];
     const struct service_cfg *c = cfg_of(s, rp);
-    if (j->stage == JOB_LOCAL && j->kind == JOB_EXECUTE && c->ncalls > 0) {
+    if (j->stage == JOB_LOCAL && c->ncalls > 0) {
         j->stage = JOB_CALLS;
         j->step = 0;
         call_step(s, ji);
     } else if (j->stage == JOB_CALLS && j->step + 1u < c->ncalls) {
         j->step++;
         call_step(s, ji);
-    } else if (j->stage != JOB_AFTER && j->kind == JOB_EXECUTE && c->has_after) {
+    } else if (c->has_after) {
         j->stage = JOB_AFTER;
         rep_levels(s, rp, 0, 0, +1);
         push_work(s, ji, (double)dist_sample(&c->service_after, s->rng.s[RNG_SERVICE]) * rp->slowdown);

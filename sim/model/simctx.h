@@ -45,7 +45,7 @@
  * LANE_LAYERS + L; deeper layers' timers use the heaps. */
 #define LANE_LAYERS (EVQ_LANES / 2)
 
-_Static_assert(SCENARIO_MAX_FANOUT <= FANOUT_SLOTS, "a job's pending mask has 64 bits");
+_Static_assert(SCENARIO_MAX_FANOUT <= FANOUT_SLOTS, "a call's slot fits in its attempt number");
 _Static_assert(SCENARIO_MAX_LAYERS < NO_LAYER, "layer indices fit in uint8_t beside NO_LAYER");
 _Static_assert(EVQ_LANES == 2 * LANE_LAYERS, "timeout and retry lanes, one each per layer");
 _Static_assert(SCENARIO_MAX_SERVICES * SCENARIO_MAX_REPLICAS <= UINT16_MAX, "a job's replica");
@@ -277,8 +277,8 @@ void bulkhead_fini(struct sim *s);
 enum bulkhead_verdict bulkhead_take(struct sim *s, uint32_t ci);
 /* Call ci's waiting attempt leaves the queue (its wait timer fired). */
 void bulkhead_leave_queue(struct sim *s, uint32_t ci);
-/* Call ci's attempt ended: its slot (if it holds one) goes to the first
- * waiter or back to the instance. */
+/* Call ci's attempt ended and it holds a slot (c->slot; callers test it
+ * inline): the slot goes to the first waiter or back to the instance. */
 void bulkhead_release(struct sim *s, uint32_t ci);
 
 /* layer.c: a bulkhead slot was handed to call's waiting attempt: send it now
@@ -316,7 +316,12 @@ void service_finish(struct sim *s);
  * add up to the totals. Returns 0, or -1 with the broken rule in err. */
 int service_check(const struct sim *s, char *err, size_t errsz);
 
-/* balancer.c: the replica of service svc an attempt goes to. */
-uint32_t balancer_pick(struct sim *s, uint32_t svc);
+/* balancer.c: the replica of service svc an attempt goes to, when it has
+ * more than one. */
+uint32_t balancer_choose(struct sim *s, uint32_t svc);
+static inline uint32_t balancer_pick(struct sim *s, uint32_t svc)
+{
+    return s->svc[svc].n == 1 ? s->svc[svc].first : balancer_choose(s, svc);
+}
 
 #endif
