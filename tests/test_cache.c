@@ -68,7 +68,7 @@ static size_t check_list(const struct cache *c, uint32_t *order)
     for (uint32_t k = 0; k < c->nkeys; k++)
         stored += c->stored[k];
     assert_int_equal(stored, n);
-    if (c->capacity != 0)
+    if (c->capacity != CACHE_UNBOUNDED)
         assert_true(n <= c->capacity);
     assert_int_equal(c->total.lookups, c->total.hits + c->total.misses + c->total.coalesced);
     return n;
@@ -81,7 +81,7 @@ static void hit_miss_fill(void **state)
     (void)state;
     struct cache c;
     struct cache_counts b = {0};
-    assert_int_equal(cache_init(&c, 10, 0, false), 0);
+    assert_int_equal(cache_init(&c, 10, CACHE_UNBOUNDED, false), 0);
     assert_int_equal(cache_lookup(&c, 3, 0, &b), CACHE_MISS);
     assert_int_equal(c.loading[3], 1);
     assert_int_equal(c.entries, 0);
@@ -156,7 +156,7 @@ static void ttl_expiry(void **state)
     (void)state;
     struct cache c;
     struct cache_counts b = {0};
-    assert_int_equal(cache_init(&c, 4, 0, false), 0);
+    assert_int_equal(cache_init(&c, 4, CACHE_UNBOUNDED, false), 0);
     assert_int_equal(cache_lookup(&c, 1, 0, &b), CACHE_MISS);
     cache_fill(&c, 1, 100, &b);
     assert_int_equal(cache_lookup(&c, 1, 99, &b), CACHE_HIT);
@@ -184,7 +184,7 @@ static void flush_keeps_loading(void **state)
     (void)state;
     struct cache c;
     struct cache_counts b = {0};
-    assert_int_equal(cache_init(&c, 10, 0, false), 0);
+    assert_int_equal(cache_init(&c, 10, CACHE_UNBOUNDED, false), 0);
     for (uint32_t k = 0; k < 5; k++) {
         assert_int_equal(cache_lookup(&c, k, 0, &b), CACHE_MISS);
         cache_fill(&c, k, 1000, &b);
@@ -213,7 +213,7 @@ static void set_capacity_evicts(void **state)
     struct cache c;
     struct cache_counts b = {0};
     uint32_t order[10];
-    assert_int_equal(cache_init(&c, 10, 0, false), 0);
+    assert_int_equal(cache_init(&c, 10, CACHE_UNBOUNDED, false), 0);
     for (uint32_t k = 0; k < 10; k++) {
         assert_int_equal(cache_lookup(&c, k, 0, &b), CACHE_MISS);
         cache_fill(&c, k, RS_TIME_NEVER, &b);
@@ -225,7 +225,7 @@ static void set_capacity_evicts(void **state)
     assert_int_equal(order[2], 7);
     assert_int_equal(b.evictions, 7);
     assert_int_equal(c.total.evictions, 7);
-    cache_set_capacity(&c, 0, &b); /* unbounded: nothing goes */
+    cache_set_capacity(&c, CACHE_UNBOUNDED, &b); /* nothing goes */
     for (uint32_t k = 0; k < 7; k++) {
         assert_int_equal(cache_lookup(&c, k, 0, NULL), CACHE_MISS);
         cache_fill(&c, k, RS_TIME_NEVER, NULL);
@@ -247,7 +247,7 @@ static void coalesce_joins(void **state)
     (void)state;
     struct cache c;
     struct cache_counts b = {0};
-    assert_int_equal(cache_init(&c, 10, 0, true), 0);
+    assert_int_equal(cache_init(&c, 10, CACHE_UNBOUNDED, true), 0);
     assert_int_equal(cache_lookup(&c, 5, 0, &b), CACHE_MISS);
     assert_int_equal(cache_lookup(&c, 5, 1, &b), CACHE_JOIN);
     assert_int_equal(cache_lookup(&c, 5, 2, &b), CACHE_JOIN);
@@ -399,7 +399,9 @@ static void ref_fill(struct ref *f, uint32_t key, rs_time exp, bool bucket)
     long i = ref_find(f, key);
     if (i >= 0) {
         ref_remove(f, (size_t)i);
-    } else if (f->cap != 0 && f->n == f->cap) {
+    } else if (f->cap == 0) {
+        return; /* a cache of no entries stores nothing */
+    } else if (f->n == f->cap) {
         ref_remove(f, f->n - 1);
         ref_count(f, bucket, RF(evictions));
     }
@@ -419,7 +421,7 @@ static bool ref_expire(struct ref *f, uint32_t key, rs_time now, bool bucket)
 static void ref_set_capacity(struct ref *f, uint64_t cap, bool bucket)
 {
     f->cap = cap;
-    while (cap != 0 && f->n > cap) {
+    while (f->n > cap) {
         ref_remove(f, f->n - 1);
         ref_count(f, bucket, RF(evictions));
     }
@@ -484,7 +486,9 @@ static void against_reference_run(bool coalesce, unsigned long seed)
         } else if (u < 0.97) {
             assert_int_equal(cache_expire(&c, k, now, bp), ref_expire(&f, k, now, bucket));
         } else if (u < 0.995) {
-            uint64_t cap = gsl_rng_uniform_int(r, 25); /* 0: unbounded */
+            uint64_t cap = gsl_rng_uniform_int(r, 26); /* 0: stores nothing; 25: unbounded */
+            if (cap == 25)
+                cap = CACHE_UNBOUNDED;
             cache_set_capacity(&c, cap, bp);
             ref_set_capacity(&f, cap, bucket);
         } else {
@@ -711,7 +715,7 @@ static uint64_t ttl_run(uint32_t nkeys, double rate_per_s, rs_time ttl, bool exa
     enum { WARM = 100000, MEASURE = 2000000 };
     struct cache c;
     struct keygen k;
-    assert_int_equal(cache_init(&c, nkeys, 0, false), 0);
+    assert_int_equal(cache_init(&c, nkeys, CACHE_UNBOUNDED, false), 0);
     assert_int_equal(keygen_init(&k, nkeys, 0.0), 0);
     uint32_t *fifo_key = test_malloc(nkeys * sizeof *fifo_key);
     rs_time *fifo_at = test_malloc(nkeys * sizeof *fifo_at);

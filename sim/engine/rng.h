@@ -22,6 +22,7 @@ enum rng_stream {
     RNG_JITTER,   /* backoff jitter */
     RNG_ROUTING,  /* which client owns a request */
     RNG_BALANCER, /* which instance of a layer serves a call */
+    RNG_KEYS,     /* each request's key, and cache TTL jitter */
     RNG_NSTREAMS
 };
 

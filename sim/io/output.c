@@ -233,21 +233,29 @@ static void summary_header(FILE *f)
  * after warmup. */
 static void services_header(FILE *f, const struct scenario *sc)
 {
-    fprintf(f, ",err_bulkhead");
-    for (unsigned v = 0; v < sc->nservices; v++)
-        fprintf(f, ",%s_utilization,%s_wasted", sc->services[v].name, sc->services[v].name);
+    if (sc->graph) {
+        fprintf(f, ",err_bulkhead");
+        for (unsigned v = 0; v < sc->nservices; v++)
+            fprintf(f, ",%s_utilization,%s_wasted", sc->services[v].name, sc->services[v].name);
+    }
+    for (unsigned c = 0; c < sc->ncaches; c++)
+        fprintf(f, ",%s_hit_ratio", sc->caches[c].name);
 }
 
 static void services_cells(FILE *f, const struct sim *s)
 {
     const struct scenario *sc = sim_scenario(s);
-    fprintf(f, ",%llu", (unsigned long long)sim_metrics(s)->errors[CLS_BULKHEAD]);
-    for (unsigned v = 0; v < sc->nservices; v++) {
-        struct sim_service_row r;
-        sim_service_totals(s, v, &r);
-        fprintf(f, ",%.9g,%llu", r.workers > 0 ? r.busy / r.workers : 0.0,
-                (unsigned long long)r.wasted);
+    if (sc->graph) {
+        fprintf(f, ",%llu", (unsigned long long)sim_metrics(s)->errors[CLS_BULKHEAD]);
+        for (unsigned v = 0; v < sc->nservices; v++) {
+            struct sim_service_row r;
+            sim_service_totals(s, v, &r);
+            fprintf(f, ",%.9g,%llu", r.workers > 0 ? r.busy / r.workers : 0.0,
+                    (unsigned long long)r.wasted);
+        }
     }
+    for (unsigned c = 0; c < sc->ncaches; c++)
+        fprintf(f, ",%.9g", sim_cache_hit_ratio(s, c));
 }
 
 void output_write_summary_csv(FILE *f, const struct sim *s, const struct summary *o, unsigned flags)
@@ -255,7 +263,7 @@ void output_write_summary_csv(FILE *f, const struct sim *s, const struct summary
     const struct scenario *sc = sim_scenario(s);
     const struct metrics *m = sim_metrics(s);
     double n = o->requests ? (double)o->requests : 1.0;
-    bool services = (flags & OUTPUT_SERVICES) && sc->graph;
+    bool services = (flags & OUTPUT_SERVICES) && (sc->graph || sc->ncaches > 0);
     if (flags & OUTPUT_HEADER) {
         summary_header(f);
         if (services)
@@ -382,10 +390,38 @@ static void write_services(FILE *f, const struct sim *s)
                 service_row(f, s, b, v, r);
 }
 
-enum { F_TIMESERIES, F_SUMMARY, F_LATENCY, F_ATTEMPTS, F_LAYERS, F_SCENARIO, F_SERVICES, F_N };
+/* caches.csv: per bucket and cache, flows per second and the entries at
+ * the bucket's end. */
+static void write_caches(FILE *f, const struct sim *s)
+{
+    const struct scenario *sc = sim_scenario(s);
+    fprintf(f, "t,cache,lookups,hits,misses,coalesced,entries,evictions,expirations\n");
+    for (size_t b = 0; b < sim_metrics(s)->nbuckets; b++) {
+        double len = metrics_bucket_len(sim_metrics(s), b);
+        for (unsigned c = 0; c < sc->ncaches; c++) {
+            struct sim_cache_row w;
+            if (!sim_cache_row(s, c, b, &w))
+                continue;
+            fprintf(f, "%.9g,%s,%.9g,%.9g,%.9g,%.9g,%llu,%.9g,%.9g\n",
+                    units_seconds((rs_time)b * sim_metrics(s)->bucket_ns), sc->caches[c].name,
+                    (double)w.n.lookups / len, (double)w.n.hits / len, (double)w.n.misses / len,
+                    (double)w.n.coalesced / len, (unsigned long long)w.entries,
+                    (double)w.n.evictions / len, (double)w.n.expirations / len);
+        }
+    }
+}
+
+enum { F_TIMESERIES, F_SUMMARY, F_LATENCY, F_ATTEMPTS, F_LAYERS, F_SCENARIO, F_SERVICES, F_CACHES, F_N };
 static const char *const file_names[F_N] = {"timeseries.csv", "summary.csv", "latency.csv",
                                             "attempts.csv",   "layers.csv",  "scenario.ini",
-                                            "services.csv"};
+                                            "services.csv",   "caches.csv"};
+
+/* Whether the run writes file i: services.csv only with services,
+ * caches.csv only with caches. */
+static bool file_wanted(const struct scenario *sc, int i)
+{
+    return i == F_SERVICES ? sc->graph : i == F_CACHES ? sc->ncaches > 0 : true;
+}
 
 int output_write_dir(const char *dir, const struct sim *s, const struct summary *sum, char *err,
                      size_t errsz)
@@ -396,8 +432,9 @@ int output_write_dir(const char *dir, const struct sim *s, const struct summary 
         of[i].f = NULL, of[i].dirfd = -1, of[i].tmp[0] = '\0';
     if (output_mkdir(dir, err, errsz) != 0)
         return -1;
-    int nfiles = sim_scenario(s)->graph ? F_N : F_SERVICES; /* services.csv only with services */
-    for (i = 0; i < nfiles; i++) {
+    for (i = 0; i < F_N; i++) {
+        if (!file_wanted(sim_scenario(s), i))
+            continue;
         if (output_file_open(&of[i], dir, file_names[i], err, errsz) != 0)
             goto fail;
         switch (i) {
@@ -419,6 +456,9 @@ int output_write_dir(const char *dir, const struct sim *s, const struct summary 
         case F_SERVICES:
             write_services(of[i].f, s);
             break;
+        case F_CACHES:
+            write_caches(of[i].f, s);
+            break;
         case F_SCENARIO:
             scenario_write_ini(sim_scenario(s), of[i].f);
             fprintf(of[i].f, "; replication %u of seed %llu\n", sim_replication(s),
@@ -428,8 +468,8 @@ int output_write_dir(const char *dir, const struct sim *s, const struct summary 
         if (file_close(&of[i], err, errsz) != 0)
             goto fail;
     }
-    for (i = 0; i < nfiles; i++)
-        if (file_rename(&of[i], err, errsz) != 0)
+    for (i = 0; i < F_N; i++)
+        if (file_wanted(sim_scenario(s), i) && file_rename(&of[i], err, errsz) != 0)
             goto fail;
     return 0;
 fail:

@@ -17,7 +17,7 @@
  * attempts-product limit is taken over its worst path. O(services² +
  * layers · services) for the graph rules.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath, and POSIX 2008 */
 
 #include "scenario.h"
 
@@ -30,6 +30,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "trace.h"
 
 /* A line, its \r\n and a NUL fit in libinih's buffer. */
 _Static_assert(SCENARIO_MAX_LINE + 3 <= INI_MAX_LINE, "INI_MAX_LINE is too small");
@@ -408,22 +410,22 @@ static int on_entry(void *user, const char *section, const char *name, const cha
 /* ---- the key table ---- */
 
 /* [server] and [service NAME] share the S_SERVER keys; [server] is [service server]. */
-enum sect_kind { S_RUN, S_LOAD, S_SERVER, S_HERD, S_PHASE, S_LAYER, S_SERVICE, S_NKINDS };
-static const char *const sect_names[S_NKINDS] = {"run", "load", "server", "herd", "phase", "layer", "service"};
-#define SECTIONS_ALLOWED "[run] [load] [server] [service NAME] [phase NAME] [layer NAME]"
+enum sect_kind { S_RUN, S_LOAD, S_SERVER, S_HERD, S_PHASE, S_LAYER, S_SERVICE, S_CACHE, S_NKINDS };
+static const char *const sect_names[S_NKINDS] = {"run", "load", "server", "herd", "phase", "layer", "service", "cache"};
+#define SECTIONS_ALLOWED "[run] [load] [server] [service NAME] [cache NAME] [phase NAME] [layer NAME]"
 
 enum key_type {
     T_NAME, T_DURATION, T_TIMEOUT, T_SEED, T_RATE, T_UINT, T_DIST, T_QUEUE, T_BACKOFF, T_MULT,
     T_CAP, T_PHASE_RATE, T_FACTOR, T_ENUM, T_BOOL, T_PROB, T_CLASSES, T_LIMIT_STATUS, T_DIST_NONE,
     T_REAL, T_RATE_NONE, T_INSTANCES, T_BUDGET, T_BREAKER, T_WINDOW, T_TIMES, T_CALLS, T_TARGET,
-    T_NTYPES
+    T_SHAPE, T_PATH, T_POPULARITY, T_NAME_NONE, T_NTYPES
 };
 
 struct key_desc {
     enum sect_kind sect;
     const char *key;
     enum key_type type;
-    size_t offset; /* in struct scenario, service_cfg, phase_cfg or layer_cfg */
+    size_t offset; /* in struct scenario, service_cfg, phase_cfg, layer_cfg or cache_cfg */
     long long lo, hi;
     const char *allowed;
     const char *const *names; /* T_ENUM: the allowed words, NULL-terminated; the field is an int-sized enum */
@@ -438,6 +440,7 @@ static const char *const honor_names[] = {"ignore", "honor", NULL};
 static const char *const scope_names[] = {"instance", "client", "shared", NULL};
 static const char *const server_model_names[] = {"queue", "occ", NULL};
 static const char *const balancer_names[] = {"random", "round-robin", "least-outstanding", "p2c", NULL};
+static const char *const degrade_names[] = {"linear", "exponential", NULL};
 
 /* Keys that only a service graph uses: giving any of them sets sc->graph
  * (and scenario_write_ini then writes the graph form). */
@@ -449,6 +452,7 @@ static const char *const graph_keys[] = {
 #define PH(f) offsetof(struct phase_cfg, f)
 #define LY(f) offsetof(struct layer_cfg, f)
 #define SV(f) offsetof(struct service_cfg, f)
+#define CA(f) offsetof(struct cache_cfg, f)
 
 #define DIST_ALLOWED "a distribution such as exp(10ms), or none"
 #define PROB_ALLOWED "a probability from 0 to 1"
@@ -465,6 +469,10 @@ static const struct key_desc keys[] = {
     {S_LOAD, "clients", T_UINT, RUN(clients), 1, SCENARIO_MAX_CLIENTS, "an integer from 1 to 10000000", NULL, 0},
     {S_LOAD, "idempotent", T_BOOL, RUN(idempotent), 0, 0, "true, false", NULL, 0},
     {S_LOAD, "key", T_BOOL, RUN(key), 0, 0, "true, false", NULL, 0},
+    {S_LOAD, "shape", T_SHAPE, RUN(sine_amplitude), 0, 0, "none, or sine(AMPLITUDE, PERIOD) with AMPLITUDE from 0 to 1 and PERIOD a duration > 0, such as sine(0.5, 24h)", NULL, 0},
+    {S_LOAD, "trace", T_PATH, RUN(trace), 0, 0, "a CSV file of t,rate rows or of t timestamps (relative to the scenario file), or none", NULL, 0},
+    {S_LOAD, "keys", T_UINT, RUN(keys), 1, SCENARIO_MAX_KEYS, "an integer from 1 to 10000000", NULL, 0},
+    {S_LOAD, "popularity", T_POPULARITY, RUN(zipf), 0, 0, "uniform, or zipf(S) with S from 0 (exclusive) to 10, such as zipf(0.8)", NULL, 0},
     {S_SERVER, "model", T_ENUM, SV(model), 0, 0, "queue, occ", server_model_names, 0},
     {S_HERD, "at", T_TIMES, RUN(herds), 0, 0, "durations such as 30s (a list, or one per line)", NULL, 0},
     {S_SERVER, "workers", T_UINT, SV(workers), 1, 1000000, "an integer from 1 to 1000000", NULL, 0},
@@ -480,6 +488,8 @@ static const struct key_desc keys[] = {
     {S_SERVER, "limit_status", T_LIMIT_STATUS, SV(limit_status), 0, 0, "429, 403, 503", NULL, 0},
     {S_SERVER, "limit_retry_after", T_CAP, SV(limit_retry_after), 0, 0, "a duration such as 1s, or none", NULL, 0},
     {S_SERVER, "degrade", T_REAL, SV(degrade), 0, 1000, "a number from 0 to 1000", NULL, 0},
+    {S_SERVER, "degrade_shape", T_ENUM, SV(degrade_shape), 0, 0, "linear, exponential", degrade_names, 0},
+    {S_SERVER, "cache", T_NAME_NONE, SV(cache), 0, 0, "a cache's name (a [cache NAME] section), or none", NULL, 0},
     {S_SERVER, "drop_expired", T_BOOL, SV(drop_expired), 0, 0, "true, false", NULL, 0},
     {S_SERVER, "dedup", T_BOOL, SV(dedup), 0, 0, "true, false", NULL, 0},
     {S_SERVER, "replay", T_DIST, SV(replay), 0, 0, "a distribution such as const(1ms)", NULL, 0},
@@ -489,12 +499,13 @@ static const struct key_desc keys[] = {
     {S_SERVER, "service_after", T_DIST_NONE, SV(service_after), 0, 0, DIST_ALLOWED, NULL, SV(has_after)},
     {S_PHASE, "start", T_DURATION, PH(start), 0, 0, "a duration such as 60s", NULL, 0},
     {S_PHASE, "end", T_DURATION, PH(end), 0, 0, "a duration after start, such as 70s", NULL, 0},
-    {S_PHASE, "rate", T_PHASE_RATE, PH(rate), 0, 0, "a factor such as x2, or a rate such as 1600/s", NULL, 0},
+    {S_PHASE, "rate", T_PHASE_RATE, PH(rate), 0, 0, "a factor such as x2, a rate such as 1600/s, or ramp(A, B) of two factors or two rates, such as ramp(40/s, 80/s)", NULL, 0},
     {S_PHASE, "capacity", T_FACTOR, PH(capacity), 0, 0, "a factor from 0 to 1000 such as 0.5 or x0.5", NULL, 0},
     {S_PHASE, "outage", T_ENUM, PH(outage), 0, 0, "none, refuse, hang, error", outage_names, 0},
     {S_PHASE, "retry_after", T_CAP, PH(retry_after), 0, 0, "a duration such as 5s, or none", NULL, 0},
     {S_PHASE, "slowdown", T_REAL, PH(slowdown), 0, 1000, "a factor from 0 to 1000 on service times", NULL, 0},
-    {S_PHASE, "target", T_TARGET, PH(target), 1, SCENARIO_MAX_REPLICAS, "a service, a service's replica SERVICE#i (from 1), or a layer", NULL, 0},
+    {S_PHASE, "target", T_TARGET, PH(target), 1, SCENARIO_MAX_REPLICAS, "a service, a service's replica SERVICE#i (from 1), a layer, or a cache", NULL, 0},
+    {S_PHASE, "flush", T_NAME, PH(flush), 0, 0, "a cache's name: it is emptied when the phase starts", NULL, 0},
     {S_PHASE, "latency", T_DIST_NONE, PH(latency), 0, 0, DIST_ALLOWED, NULL, PH(has_latency)},
     {S_PHASE, "loss", T_PROB, PH(loss), 0, 0, PROB_ALLOWED, NULL, 0},
     {S_LAYER, "attempts", T_UINT, LY(attempts), 1, 100, "an integer from 1 to 100 (including the first attempt)", NULL, 0},
@@ -544,6 +555,11 @@ static const struct key_desc keys[] = {
     {S_LAYER, "concurrency", T_UINT, LY(concurrency), 0, 1000000, "an integer from 0 to 1000000 (0: no limit)", NULL, 0},
     {S_LAYER, "concurrency_queue", T_QUEUE, LY(concurrency_queue), 0, 1000000000, "an integer from 0 to 1000000000, or unbounded", NULL, 0},
     {S_LAYER, "concurrency_wait", T_CAP, LY(concurrency_wait), 0, 0, "a duration such as 100ms, or none", NULL, 0},
+    {S_CACHE, "capacity", T_QUEUE, CA(capacity), 1, 1000000000, "an integer from 1 to 1000000000 (entries), or unbounded", NULL, 0},
+    {S_CACHE, "ttl", T_CAP, CA(ttl), 0, 0, "a duration such as 30s, or none", NULL, 0},
+    {S_CACHE, "ttl_jitter", T_PROB, CA(ttl_jitter), 0, 0, "a fraction from 0 to 1 (each TTL × U(1-F, 1+F))", NULL, 0},
+    {S_CACHE, "coalesce", T_BOOL, CA(coalesce), 0, 0, "true, false", NULL, 0},
+    {S_CACHE, "hit", T_DIST, CA(hit), 0, 0, "a distribution such as const(1ms)", NULL, 0},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -563,7 +579,11 @@ static void scenario_defaults(struct scenario *sc)
     sc->rate = -1.0; /* required for open loop */
     sc->clients = 1000;
     sc->idempotent = true;
+    sc->trace_format = TRACE_NONE;
+    sc->keys = 1;
 }
+
+static void cache_defaults(struct cache_cfg *c, const char *name);
 
 /* Copies a name known to fit (valid_name checked it) into a name field. */
 static void copy_name(char *dst, const char *src)
@@ -587,6 +607,16 @@ static void service_defaults(struct service_cfg *v, const char *name)
     v->replay.kind = DIST_CONST; /* const(0): a replay costs nothing unless stated */
     v->replicas = 1;
     v->balancer = BAL_RANDOM;
+    v->cache_index = -1;
+}
+
+static void cache_defaults(struct cache_cfg *c, const char *name)
+{
+    memset(c, 0, sizeof *c);
+    copy_name(c->name, name);
+    c->capacity = -1;
+    c->ttl = RS_TIME_NEVER;
+    c->hit.kind = DIST_CONST; /* const(0): a hit answers at once unless stated */
 }
 
 static void layer_defaults(struct layer_cfg *l, const char *name)
@@ -728,6 +758,9 @@ struct apply_ctx {
     const struct entry *phase_key[SCENARIO_MAX_PHASES][NKEYS];
     const struct entry *layer_key[SCENARIO_MAX_LAYERS][NKEYS];
     const struct entry *service_key[SCENARIO_MAX_SERVICES][NKEYS];
+    const struct entry *cache_entry[SCENARIO_MAX_CACHES];
+    const struct entry *cache_key[SCENARIO_MAX_CACHES][NKEYS];
+    const char *dir; /* the scenario file's directory (traces are relative to it); NULL: text */
     bool graph_ok; /* names resolved and the calls form a DAG: paths may be walked */
 };
 
@@ -744,8 +777,10 @@ static const struct entry *key_entry(const struct apply_ctx *ac, enum sect_kind 
     if (kd == NULL)
         return NULL;
     size_t j = (size_t)(kd - keys);
-    return k == S_PHASE ? ac->phase_key[i][j] : k == S_LAYER ? ac->layer_key[i][j]
-                                                             : ac->service_key[i][j];
+    return k == S_PHASE   ? ac->phase_key[i][j]
+           : k == S_LAYER ? ac->layer_key[i][j]
+           : k == S_CACHE ? ac->cache_key[i][j]
+                          : ac->service_key[i][j];
 }
 
 /* Where key of phase, layer or service i was set, or else its section
@@ -755,8 +790,10 @@ static const char *key_where(const struct apply_ctx *ac, enum sect_kind k, unsig
 {
     const struct entry *e = key_entry(ac, k, i, key);
     if (e == NULL)
-        e = k == S_PHASE ? ac->phase_entry[i] : k == S_LAYER ? ac->layer_entry[i]
-                                                             : ac->service_entry[i];
+        e = k == S_PHASE   ? ac->phase_entry[i]
+            : k == S_LAYER ? ac->layer_entry[i]
+            : k == S_CACHE ? ac->cache_entry[i]
+                           : ac->service_entry[i];
     if (e == NULL) {
         snprintf(buf, size, "%s", ac->sc->source);
         return buf;
@@ -1152,20 +1189,132 @@ static enum verdict p_target(const struct value_in *in)
     return V_OK;
 }
 
-/* A phase's rate: a factor x2, or an absolute rate. */
+/* One rate of a phase: a factor x2 (*factor set), or an absolute rate. */
+static bool parse_phase_rate(const char *v, double *x, bool *factor)
+{
+    *factor = v[0] == 'x';
+    if (*factor)
+        return parse_factor(v, x);
+    return units_parse_rate(v, x) && *x <= 1e9;
+}
+
+/* Splits "NAME(A, B)" into its two arguments (spaces around them
+ * dropped); false when v is not that shape. */
+static bool split_call2(const char *v, const char *name, char *a, char *b, size_t size)
+{
+    size_t n = strlen(name), len = strlen(v);
+    if (strncmp(v, name, n) != 0 || v[n] != '(' || len < n + 2 || v[len - 1] != ')')
+        return false;
+    const char *args = v + n + 1, *comma = strchr(args, ',');
+    if (comma == NULL)
+        return false;
+    const char *end = v + len - 1;
+    while (*args == ' ')
+        args++;
+    const char *a_end = comma, *b_start = comma + 1;
+    while (a_end > args && a_end[-1] == ' ')
+        a_end--;
+    while (*b_start == ' ')
+        b_start++;
+    while (end > b_start && end[-1] == ' ')
+        end--;
+    if ((size_t)(a_end - args) >= size || (size_t)(end - b_start) >= size)
+        return false;
+    snprintf(a, size, "%.*s", (int)(a_end - args), args);
+    snprintf(b, size, "%.*s", (int)(end - b_start), b_start);
+    return true;
+}
+
+/* A phase's rate: a factor x2, an absolute rate, or ramp(A, B) of two of
+ * the same kind. */
 static enum verdict p_phase_rate(const struct value_in *in)
 {
     struct phase_cfg *p = in->base;
-    double x;
-    if (in->v[0] == 'x' && parse_factor(in->v, &x))
-        p->rate_is_factor = true;
-    else if (units_parse_rate(in->v, &x) && x <= 1e9)
-        p->rate_is_factor = false;
-    else
+    char a[64], b[64];
+    double x, y;
+    bool fa, fb;
+    p->ramp = split_call2(in->v, "ramp", a, b, sizeof a);
+    if (p->ramp) {
+        if (!parse_phase_rate(a, &x, &fa) || !parse_phase_rate(b, &y, &fb))
+            return V_BAD;
+        if (fa != fb)
+            return bad_because(in, "both ends must be factors, or both rates", false);
+        p->rate_to = y;
+    } else if (!parse_phase_rate(in->v, &x, &fa)) {
         return V_BAD;
+    }
     p->rate = x;
+    p->rate_is_factor = fa;
     p->has_rate = true;
     return V_OK;
+}
+
+/* [load] shape: none, or sine(AMPLITUDE, PERIOD). */
+static enum verdict p_shape(const struct value_in *in)
+{
+    struct scenario *sc = in->base;
+    char a[64], b[64];
+    double amp;
+    rs_time period;
+    if (strcmp(in->v, "none") == 0) {
+        sc->sine_amplitude = 0.0;
+        sc->sine_period = 0;
+        return V_OK;
+    }
+    if (!split_call2(in->v, "sine", a, b, sizeof a) || !units_parse_real(a, &amp) ||
+        !units_parse_duration(b, &period))
+        return V_BAD;
+    if (amp < 0.0 || amp > 1.0)
+        return bad_because(in, "the amplitude must be from 0 to 1: a rate is never negative", false);
+    if (period == 0)
+        return bad_because(in, "the period must be > 0", false);
+    sc->sine_amplitude = amp;
+    sc->sine_period = period;
+    return V_OK;
+}
+
+/* [load] trace: a path of printable characters, or none. */
+static enum verdict p_path(const struct value_in *in)
+{
+    size_t n = strlen(in->v);
+    if (n == 0 || n >= SCENARIO_PATH_MAX)
+        return V_BAD;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)in->v[i] < 0x20 || in->v[i] == 0x7f)
+            return V_BAD;
+    snprintf(in->field, SCENARIO_PATH_MAX, "%s", strcmp(in->v, "none") == 0 ? "" : in->v);
+    return V_OK;
+}
+
+/* [load] popularity: uniform, or zipf(S). */
+static enum verdict p_popularity(const struct value_in *in)
+{
+    double x;
+    size_t n = strlen(in->v);
+    if (strcmp(in->v, "uniform") == 0) {
+        *(double *)in->field = 0.0;
+        return V_OK;
+    }
+    if (n < 6 || strncmp(in->v, "zipf(", 5) != 0 || in->v[n - 1] != ')')
+        return V_BAD;
+    char num[64];
+    if (n - 6 >= sizeof num)
+        return V_BAD;
+    snprintf(num, sizeof num, "%.*s", (int)(n - 6), in->v + 5);
+    if (!units_parse_real(num, &x) || !(x > 0.0) || x > 10.0)
+        return V_BAD;
+    *(double *)in->field = x;
+    return V_OK;
+}
+
+/* A name, or none (an empty name). */
+static enum verdict p_name_none(const struct value_in *in)
+{
+    if (strcmp(in->v, "none") == 0) {
+        ((char *)in->field)[0] = '\0';
+        return V_OK;
+    }
+    return p_name(in);
 }
 
 static enum verdict p_factor(const struct value_in *in)
@@ -1190,7 +1339,8 @@ static enum verdict (*const value_parsers[])(const struct value_in *) = {
     [T_BACKOFF] = p_kind,      [T_BUDGET] = p_kind,         [T_BREAKER] = p_kind,
     [T_WINDOW] = p_window,     [T_TIMES] = p_times,         [T_QUEUE] = p_queue,
     [T_PHASE_RATE] = p_phase_rate, [T_FACTOR] = p_factor,   [T_CALLS] = p_calls,
-    [T_TARGET] = p_target,
+    [T_TARGET] = p_target,     [T_SHAPE] = p_shape,         [T_PATH] = p_path,
+    [T_POPULARITY] = p_popularity, [T_NAME_NONE] = p_name_none,
 };
 _Static_assert(sizeof value_parsers / sizeof *value_parsers == T_NTYPES,
                "a parser for every key type");
@@ -1203,11 +1353,13 @@ static void apply_value(struct apply_ctx *ac, const struct entry *e, const struc
         bad(ac, e, kd->allowed);
 }
 
-/* The name of phase, layer or service i. */
+/* The name of phase, layer, cache or service i. */
 static const char *item_name(const struct scenario *sc, enum sect_kind kind, unsigned i)
 {
-    return kind == S_PHASE ? sc->phases[i].name : kind == S_LAYER ? sc->layers[i].name
-                                                                  : sc->services[i].name;
+    return kind == S_PHASE   ? sc->phases[i].name
+           : kind == S_LAYER ? sc->layers[i].name
+           : kind == S_CACHE ? sc->caches[i].name
+                             : sc->services[i].name;
 }
 
 /* Adds phase, layer or service n (the next one) with its defaults. */
@@ -1221,7 +1373,11 @@ static void add_item(struct apply_ctx *ac, const struct entry *e, enum sect_kind
         copy_name(p->name, name);
         p->retry_after = RS_TIME_NEVER;
         p->slowdown = 1.0;
+        p->flush_cache = -1;
         ac->phase_entry[sc->nphases++] = e;
+    } else if (kind == S_CACHE) {
+        cache_defaults(&sc->caches[sc->ncaches], name);
+        ac->cache_entry[sc->ncaches++] = e;
     } else if (kind == S_LAYER) {
         layer_defaults(&sc->layers[sc->nlayers], name);
         ac->layer_entry[sc->nlayers++] = e;
@@ -1237,9 +1393,13 @@ static int find_or_add(struct apply_ctx *ac, const struct entry *e, enum sect_ki
                        const char *name)
 {
     struct scenario *sc = ac->sc;
-    unsigned n = kind == S_PHASE ? sc->nphases : kind == S_LAYER ? sc->nlayers : sc->nservices;
+    unsigned n = kind == S_PHASE   ? sc->nphases
+                 : kind == S_LAYER ? sc->nlayers
+                 : kind == S_CACHE ? sc->ncaches
+                                   : sc->nservices;
     unsigned max = kind == S_PHASE   ? SCENARIO_MAX_PHASES
                    : kind == S_LAYER ? SCENARIO_MAX_LAYERS
+                   : kind == S_CACHE ? SCENARIO_MAX_CACHES
                                      : SCENARIO_MAX_SERVICES;
     for (unsigned i = 0; i < n; i++)
         if (strcmp(item_name(sc, kind, i), name) == 0)
@@ -1326,6 +1486,10 @@ static void *named_base(struct apply_ctx *ac, const struct entry *e, enum sect_k
         ac->layer_key[i][j] = e;
         return &sc->layers[i];
     }
+    if (kind == S_CACHE) {
+        ac->cache_key[i][j] = e;
+        return &sc->caches[i];
+    }
     ac->service_key[i][j] = e;
     return &sc->services[i];
 }
@@ -1337,7 +1501,7 @@ static void apply_entry(struct apply_ctx *ac, const struct entry *e, bool first_
     char w[400], name[96];
     enum sect_kind kind;
     bool known = split_section(e->section, &kind, name, sizeof name);
-    bool named = known && (kind == S_PHASE || kind == S_LAYER || kind == S_SERVICE);
+    bool named = known && (kind == S_PHASE || kind == S_LAYER || kind == S_SERVICE || kind == S_CACHE);
     if (!first_in_section && (!known || (named && !valid_name(name)) || (!named && name[0])))
         return;
     if ((!known || key_unknown(kind, e)) && diag_skip(ac->diag))
@@ -1476,7 +1640,7 @@ static void check_run(struct apply_ctx *ac)
                  (long long)(sc->duration / sc->bucket), SCENARIO_MAX_BUCKETS,
                  (long long)(sc->duration / sc->bucket) * 200 / 1000000);
     bool occ = sc->services[0].model == MODEL_OCC;
-    if (sc->model == LOAD_OPEN && !occ && !given(ac, S_LOAD, "rate"))
+    if (sc->model == LOAD_OPEN && !occ && !given(ac, S_LOAD, "rate") && sc->trace[0] == '\0')
         diag_add(d, "%s: [load] rate is required when model = open (e.g. rate = 800/s)", at(ac, "model", w, sizeof w));
     if (sc->model == LOAD_CLOSED && given(ac, S_LOAD, "think") && !(dist_mean_ns(&sc->think) > 0))
         diag_add(d, "%s: [load] think = %s: a closed loop needs think times with a mean > 0 "
@@ -1517,23 +1681,24 @@ static void check_services(struct apply_ctx *ac)
 /* The index of the service (or layer) called name, or -1. */
 static int find_named(const struct scenario *sc, enum sect_kind kind, const char *name)
 {
-    unsigned n = kind == S_LAYER ? sc->nlayers : sc->nservices;
+    unsigned n = kind == S_LAYER ? sc->nlayers : kind == S_CACHE ? sc->ncaches : sc->nservices;
     for (unsigned i = 0; i < n; i++)
         if (strcmp(item_name(sc, kind, i), name) == 0)
             return (int)i;
     return -1;
 }
 
-/* " (did you mean 'db'?)" for the service (or, with layers, the service or
- * layer) closest to name, or "". */
+/* " (did you mean 'db'?)" for the service (or, with layers, the service,
+ * layer or cache) closest to name, or "". */
 static const char *suggest_name(const struct scenario *sc, const char *name, bool layers,
                                 char *buf, size_t size)
 {
+    static const enum sect_kind kinds[] = {S_SERVICE, S_LAYER, S_CACHE};
     const char *best = NULL;
     size_t bestd = 3;
-    for (int k = 0; k < (layers ? 2 : 1); k++)
-        for (unsigned i = 0; i < (k ? sc->nlayers : sc->nservices); i++) {
-            const char *cand = item_name(sc, k ? S_LAYER : S_SERVICE, i);
+    for (int k = 0; k < (layers ? 3 : 1); k++)
+        for (unsigned i = 0; i < (k == 0 ? sc->nservices : k == 1 ? sc->nlayers : sc->ncaches); i++) {
+            const char *cand = item_name(sc, kinds[k], i);
             size_t dist = scenario_edit_distance(name, cand);
             if (dist < bestd) {
                 bestd = dist;
@@ -1755,27 +1920,63 @@ static bool resolve_target(struct apply_ctx *ac, unsigned i)
     if (p->target[n] == '#' && !units_parse_int(p->target + n + 1, 1, SCENARIO_MAX_REPLICAS, &rep))
         rep = 0; /* p_target checked it */
     int sv = find_named(sc, S_SERVICE, name), ly = find_named(sc, S_LAYER, name);
+    int ca = find_named(sc, S_CACHE, name);
     key_where(ac, S_PHASE, i, "target", w, sizeof w);
-    if (sv >= 0 && ly >= 0)
-        diag_add(ac->diag, "%s: [phase %s] target = '%s': ambiguous: both a service and a layer are called %s; rename one",
+    if ((sv >= 0) + (ly >= 0) + (ca >= 0) > 1)
+        diag_add(ac->diag, "%s: [phase %s] target = '%s': ambiguous: more than one of the services, layers and caches is called %s; rename one",
                  w, p->name, p->target, name);
-    else if (sv < 0 && ly < 0)
-        diag_add(ac->diag, "%s: [phase %s] target = '%s': no service or layer '%s'%s",
+    else if (sv < 0 && ly < 0 && ca < 0)
+        diag_add(ac->diag, "%s: [phase %s] target = '%s': no service, layer or cache '%s'%s",
                  w, p->name, p->target, name, suggest_name(sc, name, true, hint, sizeof hint));
-    else if (ly >= 0 && rep > 0)
-        diag_add(ac->diag, "%s: [phase %s] target = '%s': %s is a layer; a replica number (#i) goes with a service",
-                 w, p->name, p->target, name);
+    else if (sv < 0 && rep > 0)
+        diag_add(ac->diag, "%s: [phase %s] target = '%s': %s is a %s; a replica number (#i) goes with a service",
+                 w, p->name, p->target, name, ly >= 0 ? "layer" : "cache");
     else if (sv >= 0 && rep > sc->services[sv].replicas)
         diag_add(ac->diag, "%s: [phase %s] target = '%s': service %s has %u replica%s",
                  w, p->name, p->target, name, sc->services[sv].replicas,
                  sc->services[sv].replicas == 1 ? "" : "s");
     else {
-        p->target_kind = sv >= 0 ? TARGET_SERVICE : TARGET_LAYER;
-        p->target_index = (unsigned)(sv >= 0 ? sv : ly);
+        p->target_kind = sv >= 0 ? TARGET_SERVICE : ly >= 0 ? TARGET_LAYER : TARGET_CACHE;
+        p->target_index = (unsigned)(sv >= 0 ? sv : ly >= 0 ? ly : ca);
         p->target_replica = (unsigned)rep;
         return true;
     }
     return false;
+}
+
+/* " (did you mean 'c'?)" for the cache closest to name, or "". */
+static const char *suggest_cache(const struct scenario *sc, const char *name, char *buf, size_t size)
+{
+    const char *best = NULL;
+    size_t bestd = 3;
+    for (unsigned i = 0; i < sc->ncaches; i++) {
+        size_t dist = scenario_edit_distance(name, sc->caches[i].name);
+        if (dist < bestd) {
+            bestd = dist;
+            best = sc->caches[i].name;
+        }
+    }
+    buf[0] = '\0';
+    if (best != NULL)
+        snprintf(buf, size, " (did you mean '%s'?)", best);
+    return buf;
+}
+
+/* A phase aimed at a cache takes capacity (a factor on the cache's
+ * entries) and nothing else that acts on a target. */
+static void check_cache_target(struct apply_ctx *ac, unsigned i)
+{
+    const struct phase_cfg *p = &ac->sc->phases[i];
+    const struct cache_cfg *c = &ac->sc->caches[p->target_index];
+    static const char *const other[] = {"outage", "slowdown", "retry_after", "latency", "loss"};
+    char w[400];
+    for (size_t k = 0; k < sizeof other / sizeof *other; k++)
+        if (phase_given(ac, i, other[k]))
+            diag_add(ac->diag, "%s: [phase %s] %s does not act on a cache; target = %s is a cache (it takes capacity)",
+                     key_where(ac, S_PHASE, i, other[k], w, sizeof w), p->name, other[k], p->target);
+    if (p->has_capacity && c->capacity < 0)
+        diag_add(ac->diag, "%s: [phase %s] capacity acts on a cache's capacity; [cache %s] is unbounded (give it capacity = N)",
+                 key_where(ac, S_PHASE, i, "capacity", w, sizeof w), p->name, c->name);
 }
 
 /* Keys that act on a service need a service target (or none); latency and
@@ -1787,6 +1988,10 @@ static void check_target_keys(struct apply_ctx *ac, unsigned i)
     static const char *const hop_keys[] = {"latency", "loss"};
     char w[400];
     bool layer = p->target_kind == TARGET_LAYER;
+    if (p->target_kind == TARGET_CACHE) {
+        check_cache_target(ac, i);
+        return;
+    }
     for (size_t k = 0; k < 4 && layer; k++)
         if (phase_given(ac, i, service_keys[k]))
             diag_add(ac->diag, "%s: [phase %s] %s acts on a service; target = %s is a layer",
@@ -1799,6 +2004,8 @@ static void check_target_keys(struct apply_ctx *ac, unsigned i)
                      p->target[0] ? p->target : "no target is given",
                      p->target[0] ? " is a service" : "");
 }
+
+static bool resolve_flush(struct apply_ctx *ac, unsigned i);
 
 static void check_phase(struct apply_ctx *ac, unsigned i)
 {
@@ -1823,11 +2030,15 @@ static void check_phase(struct apply_ctx *ac, unsigned i)
     bool targeted = resolve_target(ac, i);
     if (targeted)
         check_target_keys(ac, i);
+    bool flush = resolve_flush(ac, i);
     if (p->target_kind == TARGET_LAYER) {
-        if (!p->has_rate && !p->has_latency && !phase_given(ac, i, "loss"))
+        if (!p->has_rate && !p->has_latency && !phase_given(ac, i, "loss") && !flush)
             diag_add(d, "%s: [phase %s] changes nothing: give rate, latency or loss", pw, p->name);
+    } else if (p->target_kind == TARGET_CACHE) {
+        if (!p->has_rate && !p->has_capacity && !flush)
+            diag_add(d, "%s: [phase %s] changes nothing: give capacity, flush or rate", pw, p->name);
     } else if (targeted && !p->has_rate && !p->has_capacity && p->outage == OUTAGE_NONE &&
-               !phase_given(ac, i, "slowdown")) {
+               !phase_given(ac, i, "slowdown") && !flush) {
         diag_add(d, "%s: [phase %s] changes nothing: give rate, capacity, outage or slowdown",
                  pw, p->name);
     }
@@ -1840,6 +2051,25 @@ static void check_phase(struct apply_ctx *ac, unsigned i)
     if (p->has_rate && p->rate_is_factor && sc->model == LOAD_CLOSED && p->rate == 0.0)
         diag_add(d, "%s: [phase %s] rate = x0: a closed loop needs a factor > 0",
                  key_where(ac, S_PHASE, i, "rate", w, sizeof w), p->name);
+    if (p->ramp && sc->model == LOAD_CLOSED)
+        diag_add(d, "%s: [phase %s] rate = ramp(...): a ramp needs model = open (a closed loop's rate follows its think times)",
+                 key_where(ac, S_PHASE, i, "rate", w, sizeof w), p->name);
+}
+
+/* Resolves phase i's flush; whether it names a cache. */
+static bool resolve_flush(struct apply_ctx *ac, unsigned i)
+{
+    struct phase_cfg *p = &ac->sc->phases[i];
+    char w[400], hint[96];
+    if (p->flush[0] == '\0')
+        return false;
+    p->flush_cache = find_named(ac->sc, S_CACHE, p->flush);
+    if (p->flush_cache >= 0)
+        return true;
+    diag_add(ac->diag, "%s: [phase %s] flush = '%s': no cache '%s'%s; allowed: the name of a [cache NAME] section",
+             key_where(ac, S_PHASE, i, "flush", w, sizeof w), p->name, p->flush, p->flush,
+             suggest_cache(ac->sc, p->flush, hint, sizeof hint));
+    return true; /* it was meant to change something: no second message */
 }
 
 static void check_layer(struct apply_ctx *ac, unsigned i)
@@ -1898,11 +2128,128 @@ static void check_service_roles(struct apply_ctx *ac)
     }
 }
 
+/* ---- caches, load shapes and traces ---- */
+
+/* Each service's cache names a [cache] section; every cache is used; the
+ * requests have keys to look up. */
+static void check_caches(struct apply_ctx *ac)
+{
+    struct scenario *sc = ac->sc;
+    char w[400], sect[96], hint[96];
+    bool used[SCENARIO_MAX_CACHES] = {false};
+    for (unsigned i = 0; i < sc->nservices; i++) {
+        struct service_cfg *v = &sc->services[i];
+        v->cache_index = v->cache[0] ? find_named(sc, S_CACHE, v->cache) : -1;
+        if (v->cache[0] && v->cache_index < 0)
+            diag_add(ac->diag, "%s: [%s] cache = '%s': no cache '%s'%s; allowed: the name of a [cache NAME] section, or none",
+                     key_where(ac, S_SERVICE, i, "cache", w, sizeof w),
+                     service_section(ac, i, "cache", sect, sizeof sect), v->cache, v->cache,
+                     suggest_cache(sc, v->cache, hint, sizeof hint));
+        else if (v->cache_index >= 0 && v->model == MODEL_OCC)
+            diag_add(ac->diag, "%s: [%s] cache = %s: a cache goes with model = queue",
+                     key_where(ac, S_SERVICE, i, "cache", w, sizeof w),
+                     service_section(ac, i, "cache", sect, sizeof sect), v->cache);
+        else if (v->cache_index >= 0)
+            used[v->cache_index] = true;
+    }
+    for (unsigned c = 0; c < sc->ncaches; c++) {
+        const struct cache_cfg *k = &sc->caches[c];
+        if (!used[c])
+            diag_add(ac->diag, "%s: [cache %s] is used by no service (give one cache = %s)",
+                     where(ac->cache_entry[c], w, sizeof w), k->name, k->name);
+        if (k->ttl_jitter > 0 && k->ttl == RS_TIME_NEVER)
+            diag_add(ac->diag, "%s: [cache %s] ttl_jitter = %g needs a ttl (entries without one never expire)",
+                     key_where(ac, S_CACHE, c, "ttl_jitter", w, sizeof w), k->name, k->ttl_jitter);
+    }
+    if (sc->ncaches > 0 && !given(ac, S_LOAD, "keys"))
+        diag_add(ac->diag, "%s: [load] keys is required with a cache: how many distinct keys the requests look up (e.g. keys = 10000)",
+                 where(ac->cache_entry[0], w, sizeof w));
+}
+
+/* Adds a bad row of a trace to the messages. */
+static void trace_problem(void *ctx, const char *msg)
+{
+    struct scenario_diag *d = ctx;
+    if (!diag_skip(d))
+        diag_add(d, "%s", msg);
+}
+
+/* Opens the trace the scenario names: a path relative to the scenario
+ * file (absolute when it exists), else a built-in trace of that name.
+ * Returns 0, or -1 after a message. */
+static int open_trace(struct apply_ctx *ac, struct trace *t)
+{
+    struct scenario *sc = ac->sc;
+    char path[2 * SCENARIO_PATH_MAX + 8], err[600], w[400], real[PATH_MAX];
+    const char *text = scenario_trace_text(sc->trace);
+    if (sc->trace[0] != '/' && ac->dir != NULL)
+        snprintf(path, sizeof path, "%s/%s", ac->dir, sc->trace);
+    else
+        snprintf(path, sizeof path, "%s", sc->trace);
+    /* a built-in scenario's trace is the built-in one, whatever the current directory holds */
+    sc->trace_builtin = text != NULL && (ac->dir == NULL || access(path, F_OK) != 0);
+    if (sc->trace_builtin)
+        return trace_open_text(t, text, sc->trace, err, sizeof err) == 0 ? 0 : -1;
+    if (trace_open(t, path, err, sizeof err) != 0) {
+        diag_add(ac->diag, "%s: [load] trace = '%s': %s", at(ac, "trace", w, sizeof w), sc->trace, err);
+        return -1;
+    }
+    if (realpath(path, real) != NULL && strlen(real) < SCENARIO_PATH_MAX)
+        snprintf(sc->trace, sizeof sc->trace, "%s", real);
+    return 0;
+}
+
+/* Reads the whole trace once: every bad row is reported, and its format
+ * decides which other load keys may go with it. */
+static void check_trace(struct apply_ctx *ac)
+{
+    struct scenario *sc = ac->sc;
+    struct trace t;
+    struct trace_info info;
+    char w[400];
+    if (open_trace(ac, &t) != 0)
+        return;
+    trace_check(&t, trace_problem, ac->diag, &info);
+    trace_close(&t);
+    sc->trace_format = info.kind == TRACE_RATES ? TRACE_FORMAT_RATES : TRACE_FORMAT_TIMES;
+    if (info.rows == 0)
+        diag_add(ac->diag, "%s: [load] trace = '%s': the trace has no rows", at(ac, "trace", w, sizeof w), sc->trace);
+    if (sc->trace_format != TRACE_FORMAT_TIMES)
+        return;
+    if (sc->sine_amplitude > 0)
+        diag_add(ac->diag, "%s: [load] shape: a trace of timestamps is replayed as it is; a shape goes with a trace of rates (t,rate)",
+                 at(ac, "shape", w, sizeof w));
+    for (unsigned i = 0; i < sc->nphases; i++)
+        if (sc->phases[i].has_rate)
+            diag_add(ac->diag, "%s: [phase %s] rate: a trace of timestamps is replayed as it is; a phase's rate goes with a trace of rates (t,rate)",
+                     key_where(ac, S_PHASE, i, "rate", w, sizeof w), sc->phases[i].name);
+}
+
+/* shape and trace shape an open loop's arrivals. */
+static void check_load_shape(struct apply_ctx *ac)
+{
+    struct scenario *sc = ac->sc;
+    char w[400];
+    static const char *const open_only[] = {"shape", "trace"};
+    for (size_t k = 0; k < 2; k++)
+        if (sc->model == LOAD_CLOSED && given(ac, S_LOAD, open_only[k]))
+            diag_add(ac->diag, "%s: [load] %s needs model = open (a closed loop's rate follows its think times)",
+                     at(ac, open_only[k], w, sizeof w), open_only[k]);
+    if (sc->trace[0] == '\0' || sc->model != LOAD_OPEN)
+        return;
+    if (given(ac, S_LOAD, "rate"))
+        diag_add(ac->diag, "%s: [load] rate and trace: give one (the trace states the rate)",
+                 at(ac, "rate", w, sizeof w));
+    check_trace(ac);
+}
+
 static void check_all(struct apply_ctx *ac)
 {
     check_run(ac);
     check_services(ac);
     check_graph(ac);
+    check_caches(ac);
+    check_load_shape(ac);
     for (unsigned i = 0; i < ac->sc->nphases; i++)
         check_phase(ac, i);
     for (unsigned i = 0; i < ac->sc->nlayers; i++)
@@ -2133,6 +2480,18 @@ static void check_limits(struct apply_ctx *ac)
 
 /* ---- entry points ---- */
 
+/* The built-in trace called name (with or without its .csv), or NULL. */
+const char *scenario_trace_text(const char *name)
+{
+    size_t n = strlen(name);
+    if (n > 4 && strcmp(name + n - 4, ".csv") == 0)
+        n -= 4;
+    for (const struct scenario_builtin *b = scenario_traces; b->name != NULL; b++)
+        if (strlen(b->name) == n && strncmp(b->name, name, n) == 0)
+            return b->text;
+    return NULL;
+}
+
 const char *scenario_builtin_text(const char *name)
 {
     for (const struct scenario_builtin *b = scenario_builtins; b->name != NULL; b++)
@@ -2242,7 +2601,7 @@ static void apply_all(struct apply_ctx *ac, const struct entries *es)
     free(ix.slot);
 }
 
-static int load_common(struct scenario *sc, struct reader *rd, const char *source,
+static int load_common(struct scenario *sc, struct reader *rd, const char *source, const char *dir,
                        const char *const *sets, size_t nsets, struct scenario_diag *diag)
 {
     struct entries es = {0};
@@ -2255,6 +2614,7 @@ static int load_common(struct scenario *sc, struct reader *rd, const char *sourc
     memset(&ac, 0, sizeof ac);
     ac.sc = sc;
     ac.diag = diag;
+    ac.dir = dir;
     apply_all(&ac, &es);
     if (sc->nservices == 0) /* neither [server] nor [service NAME]: one service, `server` */
         add_item(&ac, NULL, S_SERVICE, "server");
@@ -2276,7 +2636,7 @@ int scenario_load_text(struct scenario *sc, const char *text, const char *source
 {
     struct reader rd = {.s = text, .source = source};
     diag_begin(diag);
-    return load_common(sc, &rd, source, sets, nsets, diag);
+    return load_common(sc, &rd, source, NULL, sets, nsets, diag);
 }
 
 int scenario_load(struct scenario *sc, const char *path, const char *const *sets, size_t nsets,
@@ -2307,7 +2667,13 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
         return diag_end(diag, path);
     }
     struct reader rd = {.f = f, .source = path};
-    int n = load_common(sc, &rd, path, sets, nsets, diag);
+    char dir[SCENARIO_PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    if (slash == NULL)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash == path ? 1 : slash - path), path);
+    int n = load_common(sc, &rd, path, dir, sets, nsets, diag);
     fclose(f);
     return n;
 }
@@ -2336,10 +2702,35 @@ static void write_run_load(const struct scenario *sc, FILE *f)
     fprintf(f, "[load]\nmodel = %s\n", model_names[sc->model]);
     if (sc->model == LOAD_OPEN && sc->rate > 0)
         fprintf(f, "arrival = %s\nrate = %.17g/s\n", arrival_names[sc->arrival], sc->rate);
+    else if (sc->model == LOAD_OPEN && sc->trace[0] != '\0')
+        fprintf(f, "arrival = %s\n", arrival_names[sc->arrival]);
     else
         fprintf(f, "think = %s\n", dist_format(&sc->think, a, sizeof a));
     fprintf(f, "clients = %u\nidempotent = %s\nkey = %s\n", sc->clients, tf(sc->idempotent),
             tf(sc->key));
+    /* the keys of later issues only when used: older outputs stay as they were */
+    if (sc->sine_amplitude > 0)
+        fprintf(f, "shape = sine(%.17g, %s)\n", sc->sine_amplitude,
+                units_format_duration(sc->sine_period, a, sizeof a));
+    if (sc->trace[0] != '\0')
+        fprintf(f, "trace = %s\n", sc->trace);
+    if (sc->ncaches > 0 && sc->zipf > 0)
+        fprintf(f, "keys = %u\npopularity = zipf(%.17g)\n", sc->keys, sc->zipf);
+    else if (sc->ncaches > 0)
+        fprintf(f, "keys = %u\npopularity = uniform\n", sc->keys);
+}
+
+static void write_cache(const struct cache_cfg *c, FILE *f)
+{
+    char a[64], b[64];
+    fprintf(f, "\n[cache %s]\n", c->name);
+    if (c->capacity < 0)
+        fprintf(f, "capacity = unbounded\n");
+    else
+        fprintf(f, "capacity = %lld\n", c->capacity);
+    fprintf(f, "ttl = %s\nttl_jitter = %.17g\ncoalesce = %s\nhit = %s\n",
+            time_or_none(c->ttl, a, sizeof a), c->ttl_jitter, tf(c->coalesce),
+            dist_format(&c->hit, b, sizeof b));
 }
 
 /* A service's keys: [server]'s, and with graph the service-graph ones. */
@@ -2367,6 +2758,10 @@ static void write_service(const struct service_cfg *v, bool graph, FILE *f)
             errclass_names[v->limit_status], time_or_none(v->limit_retry_after, a, sizeof a));
     fprintf(f, "degrade = %.17g\ndrop_expired = %s\ndedup = %s\nreplay = %s\n", v->degrade,
             tf(v->drop_expired), tf(v->dedup), dist_format(&v->replay, a, sizeof a));
+    if (v->degrade_shape != DEGRADE_LINEAR)
+        fprintf(f, "degrade_shape = %s\n", degrade_names[v->degrade_shape]);
+    if (v->cache_index >= 0)
+        fprintf(f, "cache = %s\n", v->cache);
     if (!graph)
         return;
     fprintf(f, "replicas = %u\nbalancer = %s\ncalls =", v->replicas, balancer_names[v->balancer]);
@@ -2386,12 +2781,23 @@ static void write_phase(const struct phase_cfg *p, bool graph, FILE *f)
     char a[64], b[64];
     fprintf(f, "\n[phase %s]\nstart = %s\nend = %s\n", p->name,
             units_format_duration(p->start, a, sizeof a), units_format_duration(p->end, b, sizeof b));
-    if (p->has_rate && p->rate_is_factor)
+    if (p->has_rate && p->ramp && p->rate_is_factor)
+        fprintf(f, "rate = ramp(x%.17g, x%.17g)\n", p->rate, p->rate_to);
+    else if (p->has_rate && p->ramp)
+        fprintf(f, "rate = ramp(%.17g/s, %.17g/s)\n", p->rate, p->rate_to);
+    else if (p->has_rate && p->rate_is_factor)
         fprintf(f, "rate = x%.17g\n", p->rate);
     else if (p->has_rate)
         fprintf(f, "rate = %.17g/s\n", p->rate);
+    if (p->flush_cache >= 0)
+        fprintf(f, "flush = %s\n", p->flush);
     if (graph && p->target[0] != '\0')
         fprintf(f, "target = %s\n", p->target);
+    if (p->target_kind == TARGET_CACHE) {
+        if (p->has_capacity)
+            fprintf(f, "capacity = %.17g\n", p->capacity);
+        return;
+    }
     if (graph && p->target_kind == TARGET_LAYER) {
         if (p->has_latency)
             fprintf(f, "latency = %s\n", dist_format(&p->latency, a, sizeof a));
@@ -2484,6 +2890,8 @@ int scenario_write_ini(const struct scenario *sc, FILE *f)
     write_run_load(sc, f);
     for (unsigned i = 0; i < (sc->graph ? sc->nservices : 1); i++)
         write_service(&sc->services[i], sc->graph, f);
+    for (unsigned i = 0; i < sc->ncaches; i++)
+        write_cache(&sc->caches[i], f);
     if (sc->nherds > 0) {
         fprintf(f, "\n[herd]\n");
         for (unsigned i = 0; i < sc->nherds; i++)

@@ -42,6 +42,9 @@
 #define SCENARIO_MAX_STATE_BYTES 4e9      /* budget and breaker states of the whole run */
 #define SCENARIO_MAX_ATTEMPTS 1000000ULL  /* per request: the product of every layer's attempts */
 #define SCENARIO_MAX_MESSAGES 100         /* listed one by one; the rest are counted */
+#define SCENARIO_MAX_CACHES 8
+#define SCENARIO_MAX_KEYS 10000000u       /* keys of the request key space (caches) */
+#define SCENARIO_PATH_MAX 1024            /* a trace's path */
 
 enum load_model { LOAD_OPEN, LOAD_CLOSED };
 enum arrival_kind { ARRIVAL_POISSON, ARRIVAL_UNIFORM };
@@ -51,19 +54,25 @@ enum retry_after_mode { RA_IGNORE, RA_HONOR };
 enum scope { SCOPE_INSTANCE, SCOPE_CLIENT, SCOPE_SHARED };
 enum server_model { MODEL_QUEUE, MODEL_OCC };
 enum balancer { BAL_RANDOM, BAL_ROUND_ROBIN, BAL_LEAST_OUTSTANDING, BAL_P2C };
-enum target_kind { TARGET_NONE, TARGET_SERVICE, TARGET_LAYER };
+enum target_kind { TARGET_NONE, TARGET_SERVICE, TARGET_LAYER, TARGET_CACHE };
+enum degrade_shape { DEGRADE_LINEAR, DEGRADE_EXPONENTIAL };
+enum trace_format { TRACE_NONE = -1, TRACE_FORMAT_RATES = 0, TRACE_FORMAT_TIMES = 1 }; /* = trace.h's kinds */
 
 struct phase_cfg {
     char name[SCENARIO_NAME_MAX];
     rs_time start, end;
     bool has_rate, rate_is_factor;
-    double rate; /* a factor, or an absolute rate per second */
+    double rate; /* a factor, or an absolute rate per second; with ramp, at start */
+    bool ramp;       /* rate = ramp(A, B): linear from rate at start to rate_to at end */
+    double rate_to;
+    char flush[SCENARIO_NAME_MAX]; /* flush = CACHE: emptied when the phase starts */
+    int flush_cache;               /* resolved; -1: none */
     bool has_capacity;
     double capacity; /* a factor on the server's workers */
     enum outage outage;
     rs_time retry_after; /* with outage = error; RS_TIME_NEVER: none */
     double slowdown;     /* service time factor; 1 when not given */
-    /* what the phase acts on: `target = SERVICE | SERVICE#i | LAYER`; none: the
+    /* what the phase acts on: `target = SERVICE | SERVICE#i | LAYER | CACHE`; none: the
      * first service (capacity, outage, slowdown) */
     char target[SCENARIO_NAME_MAX + 8];
     enum target_kind target_kind; /* resolved by validation */
@@ -96,7 +105,11 @@ struct service_cfg {
     unsigned limit_burst;
     enum errclass limit_status;
     rs_time limit_retry_after; /* RS_TIME_NEVER: none */
-    double degrade;           /* service × (1 + degrade·(other workers busy)) */
+    double degrade;           /* see degrade_shape */
+    enum degrade_shape degrade_shape; /* linear: service × (1 + degrade·(others working));
+                                       * exponential: service × e^(degrade·others working / workers) */
+    char cache[SCENARIO_NAME_MAX]; /* cache = NAME: looked up by every execution; "": none */
+    int cache_index;               /* resolved; -1: none */
     bool drop_expired;
     bool dedup;
     struct dist replay;       /* cost of replaying a stored answer */
@@ -106,6 +119,16 @@ struct service_cfg {
     struct dep_cfg calls[SCENARIO_MAX_CALLS];
     bool has_after;
     struct dist service_after; /* work after the calls */
+};
+
+/* A look-aside cache ([cache NAME]) in front of the services that name it. */
+struct cache_cfg {
+    char name[SCENARIO_NAME_MAX];
+    long long capacity;  /* entries (LRU eviction); -1: unbounded */
+    rs_time ttl;         /* RS_TIME_NEVER: none */
+    double ttl_jitter;   /* each entry's TTL × U(1 - F, 1 + F) */
+    bool coalesce;       /* single flight: one miss in flight per key */
+    struct dist hit;     /* how long a hit takes */
 };
 
 struct layer_cfg {
@@ -155,6 +178,19 @@ struct scenario {
     unsigned clients;
     bool idempotent;   /* false: every execution is a side effect */
     bool key;          /* requests carry an idempotency key */
+    /* shape = sine(AMPLITUDE, PERIOD): the rate × (1 + amplitude · sin(2πt / period)) */
+    double sine_amplitude; /* 0: no shape */
+    rs_time sine_period;
+    /* trace = FILE: arrivals replayed from a file (trace.h) */
+    char trace[SCENARIO_PATH_MAX]; /* as resolved: a path, or a built-in trace's name; "": none */
+    bool trace_builtin;
+    enum trace_format trace_format;  /* found by reading it */
+    /* every logical request's key (caches): keys = N, popularity = uniform | zipf(S) */
+    unsigned keys;
+    double zipf;       /* 0: uniform */
+
+    unsigned ncaches;
+    struct cache_cfg caches[SCENARIO_MAX_CACHES];
 
     unsigned nservices;
     struct service_cfg services[SCENARIO_MAX_SERVICES];
@@ -188,6 +224,9 @@ struct scenario_builtin {
 /* The built-in scenarios, ended by a {NULL, NULL} entry (generated from scenarios/). */
 extern const struct scenario_builtin scenario_builtins[];
 const char *scenario_builtin_text(const char *name);
+/* The built-in traces (scenarios/NAME.csv), the same way; and one by name. */
+extern const struct scenario_builtin scenario_traces[];
+const char *scenario_trace_text(const char *name);
 
 /* Loads the scenario at path (a file, or the name of a built-in when no such
  * file exists), applies the overrides and validates. Returns 0 on success, or

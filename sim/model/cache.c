@@ -139,8 +139,10 @@ void cache_fill(struct cache *c, uint32_t key, rs_time expires_at, struct cache_
     if (c->stored[key]) {
         unlink_key(c, key);
     } else {
-        assert(c->capacity == 0 || c->entries <= c->capacity);
-        if (c->capacity != 0 && c->entries == c->capacity)
+        assert(c->entries <= c->capacity);
+        if (c->capacity == 0)
+            return; /* a cache of no entries stores nothing */
+        if (c->entries == c->capacity)
             evict_tail(c, b);
         c->stored[key] = 1;
         c->entries++;
@@ -176,8 +178,6 @@ void cache_flush(struct cache *c)
 void cache_set_capacity(struct cache *c, uint64_t capacity, struct cache_counts *b)
 {
     c->capacity = capacity;
-    if (capacity == 0)
-        return;
     while (c->entries > capacity)
         evict_tail(c, b);
 }

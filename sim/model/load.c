@@ -13,21 +13,95 @@
  * factors multiply; an absolute rate replaces the base rate (the last active
  * one in file order wins); slowdowns multiply; the last active outage in
  * file order is a service's. A Poisson arrival pending at a boundary is drawn
- * again from the new rate, which is exact by memorylessness. Each function
- * is O(log pending events) apart from load_on_phase, O(phases).
+ * again from the new rate, which is exact by memorylessness.
+ *
+ * Shapes and traces (open loop). A phase's `ramp(A, B)` moves its rate or
+ * factor linearly over the phase, and `shape = sine(a, P)` multiplies the
+ * rate by 1 + a·sin(2πt/P); with either, arrivals are a non-homogeneous
+ * Poisson process drawn by thinning (Lewis and Shedler): candidates come at
+ * the rate's upper bound over the current segment (between two phase
+ * boundaries or trace rows: each ramp's larger end, times 1 + a), and each
+ * is kept with probability rate(t) / bound. A trace of rates (t,rate) gives
+ * the base rate row by row, in place of [load] rate; a trace of timestamps
+ * gives every arrival's instant. Traces are read one row at a time
+ * (trace.c). Each function is O(log pending events) apart from
+ * load_on_phase and the rate of a thinned arrival, O(phases).
  */
 #include <gsl/gsl_randist.h>
 #include <math.h>
-
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "simctx.h"
+#include "trace.h"
 
 static rs_time interarrival(struct sim *s)
 {
     if (s->sc.arrival == ARRIVAL_UNIFORM)
         return units_from_ns(1e9 / s->rate);
     return units_from_ns(gsl_ran_exponential(s->rng.s[RNG_ARRIVALS], 1e9 / s->rate));
+}
+
+/* A phase's rate or factor at t (a ramp's value along the phase). */
+static double phase_value(const struct phase_cfg *p, rs_time t)
+{
+    if (!p->ramp)
+        return p->rate;
+    double f = (double)(t - p->start) / (double)(p->end - p->start);
+    return p->rate + (p->rate_to - p->rate) * f;
+}
+
+/* The open loop's rate at t without its shape: the base (the trace's row,
+ * or [load] rate, or the last active absolute phase rate) times every
+ * active factor. With upto > t, an upper bound over [t, upto] instead (no
+ * phase starts or ends inside it): each ramp at its larger end. */
+static double rate_without_shape(const struct sim *s, rs_time t, rs_time upto)
+{
+    double rate = s->trace_on ? s->trace_rate : s->sc.rate, factor = 1.0;
+    for (unsigned i = 0; i < s->sc.nphases; i++) {
+        const struct phase_cfg *p = &s->sc.phases[i];
+        if (!(p->start <= t && t < p->end) || !p->has_rate)
+            continue;
+        double v = phase_value(p, t);
+        if (upto > t)
+            v = fmax(v, phase_value(p, units_min(upto, p->end)));
+        if (p->rate_is_factor)
+            factor *= v;
+        else
+            rate = v;
+    }
+    return rate * factor;
+}
+
+static double shape_at(const struct sim *s, rs_time t)
+{
+    if (s->sc.sine_amplitude == 0.0)
+        return 1.0;
+    double phase = (double)(t % s->sc.sine_period) / (double)s->sc.sine_period;
+    return 1.0 + s->sc.sine_amplitude * sin(2.0 * 3.14159265358979323846 * phase);
+}
+
+/* The end of the segment that starts now: the next phase boundary or trace
+ * row, or the end of the run. O(phase boundaries). */
+static rs_time segment_end(const struct sim *s)
+{
+    rs_time end = s->sc.duration;
+    for (uint32_t i = 0; i < s->nphase_times; i++)
+        if (s->phase_times[i] > s->now) {
+            end = s->phase_times[i];
+            break;
+        }
+    return s->trace_on && s->trace_next_t > s->now ? units_min(end, s->trace_next_t) : end;
+}
+
+/* The rate candidates arrive at over the segment that starts now: the
+ * rate itself, or with thinning its upper bound. */
+static double segment_rate(const struct sim *s)
+{
+    if (!s->thin)
+        return rate_without_shape(s, s->now, s->now);
+    return rate_without_shape(s, s->now, segment_end(s)) * (1.0 + s->sc.sine_amplitude);
 }
 
 static void schedule_arrival(struct sim *s)
@@ -51,7 +125,9 @@ static void start_request(struct sim *s, uint32_t client)
 {
     uint32_t ri = pool_alloc(&s->requests);
     struct request *r = pool_at(&s->requests, ri);
-    memset(r, 0, request_size(s->sc.nlayers));
+    memset(r, 0, request_size(s->sc.nlayers, s->sc.ncaches > 0));
+    if (s->sc.ncaches > 0) /* all its attempts look the same key up */
+        r->n[s->sc.nlayers + 1] = keygen_draw(&s->keys, s->rng.s[RNG_KEYS]);
     r->t_start = s->now;
     r->client = client;
     r->counted = s->now >= s->sc.warmup;
@@ -62,11 +138,90 @@ static void start_request(struct sim *s, uint32_t client)
     layer_call_start(s, s->client_top, ri, (struct reply_to){NO_PARENT, 0, 0}, RS_TIME_NEVER);
 }
 
+/* The next row of the trace, or the trace's end (trace_next_t never). A
+ * row that went bad since the scenario was checked (the file changed)
+ * ends the trace and is reported by sim_run. */
+static void read_trace_row(struct sim *s)
+{
+    double rate = 0.0;
+    int r = trace_next(s->trace, &s->trace_next_t, &rate, s->trace_err, sizeof s->trace_err);
+    s->trace_next_rate = rate;
+    if (r == 1 && s->trace_next_t < s->sc.duration) {
+        uint32_t type = s->sc.trace_format == TRACE_FORMAT_TIMES ? EV_ARRIVAL : EV_TRACE;
+        evq_handle h = evq_push(&s->q, s->trace_next_t, type, 0, 0);
+        if (type == EV_ARRIVAL)
+            s->next_arrival = h;
+        return;
+    }
+    s->trace_next_t = RS_TIME_NEVER;
+    if (r != -1)
+        s->trace_err[0] = '\0';
+}
+
+int load_init(struct sim *s, char *err, size_t errsz)
+{
+    const struct scenario *sc = &s->sc;
+    if (sc->trace[0] == '\0' || sc->model != LOAD_OPEN)
+        return 0;
+    s->trace = malloc(sizeof *s->trace);
+    if (s->trace == NULL) {
+        snprintf(err, errsz, "out of memory for the trace reader");
+        return -1;
+    }
+    int r = sc->trace_builtin
+                ? trace_open_text(s->trace, scenario_trace_text(sc->trace), sc->trace, err, errsz)
+                : trace_open(s->trace, sc->trace, err, errsz);
+    if (r != 0) {
+        free(s->trace);
+        s->trace = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+void load_fini(struct sim *s)
+{
+    if (s->trace == NULL)
+        return;
+    trace_close(s->trace);
+    free(s->trace);
+    s->trace = NULL;
+}
+
+/* An open loop's segment changed: candidates at its new rate, the pending
+ * one drawn again (exact, by memorylessness). */
+static void reschedule_open(struct sim *s)
+{
+    double nrate = segment_rate(s);
+    if (nrate != s->rate) {
+        s->rate = nrate;
+        evq_cancel(&s->q, s->next_arrival);
+        schedule_arrival(s);
+    }
+}
+
+/* A trace of rates reached its next row. */
+void load_on_trace(struct sim *s)
+{
+    s->trace_rate = s->trace_next_rate;
+    read_trace_row(s);
+    reschedule_open(s);
+}
+
 void load_start(struct sim *s)
 {
     s->rate = s->sc.rate;
     s->think_factor = 1.0;
-    if (s->sc.model == LOAD_OPEN) {
+    for (unsigned i = 0; i < s->sc.nphases; i++)
+        s->thin |= s->sc.phases[i].ramp;
+    s->thin |= s->sc.sine_amplitude > 0.0;
+    if (s->trace != NULL) {
+        s->trace_on = true;
+        s->rate = 0.0; /* none before the first row */
+        read_trace_row(s);
+    } else if (s->sc.model == LOAD_OPEN) {
+        if (s->thin)
+            s->rate = segment_rate(s);
         schedule_arrival(s);
     } else {
         for (uint32_t c = 0; c < s->sc.clients; c++)
@@ -76,8 +231,16 @@ void load_start(struct sim *s)
 
 void load_on_arrival(struct sim *s)
 {
+    if (s->trace_on && s->sc.trace_format == TRACE_FORMAT_TIMES) {
+        read_trace_row(s);
+    } else {
+        schedule_arrival(s);
+        /* thinning: a candidate is kept with probability rate(now) / bound */
+        if (s->thin && gsl_rng_uniform(s->rng.s[RNG_ARRIVALS]) * s->rate >=
+                           rate_without_shape(s, s->now, s->now) * shape_at(s, s->now))
+            return;
+    }
     uint32_t client = (uint32_t)gsl_rng_uniform_int(s->rng.s[RNG_ROUTING], s->sc.clients);
-    schedule_arrival(s);
     start_request(s, client);
 }
 
@@ -123,28 +286,21 @@ static void apply_hop_phases(struct sim *s)
 
 void load_on_phase(struct sim *s)
 {
-    double rate = s->sc.rate, factor = 1.0;
+    double factor = 1.0;
     for (unsigned i = 0; i < s->sc.nphases; i++) {
         const struct phase_cfg *p = &s->sc.phases[i];
-        if (!(p->start <= s->now && s->now < p->end))
-            continue;
-        if (p->has_rate && p->rate_is_factor)
+        if (p->start <= s->now && s->now < p->end && p->has_rate && p->rate_is_factor)
             factor *= p->rate;
-        else if (p->has_rate)
-            rate = p->rate;
     }
     apply_hop_phases(s);
     service_apply_phases(s);
-    if (s->sc.model == LOAD_OPEN) {
-        double nrate = rate * factor;
-        if (nrate != s->rate) {
-            s->rate = nrate;
-            evq_cancel(&s->q, s->next_arrival);
-            schedule_arrival(s);
-        }
-    } else {
+    caching_apply_phases(s);
+    if (s->trace_on && s->sc.trace_format == TRACE_FORMAT_TIMES)
+        return; /* the trace states every arrival */
+    if (s->sc.model == LOAD_OPEN)
+        reschedule_open(s);
+    else
         s->think_factor = factor;
-    }
 }
 
 void load_request_done(struct sim *s, uint32_t ri, enum outcome o)

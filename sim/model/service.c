@@ -247,6 +247,38 @@ static void push_work(struct sim *s, uint32_t ji, double d)
     evq_push(&s->q, units_add(s->now, units_from_ns(d)), EV_SERVICE_DONE, ji, 0);
 }
 
+/* The factor on a service time from the other executions working:
+ * 1 + degrade · others (linear), or e^(degrade · others / workers). */
+static double degradation(const struct service_cfg *c, const struct replica *rp)
+{
+    double others = (double)(rp->working - 1);
+    if (c->degrade_shape == DEGRADE_EXPONENTIAL)
+        return exp(c->degrade * others / (double)c->workers);
+    return 1.0 + c->degrade * others;
+}
+
+/* Execution ji (just started, working) looks its key up in its service's
+ * cache: a hit does the hit's work and answers ok; a lookup that joins a
+ * miss in flight waits for it without working. True when it is one of
+ * those; false when it missed and runs as usual. */
+static bool looked_up(struct sim *s, uint32_t ji, struct replica *rp, const struct service_cfg *c)
+{
+    enum cache_result r = caching_lookup(s, ji, c);
+    struct job *j = pool_at(&s->jobs, ji);
+    if (r == CACHE_HIT) {
+        j->stage = JOB_HIT;
+        push_work(s, ji, (double)dist_sample(&s->sc.caches[c->cache_index].hit,
+                                             s->rng.s[RNG_SERVICE]));
+        return true;
+    }
+    if (r == CACHE_JOIN) {
+        j->stage = JOB_JOINED;
+        rep_levels(s, rp, 0, 0, -1);
+        return true;
+    }
+    return false;
+}
+
 /* Starts job ji on a free worker of its replica, or drops it if its
  * deadline has passed. */
 static void start(struct sim *s, uint32_t ji)
@@ -270,13 +302,15 @@ static void start(struct sim *s, uint32_t ji)
     rp->n_started++;
     COUNT(s, rp, started);
     j->stage = JOB_LOCAL;
+    if (j->kind == JOB_EXECUTE && c->cache_index >= 0 && looked_up(s, ji, rp, c))
+        return;
     double d;
     if (j->kind == JOB_REPLAY) {
         d = (double)dist_sample(&c->replay, s->rng.s[RNG_SERVICE]);
     } else {
         d = (double)dist_sample(&c->service, s->rng.s[RNG_SERVICE]) * rp->slowdown;
         if (c->degrade > 0) /* contention with the other executions working */
-            d *= 1.0 + c->degrade * (double)(rp->working - 1);
+            d *= degradation(c, rp);
     }
     push_work(s, ji, d);
 }
@@ -463,6 +497,10 @@ static void complete(struct sim *s, uint32_t ji, enum errclass cls, bool drawn)
             cls = draw_answer(s, c);
         if (rp->entry)
             record_execution(s, j, c, cls);
+        if (j->loading) { /* its key's miss: fill, and end the executions joined to it */
+            j->loading = false;
+            caching_on_complete(s, ji, cls);
+        }
     }
     job_end(s, ji);
     drain(s, rp); /* may end a fan-out sibling's job: ask who waits after it */
@@ -534,8 +572,13 @@ void service_on_done(struct sim *s, uint32_t ji)
     rep_levels(s, rp, 0, 0, -1);
     if (j->stage == JOB_LOCAL && (c->ncalls > 0 || c->has_after) && j->kind == JOB_EXECUTE)
         next_stage(s, ji);
-    else
-        complete(s, ji, CLS_OK, true); /* a lone service's path: one test */
+    else /* a lone service's path: one test; a hit answers ok, nothing drawn */
+        complete(s, ji, CLS_OK, j->stage != JOB_HIT);
+}
+
+void service_complete_joined(struct sim *s, uint32_t ji, enum errclass cls)
+{
+    complete(s, ji, cls, false);
 }
 
 /* What an execution answers when a dependency call ended with cls. */

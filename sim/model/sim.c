@@ -147,7 +147,8 @@ struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *er
     s->sc = *sc;
     s->replication = replication;
     evq_init(&s->q);
-    pool_init(&s->requests, request_size(sc->nlayers));
+    pool_init(&s->requests, request_size(sc->nlayers, sc->ncaches > 0));
+    pool_init(&s->joins, sizeof(struct join_node));
     pool_init(&s->calls, sizeof(struct call));
     pool_init(&s->jobs, sizeof(struct job));
     pool_init(&s->msgs, sizeof(struct msg));
@@ -163,6 +164,8 @@ struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *er
     if (service_init(s, err, errsz) != 0)
         goto fail;
     if (layers_init(s, err, errsz) != 0 || bulkhead_init(s, err, errsz) != 0)
+        goto fail;
+    if (caching_init(s, err, errsz) != 0 || load_init(s, err, errsz) != 0)
         goto fail;
     topology_init(s);
     for (unsigned i = 0; i < sc->nphases; i++)
@@ -228,6 +231,8 @@ void sim_destroy(struct sim *s)
                      (size_t)rt->nbudgets * budget_extra_size(s->sc.layers[i].budget));
         mem_free(rt->breaker_windows, (size_t)rt->nbreakers * sizeof *rt->breaker_windows);
     }
+    load_fini(s);
+    caching_fini(s);
     bulkhead_fini(s);
     service_fini(s);
     metrics_fini(&s->m);
@@ -236,6 +241,7 @@ void sim_destroy(struct sim *s)
     pool_fini(&s->calls);
     pool_fini(&s->jobs);
     pool_fini(&s->msgs);
+    pool_fini(&s->joins);
     evq_fini(&s->q);
     free(s);
 }
@@ -272,6 +278,12 @@ static void dispatch(struct sim *s, const struct evq_event *ev)
         break;
     case EV_HERD:
         load_on_herd(s);
+        break;
+    case EV_TRACE:
+        load_on_trace(s);
+        break;
+    case EV_CACHE_EXPIRE:
+        caching_on_expire(s, ev->obj, ev->aux);
         break;
     case EV_OCC_READ:
     case EV_OCC_READ_RSP:
@@ -448,10 +460,16 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
         }
 #endif
     }
+    if (s->trace_err[0] != '\0') { /* the file changed after the scenario was checked */
+        snprintf(err, errsz, "the trace changed during the run: %s", s->trace_err);
+        return -1;
+    }
     if (!s->interrupted)
         s->now = s->sc.duration;
     sample_layers(s, s->m.nbuckets);
     service_finish(s);
+    if (s->sc.ncaches > 0)
+        caching_finish(s);
     metrics_finish(&s->m, s->now, s->q_len, s->busy, s->in_flight);
     /* Conservation: every request that started has one outcome or is in
      * flight, checked against an independent count of live requests. */

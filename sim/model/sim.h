@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cache.h"
 #include "metrics.h"
 #include "scenario.h"
 
@@ -62,6 +63,18 @@ bool sim_service_row(const struct sim *s, unsigned svc, unsigned replica, size_t
                      struct sim_service_row *row);
 /* The same over the whole run after warmup (summary.csv). */
 void sim_service_totals(const struct sim *s, unsigned svc, struct sim_service_row *row);
+
+/* One row of caches.csv: cache `cache` over bucket `bucket` (counts, and
+ * the entries at the bucket's end). Only for scenarios with caches. */
+struct sim_cache_row {
+    struct cache_counts n;
+    uint64_t entries;
+};
+bool sim_cache_row(const struct sim *s, unsigned cache, size_t bucket, struct sim_cache_row *row);
+/* Hits / lookups of cache `cache` after warmup (summary.csv); 0 without lookups. */
+double sim_cache_hit_ratio(const struct sim *s, unsigned cache);
+/* The most misses that were ever in flight for one key of the cache. */
+uint32_t sim_cache_max_loading(const struct sim *s, unsigned cache);
 
 /* Logical requests counted in the totals (arrived at or after warmup) that
  * had no outcome when the run ended. */

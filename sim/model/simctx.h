@@ -29,6 +29,7 @@
 #include "backoff.h"
 #include "breaker.h"
 #include "budget.h"
+#include "cache.h"
 #include "errclass.h"
 #include "evq.h"
 #include "metrics.h"
@@ -53,7 +54,8 @@ _Static_assert(SCENARIO_MAX_FANOUT <= UINT8_MAX, "a job's pending count");
 
 enum ev_type {
     EV_ARRIVAL, EV_CLIENT, EV_PHASE, EV_TIMEOUT, EV_RETRY, EV_SERVICE_DONE, EV_DELIVER, EV_ANSWER,
-    EV_HERD, EV_OCC_READ, EV_OCC_READ_RSP, EV_OCC_WRITE, EV_OCC_WRITE_RSP, EV_POOL_GRANT
+    EV_HERD, EV_OCC_READ, EV_OCC_READ_RSP, EV_OCC_WRITE, EV_OCC_WRITE_RSP, EV_POOL_GRANT,
+    EV_TRACE, EV_CACHE_EXPIRE
 };
 
 /* One client of the `occ` model (the AWS backoff study). */
@@ -82,13 +84,14 @@ struct request {
     uint8_t key_state; /* the server's idempotency-key store entry for it */
     uint8_t stored;    /* the stored answer's class */
     uint32_t side_effects;
-    uint64_t n[]; /* attempts at each layer, then at the entry service: nlayers + 1 of them
-                   * (the pool's object size is request_size) */
+    uint64_t n[]; /* attempts at each layer, then at the entry service: nlayers + 1 of them;
+                   * with caches one more slot, the request's key (request_key; the pool's
+                   * object size is request_size) */
 };
 
-static inline size_t request_size(unsigned nlayers)
+static inline size_t request_size(unsigned nlayers, bool keyed)
 {
-    return sizeof(struct request) + (nlayers + 1) * sizeof(uint64_t);
+    return sizeof(struct request) + (nlayers + 1 + keyed) * sizeof(uint64_t);
 }
 
 struct call {
@@ -136,7 +139,9 @@ struct layer_rt {
     uint32_t *slots_used, *wait_head, *wait_tail, *wait_len;
 };
 
-enum job_stage { JOB_QUEUED, JOB_LOCAL, JOB_CALLS, JOB_AFTER };
+/* JOB_HIT: a cache hit's work; JOB_JOINED: waiting for another execution's
+ * miss of the same key (coalesce), the worker held but not working. */
+enum job_stage { JOB_QUEUED, JOB_LOCAL, JOB_CALLS, JOB_AFTER, JOB_HIT, JOB_JOINED };
 
 struct job {
     uint32_t req;
@@ -147,6 +152,7 @@ struct job {
     uint8_t step;        /* the dependency being called (JOB_CALLS) */
     uint8_t via;         /* the layer whose hop delivered it; NO_LAYER: a job called it */
     uint8_t pending;     /* calls of this step still out (each answers at most once) */
+    bool loading;        /* its cache missed: it loads the key (cache_fill or abandon at the end) */
     struct reply_to parent;
     uint32_t client;     /* its request's client (for prefetching its states) */
     rs_time deadline_at; /* propagated from above; RS_TIME_NEVER: none */
@@ -185,6 +191,27 @@ struct service_rt {
     uint8_t edge[SCENARIO_MAX_CALLS]; /* the outermost layer towards each dependency; NO_LAYER: direct */
 };
 
+/* Per bucket and cache (caches.csv). */
+struct cache_bucket {
+    struct cache_counts n;
+    uint64_t entries; /* at the bucket's last change */
+    bool changed;     /* entries was set in this bucket (else it is the previous bucket's) */
+};
+
+/* A cache at run time: the structure, the executions waiting on each key's
+ * miss (coalesce), and counts before the warmup ended. */
+struct cache_rt {
+    struct cache c;
+    uint32_t *joined;     /* per key: the first waiting node in s->joins; UINT32_MAX: none */
+    struct cache_counts at_warmup; /* the totals when the warmup ended */
+    bool warm;
+};
+
+/* A node of a key's list of joined executions. */
+struct join_node {
+    uint32_t job, next;
+};
+
 /* An attempt or an answer crossing a hop with latency. */
 struct msg {
     uint32_t req;        /* downward only */
@@ -211,6 +238,19 @@ struct sim {
     evq_handle next_arrival;
     rs_time *phase_times; /* sorted distinct phase boundaries */
     uint32_t nphase_times;
+    bool thin;            /* a ramp or a shape: arrivals by thinning; rate is their bound */
+    bool trace_on;        /* arrivals come from the trace */
+    struct trace *trace;  /* open while the run reads it; NULL: none */
+    double trace_rate;    /* a trace of rates: the current row's */
+    rs_time trace_next_t; /* the next row's time; RS_TIME_NEVER: no more */
+    double trace_next_rate;
+    char trace_err[600];  /* a row that went bad during the run (sim_run reports it) */
+
+    /* caches */
+    struct keygen keys;   /* draws each request's key (when there are caches) */
+    struct cache_rt caches[SCENARIO_MAX_CACHES];
+    struct cache_bucket *cb; /* nbuckets · ncaches */
+    struct pool joins;    /* join_node */
 
     /* services */
     struct service_rt svc[SCENARIO_MAX_SERVICES];
@@ -244,6 +284,17 @@ void load_request_done(struct sim *s, uint32_t req, enum outcome o);
 void load_request_unref(struct sim *s, uint32_t req);
 
 void load_on_herd(struct sim *s);
+/* A trace of rates reached its next row (EV_TRACE). */
+void load_on_trace(struct sim *s);
+/* Opens the scenario's trace for the run. Returns 0 or -1 with err. */
+int load_init(struct sim *s, char *err, size_t errsz);
+void load_fini(struct sim *s);
+
+/* The key of request r (only with caches). */
+static inline uint32_t request_key(const struct sim *s, const struct request *r)
+{
+    return (uint32_t)r->n[s->sc.nlayers + 1];
+}
 
 /* occ.c: the optimistic-concurrency model (server model = occ) */
 int occ_init(struct sim *s);
@@ -315,6 +366,24 @@ void service_finish(struct sim *s);
  * started + queued, started = completed + busy, and services.csv's buckets
  * add up to the totals. Returns 0, or -1 with the broken rule in err. */
 int service_check(const struct sim *s, char *err, size_t errsz);
+
+/* caching.c: the caches in front of services (cache.c's structure, run). */
+int caching_init(struct sim *s, char *err, size_t errsz);
+void caching_fini(struct sim *s);
+/* Execution ji of a service with a cache starts and looks its request's
+ * key up: a hit; a miss (j->loading is set: it loads the key); or, with
+ * coalesce, joined to the miss in flight (ji is added to its list). */
+enum cache_result caching_lookup(struct sim *s, uint32_t ji, const struct service_cfg *c);
+/* Execution ji ended with cls: a loader fills its cache (ok) or abandons,
+ * and the executions joined to it end with the same class. */
+void caching_on_complete(struct sim *s, uint32_t ji, enum errclass cls);
+void caching_on_expire(struct sim *s, uint32_t key, uint32_t cache);
+/* Flushes and capacities of the phases active now. */
+void caching_apply_phases(struct sim *s);
+/* The end of the run: every bucket's entries (caches.csv). */
+void caching_finish(struct sim *s);
+/* Service.c ends a joined execution (its loader ended with cls). */
+void service_complete_joined(struct sim *s, uint32_t ji, enum errclass cls);
 
 /* balancer.c: the replica of service svc an attempt goes to, when it has
  * more than one. */
