@@ -37,4 +37,23 @@ expect 0 'recovered [0-9]+ s after' -- "$bin" run storm --set layer.app.attempts
 expect 0 'ok \(storm' -- "$bin" check "$tmp/one/scenario.ini"
 "$bin" run "$tmp/one/scenario.ini" -o "$tmp/again" > /dev/null
 cmp -s "$tmp/one/timeseries.csv" "$tmp/again/timeseries.csv" || fail "rerunning scenario.ini gives other results"
+# Traces: relative to the scenario file; every bad row named by its line;
+# a refused trace writes nothing; the effective scenario replays the same.
+mkdir -p "$tmp/traces"
+printf 't,rate\n0,100\n5,x\n0,200\n10,-3\n20,50,1\n' > "$tmp/traces/bad.csv"
+printf '[run]\nduration = 30s\n[load]\ntrace = bad.csv\n[server]\nservice = exp(1ms)\n' > "$tmp/traces/bad.ini"
+expect 2 'bad.csv:3: t: .x. is not|bad.csv:3: rate' -- "$bin" check "$tmp/traces/bad.ini"
+expect 2 'bad.csv:4: t: 0 is not after' -- "$bin" check "$tmp/traces/bad.ini"
+expect 2 'bad.csv:5: rate' -- "$bin" check "$tmp/traces/bad.ini"
+expect 2 'bad.csv:6: 3 fields' -- "$bin" run "$tmp/traces/bad.ini" -o "$tmp/traced"
+[ -e "$tmp/traced" ] && fail "a refused trace created its output directory"
+printf 't,rate\n0,100\n10,300\n' > "$tmp/traces/good.csv"
+printf '[run]\nduration = 30s\n[load]\ntrace = good.csv\n[server]\nservice = exp(1ms)\n' > "$tmp/traces/good.ini"
+(cd / && "$bin" run "$tmp/traces/good.ini" -o "$tmp/traced" > /dev/null) || fail "a trace beside its scenario was not found from another directory"
+"$bin" run "$tmp/traced/scenario.ini" -o "$tmp/traced2" > /dev/null || fail "the effective scenario of a traced run is refused"
+cmp -s "$tmp/traced/timeseries.csv" "$tmp/traced2/timeseries.csv" || fail "rerunning a traced scenario.ini gives other results"
+expect 0 'cache objects: hit ratio' -- "$bin" run cache-flush --set run.duration=70s -o "$tmp/cached"
+[ -s "$tmp/cached/caches.csv" ] || fail "caches.csv missing"
+"$bin" run "$tmp/cached/scenario.ini" -o "$tmp/cached2" > /dev/null || fail "the effective scenario of cache-flush is refused"
+cmp -s "$tmp/cached/caches.csv" "$tmp/cached2/caches.csv" || fail "rerunning cache-flush's scenario.ini gives other results"
 finish

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "cache.h"
+#include "rs_theory.h"
 
 static gsl_rng *rng(unsigned long seed)
 {
@@ -603,45 +604,6 @@ static void keygen_prob_law(void **state)
 
 /* ---- 3. LRU under the independent reference model: Che ---- */
 
-struct che {
-    const double *p;
-    size_t n;
-    double cap;
-};
-
-/* Expected number of distinct keys requested within time t, minus C. */
-static double che_f(double t, void *v)
-{
-    const struct che *ch = v;
-    double sum = 0;
-    for (size_t i = 0; i < ch->n; i++)
-        sum += -expm1(-ch->p[i] * t);
-    return sum - ch->cap;
-}
-
-/* Che's characteristic time t_C (in requests): sum_i 1 − e^(−p_i t) = C,
- * by Brent's method on a bracket doubled until it holds the root. */
-static double che_time(struct che *ch)
-{
-    gsl_function f = {che_f, ch};
-    double lo = 0, hi = 1;
-    while (che_f(hi, ch) < 0)
-        lo = hi, hi *= 2;
-    gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
-    assert_non_null(s);
-    assert_int_equal(gsl_root_fsolver_set(s, &f, lo, hi), GSL_SUCCESS);
-    int status = GSL_CONTINUE;
-    for (int it = 0; it < 200 && status == GSL_CONTINUE; it++) {
-        assert_int_equal(gsl_root_fsolver_iterate(s), GSL_SUCCESS);
-        status = gsl_root_test_interval(gsl_root_fsolver_x_lower(s), gsl_root_fsolver_x_upper(s),
-                                        0, 1e-12);
-    }
-    assert_int_equal(status, GSL_SUCCESS);
-    double t = gsl_root_fsolver_root(s);
-    gsl_root_fsolver_free(s);
-    return t;
-}
-
 enum { BATCHES = 20 };
 
 /* The mean of the batch hit ratios and its standard error. */
@@ -671,10 +633,7 @@ static void lru_che(void **state)
         p[i] = keygen_prob(&k, i);
     gsl_rng *r = rng(31);
     for (size_t ci = 0; ci < sizeof caps / sizeof caps[0]; ci++) {
-        struct che ch = {p, NKEYS, (double)caps[ci]};
-        double t = che_time(&ch), predicted = 0;
-        for (size_t i = 0; i < NKEYS; i++)
-            predicted += p[i] * -expm1(-p[i] * t);
+        double t, predicted = che_hit_ratio(p, NKEYS, (double)caps[ci], &t);
         struct cache c;
         assert_int_equal(cache_init(&c, NKEYS, caps[ci], false), 0);
         double h[BATCHES];

@@ -546,6 +546,9 @@ void output_print_summary(FILE *f, const struct sim *s, const struct summary *o,
             (unsigned long long)o->server_completions);
     if (sc->graph)
         print_hottest(f, s);
+    for (unsigned c = 0; c < sc->ncaches; c++)
+        fprintf(f, "  cache %s: hit ratio %.1f%%\n", sc->caches[c].name,
+                100.0 * sim_cache_hit_ratio(s, c));
     if (o->recovered == 1)
         fprintf(f, "  recovered %.0f s after the last phase ended\n", o->recovery_s);
     else if (o->recovered == 0)

@@ -1,0 +1,399 @@
+/*
+ * Traffic through the whole simulator: load shapes (ramp, sine), replayed
+ * traces, caches and load-dependent latency, each against what theory or
+ * the input says it must be.
+ *
+ * - ramp() and sine(): the arrivals in each 1 s bucket are Poisson with
+ *   mean the integral of the rate over the bucket (thinning is exact), so
+ *   the counts' chi-square against those means must be plausible
+ *   (p > 1e-4); the same counts against a stepwise rate (the ramp in 10 s
+ *   steps; the sine held for each second) must be refused, so the test has
+ *   the power to see steps where a slope should be.
+ * - a trace of rates: likewise against the piecewise-constant rates; a
+ *   trace of timestamps: the same count and, bucket by 1 ms bucket, the
+ *   same instants.
+ * - caches: the hit ratio of a TTL cache (no capacity limit, Poisson
+ *   requests, uniform keys) within 2 % of λT/(1 + λT), and of an LRU cache
+ *   under Zipf(0.8) popularity within 2 % of Che's approximation, both
+ *   through services; coalesce never has two misses in flight for one key
+ *   (and without it there are, so the check can fail).
+ * - degrade_shape = exponential: a herd's last execution takes exactly
+ *   service × e^(degrade · others / workers).
+ */
+#define _GNU_SOURCE /* mkdtemp, M_PI */
+#include "rs_theory.h"
+
+#include <gsl/gsl_cdf.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cache.h"
+
+/* Offered arrivals per bucket (all buckets of 1 s unless the scenario says). */
+static double offered(const struct sim *s, size_t b)
+{
+    return (double)sim_metrics(s)->b[b].offered;
+}
+
+/* The chi-square p-value of the counts of buckets [b0, b1) against
+ * Poisson means mu(b) (variance = mean). */
+static double poisson_p(const struct sim *s, size_t b0, size_t b1, double (*mu)(size_t, const void *),
+                        const void *ctx)
+{
+    double chi = 0;
+    for (size_t b = b0; b < b1; b++) {
+        double m = mu(b, ctx), d = offered(s, b) - m;
+        chi += d * d / m;
+    }
+    return gsl_cdf_chisq_Q(chi, (double)(b1 - b0));
+}
+
+/* ---- ramp ---- */
+
+/* 100/s, then ramp(100/s, 900/s) over [20 s, 120 s), then 900/s no more
+ * (the phase ends: back to 100/s). The mean of bucket [b, b+1) is the
+ * integral of the rate over it. */
+static double ramp_mean(size_t b, const void *ctx)
+{
+    (void)ctx;
+    double t0 = (double)b, t1 = t0 + 1;
+    if (t1 <= 20 || t0 >= 120)
+        return 100;
+    /* rate(t) = 100 + 8 (t − 20) on [20, 120) */
+    return 100 + 8 * ((t0 + t1) / 2 - 20);
+}
+
+/* The stepwise rate of the same ramp in 10 s steps (how collapse-ramp
+ * was written before ramp() existed). */
+static double ramp_step_mean(size_t b, const void *ctx)
+{
+    (void)ctx;
+    double t0 = (double)b;
+    if (t0 < 20 || t0 >= 120)
+        return 100;
+    return 100 + 8 * 10 * floor((t0 - 20) / 10);
+}
+
+static const char ramp_text[] = "[run]\nduration = 140s\nseed = 3\n"
+                                "[load]\nrate = 100/s\n"
+                                "[server]\nworkers = 100000\nservice = const(1ms)\n"
+                                "[phase up]\nstart = 20s\nend = 120s\nrate = ramp(100/s, 900/s)\n";
+
+static void ramp_counts(void **state)
+{
+    (void)state;
+    for (unsigned seed = 1; seed <= 3; seed++) {
+        char set[32];
+        snprintf(set, sizeof set, "run.seed=%u", seed);
+        const char *sets[] = {set};
+        struct scenario sc;
+        load_or_fail(&sc, ramp_text, sets, 1);
+        struct sim *s = run_or_fail(&sc, 0);
+        double p = poisson_p(s, 0, 140, ramp_mean, NULL);
+        double pstep = poisson_p(s, 20, 120, ramp_step_mean, NULL);
+        print_message("ramp seed %u: chi-square p = %.3f; against 10 s steps p = %.2g\n", seed, p,
+                      pstep);
+        assert_true(p > 1e-4);
+        assert_true(pstep < 1e-4);
+        sim_destroy(s);
+    }
+}
+
+/* A ramp of factors multiplies the base rate; with a sine shape on top,
+ * the bound of the thinning is the product of the larger ends. */
+static void ramp_of_factors_with_shape(void **state)
+{
+    (void)state;
+    static const char text[] = "[run]\nduration = 120s\nseed = 5\n"
+                               "[load]\nrate = 200/s\nshape = sine(0.5, 40s)\n"
+                               "[server]\nworkers = 100000\nservice = const(1ms)\n"
+                               "[phase p]\nstart = 0s\nend = 120s\nrate = ramp(x1, x3)\n";
+    struct scenario sc;
+    load_or_fail(&sc, text, NULL, 0);
+    struct sim *s = run_or_fail(&sc, 0);
+    /* rate(t) = 200 (1 + t/60) (1 + 0.5 sin(2πt/40)); means by Simpson's
+     * rule over each bucket (exact enough: the error is < 1e-6 of a mean) */
+    double chi = 0, total = 0, expect = 0;
+    for (size_t b = 0; b < 120; b++) {
+        double m = 0;
+        for (int k = 0; k <= 100; k++) {
+            double t = (double)b + k / 100.0, w = (k == 0 || k == 100) ? 1 : (k % 2 ? 4 : 2);
+            m += w * 200 * (1 + t / 60) * (1 + 0.5 * sin(2 * M_PI * t / 40));
+        }
+        m /= 300;
+        chi += (offered(s, b) - m) * (offered(s, b) - m) / m;
+        total += offered(s, b);
+        expect += m;
+    }
+    double p = gsl_cdf_chisq_Q(chi, 120);
+    print_message("ramp(x1, x3) x sine(0.5, 40s): %.0f arrivals for %.0f expected, p = %.3f\n",
+                  total, expect, p);
+    assert_true(p > 1e-4);
+    sim_destroy(s);
+}
+
+/* ---- sine ---- */
+
+static double sine_mean(size_t b, const void *ctx)
+{
+    (void)ctx;
+    /* 500 (1 + 0.8 sin(2πt/20)) integrated over [b, b+1) */
+    double w = 2 * M_PI / 20;
+    return 500 * (1 + 0.8 * (cos(w * (double)b) - cos(w * (double)(b + 1))) / w);
+}
+
+static double sine_step_mean(size_t b, const void *ctx)
+{
+    (void)ctx;
+    return 500 * (1 + 0.8 * sin(2 * M_PI * (double)b / 20));
+}
+
+static void sine_counts(void **state)
+{
+    (void)state;
+    static const char text[] = "[run]\nduration = 200s\nseed = 11\n"
+                               "[load]\nrate = 500/s\nshape = sine(0.8, 20s)\n"
+                               "[server]\nworkers = 100000\nservice = const(1ms)\n";
+    struct scenario sc;
+    load_or_fail(&sc, text, NULL, 0);
+    struct sim *s = run_or_fail(&sc, 0);
+    double p = poisson_p(s, 0, 200, sine_mean, NULL), pstep = poisson_p(s, 0, 200, sine_step_mean, NULL);
+    print_message("sine: chi-square p = %.3f; against 1 s steps p = %.2g\n", p, pstep);
+    assert_true(p > 1e-4);
+    assert_true(pstep < 1e-4);
+    sim_destroy(s);
+}
+
+/* ---- traces ---- */
+
+/* Writes text into a new file in a new directory; returns its path. */
+static const char *temp_file(char *dir, size_t dsize, const char *name, const char *text)
+{
+    static char path[4200];
+    snprintf(dir, dsize, "/tmp/rs-traffic-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static void remove_temp(const char *dir, const char *name)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    unlink(path);
+    rmdir(dir);
+}
+
+static double rates_mean(size_t b, const void *ctx)
+{
+    (void)ctx;
+    /* the trace below: 0 before 5 s, then 300/s, 50/s from 30.5 s, 700/s from 60 s */
+    double t0 = (double)b, t1 = t0 + 1, m = 0;
+    static const double at[] = {5, 30.5, 60, 1e9}, rate[] = {300, 50, 700};
+    for (int i = 0; i < 3; i++) {
+        double lo = fmax(t0, at[i]), hi = fmin(t1, at[i + 1]);
+        if (hi > lo)
+            m += rate[i] * (hi - lo);
+    }
+    return m;
+}
+
+static void trace_of_rates(void **state)
+{
+    (void)state;
+    char dir[64], text[4600];
+    const char *path = temp_file(dir, sizeof dir, "rates.csv",
+                                 "# a test trace\nt,rate\n5,300\n30.5,50\n60,700\n");
+    snprintf(text, sizeof text,
+             "[run]\nduration = 90s\nseed = 2\n[load]\ntrace = %s\n"
+             "[server]\nworkers = 100000\nservice = const(1ms)\n", path);
+    struct scenario sc;
+    load_or_fail(&sc, text, NULL, 0);
+    assert_int_equal(sc.trace_format, TRACE_FORMAT_RATES);
+    struct sim *s = run_or_fail(&sc, 0);
+    for (size_t b = 0; b < 5; b++)
+        assert_true(offered(s, b) == 0); /* none before the first row */
+    double p = poisson_p(s, 5, 90, rates_mean, NULL);
+    print_message("trace of rates: chi-square p = %.3f\n", p);
+    assert_true(p > 1e-4);
+    sim_destroy(s);
+    remove_temp(dir, "rates.csv");
+}
+
+/* 3,000 timestamps at random microseconds over 3 s, with repeats: the run
+ * replays exactly that many, each in its own 1 ms bucket. */
+static void trace_of_timestamps(void **state)
+{
+    (void)state;
+    enum { N = 3000, MS = 3000 };
+    static unsigned per_ms[MS];
+    static char csv[N * 16 + 8];
+    memset(per_ms, 0, sizeof per_ms);
+    size_t used = (size_t)snprintf(csv, sizeof csv, "t\n");
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 7);
+    unsigned long us = 0;
+    for (int i = 0; i < N; i++) {
+        if (i == 0 || gsl_rng_uniform(r) > 0.1) /* one in ten repeats the last instant */
+            us += 1 + gsl_rng_uniform_int(r, 1999);
+        if (us >= MS * 1000UL)
+            break;
+        per_ms[us / 1000]++;
+        used += (size_t)snprintf(csv + used, sizeof csv - used, "%lu.%06lu\n", us / 1000000,
+                                 us % 1000000);
+    }
+    gsl_rng_free(r);
+    char dir[64], text[4600];
+    const char *path = temp_file(dir, sizeof dir, "times.csv", csv);
+    snprintf(text, sizeof text,
+             "[run]\nduration = 3s\nbucket = 1ms\n[load]\ntrace = %s\n"
+             "[server]\nworkers = 100000\nservice = const(1us)\n", path);
+    struct scenario sc;
+    load_or_fail(&sc, text, NULL, 0);
+    assert_int_equal(sc.trace_format, TRACE_FORMAT_TIMES);
+    struct sim *s = run_or_fail(&sc, 0);
+    unsigned total = 0;
+    for (size_t b = 0; b < MS; b++) {
+        assert_int_equal((unsigned)offered(s, b), per_ms[b]);
+        total += per_ms[b];
+    }
+    assert_int_equal(sim_metrics(s)->requests, total);
+    print_message("trace of %u timestamps replayed exactly\n", total);
+    sim_destroy(s);
+    remove_temp(dir, "times.csv");
+}
+
+/* ---- caches through services ---- */
+
+/* TTL cache, no capacity limit, uniform keys: per key the requests are
+ * Poisson of rate λ = rate / keys, and after each miss (filled at once: the
+ * service takes no time) the next T seconds are hits: λT / (1 + λT). 200 s
+ * at 1000/s after a 20 s warmup is 200,000 lookups; the ratio's standard
+ * error is about 0.001 (0.15 %), so 2 % is over ten of them. */
+static void ttl_hit_ratio(void **state)
+{
+    (void)state;
+    static const char text[] = "[run]\nduration = 220s\nwarmup = 20s\nseed = 4\n"
+                               "[load]\nrate = 1000/s\nkeys = 100\n"
+                               "[server]\nworkers = 100000\nservice = const(0)\ncache = c\n"
+                               "[cache c]\nttl = 200ms\n";
+    struct scenario sc;
+    load_or_fail(&sc, text, NULL, 0);
+    struct sim *s = run_or_fail(&sc, 0);
+    double lt = 10.0 * 0.2, want = lt / (1 + lt), got = sim_cache_hit_ratio(s, 0);
+    print_message("TTL: hit ratio %.5f, λT/(1+λT) = %.5f (%+.2f%%)\n", got, want,
+                  100 * (got - want) / want);
+    assert_true(fabs(got - want) < 0.02 * want);
+    sim_destroy(s);
+}
+
+/* LRU of 1,000 entries over 10,000 keys of Zipf(0.8) popularity: Che's
+ * approximation (within 0.2 % of the cache module alone: test_cache.c). The
+ * run sees 10^6 lookups after 10^5 of warmup; standard error ~0.0005. */
+static void lru_hit_ratio(void **state)
+{
+    (void)state;
+    static const char text[] = "[run]\nduration = 110s\nwarmup = 10s\nseed = 6\n"
+                               "[load]\nrate = 10000/s\nkeys = 10000\npopularity = zipf(0.8)\n"
+                               "[server]\nworkers = 100000\nservice = const(0)\ncache = c\n"
+                               "[cache c]\ncapacity = 1000\n";
+    struct scenario sc;
+    load_or_fail(&sc, text, NULL, 0);
+    struct sim *s = run_or_fail(&sc, 0);
+    struct keygen k;
+    assert_int_equal(keygen_init(&k, 10000, 0.8), 0);
+    static double p[10000];
+    for (uint32_t i = 0; i < 10000; i++)
+        p[i] = keygen_prob(&k, i);
+    keygen_fini(&k);
+    double tc, want = che_hit_ratio(p, 10000, 1000, &tc), got = sim_cache_hit_ratio(s, 0);
+    print_message("LRU: hit ratio %.5f, Che %.5f (%+.2f%%)\n", got, want, 100 * (got - want) / want);
+    assert_true(fabs(got - want) < 0.02 * want);
+    sim_destroy(s);
+}
+
+/* A slow backend behind a cache of hot keys: many requests for one key
+ * arrive while its miss is loading. With coalesce at most one miss per key
+ * is ever in flight, and the rest are counted as coalesced; without it,
+ * there are many at once. Every joined execution answers (the run's
+ * conservation checks pass) and the hit ratio is the same order. */
+static void coalesce_single_flight(void **state)
+{
+    (void)state;
+    static const char text[] = "[run]\nduration = 60s\nseed = 8\n"
+                               "[load]\nrate = 2000/s\nkeys = 1000\npopularity = zipf(1.2)\n"
+                               "[service api]\nworkers = 100000\nservice = const(0)\ncache = c\ncalls = db\n"
+                               "[service db]\nworkers = 50\nservice = exp(200ms)\n"
+                               "[cache c]\nttl = 2s\ncoalesce = true\n";
+    const char *off[] = {"cache.c.coalesce=false"};
+    for (int with = 1; with >= 0; with--) {
+        struct scenario sc;
+        load_or_fail(&sc, text, off, with ? 0 : 1);
+        struct sim *s = run_or_fail(&sc, 0);
+        uint64_t coalesced = 0;
+        struct sim_cache_row row;
+        for (size_t b = 0; sim_cache_row(s, 0, b, &row); b++)
+            coalesced += row.n.coalesced;
+        print_message("coalesce = %s: most misses in flight for one key %u, %llu coalesced\n",
+                      with ? "true" : "false", sim_cache_max_loading(s, 0),
+                      (unsigned long long)coalesced);
+        if (with) {
+            assert_int_equal(sim_cache_max_loading(s, 0), 1);
+            assert_true(coalesced > 1000);
+        } else {
+            assert_true(sim_cache_max_loading(s, 0) > 5);
+            assert_int_equal(coalesced, 0);
+        }
+        sim_destroy(s);
+    }
+}
+
+/* ---- load-dependent latency ---- */
+
+/* A herd of 10 at t = 0 on 10 workers, 100 ms each: the k-th to start (k
+ * from 0) works beside k others, so the last takes 100 ms × e^(2 · 9/10)
+ * exponential, or 100 ms × (1 + 2 · 9) linear: the longest latency. */
+static void exponential_degradation(void **state)
+{
+    (void)state;
+    static const char text[] = "[run]\nduration = 10s\n"
+                               "[load]\nmodel = closed\nthink = const(1h)\nclients = 10\n"
+                               "[herd]\nat = 0s\n"
+                               "[server]\nworkers = 10\nservice = const(100ms)\ndegrade = 2\n"
+                               "degrade_shape = exponential\n";
+    const char *linear[] = {"server.degrade_shape=linear"};
+    const double want[] = {0.1 * exp(1.8), 0.1 * 19};
+    for (int i = 0; i < 2; i++) {
+        struct scenario sc;
+        load_or_fail(&sc, text, linear, (size_t)i);
+        struct sim *s = run_or_fail(&sc, 0);
+        struct summary o;
+        output_summarise(s, 0.0, &o);
+        print_message("%s: longest %.6f s, expected %.6f s\n", i ? "linear" : "exponential",
+                      o.lat_max, want[i]);
+        assert_true(fabs(o.lat_max - want[i]) < 1e-6 * want[i] + 2e-9);
+        sim_destroy(s);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(ramp_counts),
+        cmocka_unit_test(ramp_of_factors_with_shape),
+        cmocka_unit_test(sine_counts),
+        cmocka_unit_test(trace_of_rates),
+        cmocka_unit_test(trace_of_timestamps),
+        cmocka_unit_test(ttl_hit_ratio),
+        cmocka_unit_test(lru_hit_ratio),
+        cmocka_unit_test(coalesce_single_flight),
+        cmocka_unit_test(exponential_degradation),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
