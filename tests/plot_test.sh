@@ -4,9 +4,9 @@
 # column. Then issue 12 (never run what we read): hostile keys, values and
 # directory names run nothing; planted links are not followed; a malformed
 # file is refused naming its line; gnuplot's stderr is shown; an interrupt
-# stops gnuplot within a second. Service graphs draw a figure per service;
-# a hostile services.csv is refused. Skipped (exit 77, reported as skipped by
-# ctest) without gnuplot.
+# stops gnuplot within a second. Service graphs draw a figure per service,
+# runs with caches one per cache; a hostile services.csv or caches.csv is
+# refused. Skipped (exit 77, reported as skipped by ctest) without gnuplot.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 if ! command -v gnuplot > /dev/null; then
@@ -63,6 +63,36 @@ hostile_services rows "0,a,0,0,0,0,0,0,0,0,0,0,0" 'NR == 1 { print; for (i = 0; 
   "hs/services.csv:1000002: more than 1000000 rows"
 find "$tmp" -name pwned7 | grep -q . && fail "a service's name ran a command"
 rm -rf "$tmp/hs"
+# Caches: one figure per cache of caches.csv, PNG and SVG (cache-flush: one
+# cache), none for a run without caches; a second run into the directory
+# replaces them (they are recognised as ours).
+"$bin" run cache-flush --set run.duration=90s -o "$tmp/cache" --plot > "$tmp/cache.log" || { cat "$tmp/cache.log"; exit 1; }
+check "$tmp/cache/cache_objects.png" "$tmp/cache/cache_objects.svg"
+[ "$(ls "$tmp/cache" | grep -c '^cache_')" = 2 ] || fail "cache-flush: not one figure per cache"
+grep -q '<svg' "$tmp/cache/cache_objects.svg" || fail "cache_objects.svg is not SVG"
+grep -q 'NaN' "$tmp/cache/cache_objects.svg" && fail "cache_objects.svg shows NaN"
+"$bin" run cache-flush --set run.duration=80s -o "$tmp/cache" --plot > "$tmp/cache2.log" 2>&1 ||
+  { cat "$tmp/cache2.log"; fail "a rerun into a directory with cache figures"; }
+ls "$tmp/run" "$tmp/graph" | grep -q '^cache_' && fail "cache figures for a run without caches"
+# A hostile caches.csv (a name that would be a path or code, NaN, too many
+# rows, rows out of order) is refused, exit 2 naming the file and line, and
+# nothing is drawn.
+hostile_caches() { # NAME VALUE AWK-PROGRAM PATTERN: cache-flush's caches.csv edited by the program
+  rm -rf "$tmp/hc" && mkdir "$tmp/hc" && cp "$tmp/cache/"*.csv "$tmp/cache/scenario.ini" "$tmp/hc/"
+  awk -F, -v OFS=, -v v="$2" "$3" "$tmp/cache/caches.csv" > "$tmp/hc/caches.csv"
+  expect 2 "$4" -- "$bin" plot "$tmp/hc" --force
+  ls "$tmp/hc" | grep -q '\.png$' && fail "$1: figures drawn from a hostile caches.csv"
+}
+hostile_caches quote "x'.system('touch pwned8').'" 'NR == 3 { $2 = v } { print }' \
+  "hc/caches.csv:3: the cache name 'x'\.system\('touch pwned8'\)\.'' is not 1 to 47"
+hostile_caches dquote 'a"b' 'NR == 3 { $2 = v } { print }' 'hc/caches.csv:3: a double quote in column 2'
+hostile_caches slash "../../evil" 'NR == 4 { $2 = v } { print }' "hc/caches.csv:4: the cache name '\.\./\.\./evil' is not"
+hostile_caches nan NaN 'NR == 5 { $4 = v } { print }' "hc/caches.csv:5: 'NaN' in column hits is not a number"
+hostile_caches order other 'NR == 6 { $2 = v } { print }' "hc/caches.csv:6: cache 'other' where 'objects' was expected"
+hostile_caches rows "0,a,0,0,0,0,0,0,0" 'NR == 1 { print; for (i = 0; i <= 1000000; i++) print v; exit }' \
+  "hc/caches.csv:1000002: more than 1000000 rows"
+find "$tmp" -name pwned8 | grep -q . && fail "a cache's name ran a command"
+rm -rf "$tmp/hc"
 # plot on a directory with nothing to draw is a clear error
 mkdir "$tmp/emptyd"
 "$bin" plot "$tmp/emptyd" > "$tmp/empty.log" 2>&1 && fail "plot on an empty directory succeeded"

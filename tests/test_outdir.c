@@ -112,6 +112,31 @@ static void service_names(void **state)
             fail_msg("%s is ours", not_ours[i]);
 }
 
+/* A cache's figure likewise: "cache_" and 1 to 47 characters of
+ * [A-Za-z0-9_-]; caches.csv itself stays a data file. */
+static void cache_names(void **state)
+{
+    (void)state;
+    static const char *const ours[] = {
+        "cache_objects.png", "cache_objects.svg", "cache_a.png", "cache_-.svg", "cache_A-b_9.png",
+        "cache_01234567890123456789012345678901234567890123456.svg", "caches.csv",
+        ".cache_objects.png.0123456789ab.tmp", ".cache_x-y_z.svg.abcdef012345.tmp"};
+    static const char *const not_ours[] = {
+        "cache_../x.png", "cache_.png", "cache_a b.png", "cache_objects.pdf", "cache_objects",
+        "cache_objects.csv", "cache_a.b.png", "cache_a/b.png", "cache_a'b.png", "cache_a\\b.svg",
+        "cache_012345678901234567890123456789012345678901234567.png", "caches_objects.png",
+        "Cache_objects.png", "cache.png", "caches.png", "cache_objects.png.tmp",
+        ".cache_objects.png.0123456789ab", ".cache_../x.png.0123456789ab.tmp",
+        ".cache_.png.0123456789ab.tmp", ".cache_objects.png.0123456789AB.tmp", "cache_\xc3\xa9.png",
+        "cache_a\tb.png", "cache_objects.png.png.", "cache_objects.png/"};
+    for (size_t i = 0; i < sizeof ours / sizeof *ours; i++)
+        if (!outdir_our_name(ours[i]))
+            fail_msg("%s is not ours", ours[i]);
+    for (size_t i = 0; i < sizeof not_ours / sizeof *not_ours; i++)
+        if (outdir_our_name(not_ours[i]))
+            fail_msg("%s is ours", not_ours[i]);
+}
+
 static void classify(void **state)
 {
     (void)state;
@@ -273,6 +298,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(names),
         cmocka_unit_test(service_names),
+        cmocka_unit_test(cache_names),
         cmocka_unit_test_setup_teardown(classify, setup, teardown),
         cmocka_unit_test_setup_teardown(remove_ours_keeps_the_rest, setup, teardown),
         cmocka_unit_test_setup_teardown(tmpfile_is_exclusive, setup, teardown),

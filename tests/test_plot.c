@@ -433,6 +433,151 @@ static void services_drawn(void **state)
     free(d);
 }
 
+/* ---- caches.csv (caches) ---- */
+
+static const char cache_header[] = "t,cache,lookups,hits,misses,coalesced,entries,evictions,expirations\n";
+
+/* A caches.csv of the header, a good row of cache ok, then `rows`;
+ * plot_dir refuses it with `says`, drawing no cache's figure either. */
+static void cache_refused(const char *d, const char *rows, const char *says)
+{
+    char text[8192];
+    snprintf(text, sizeof text, "%s0,ok,10,9,1,0,5,0,0\n%s", cache_header, rows);
+    put(d, "caches.csv", text);
+    refused(d, PLOT_BAD_INPUT, says);
+    assert_false(present(d, "cache_ok.png"));
+}
+
+static void malformed_caches(void **state)
+{
+    (void)state;
+    char *d = mktempdir();
+    put(d, "timeseries.csv", ts_header);
+    cache_refused(d, "0,a'b,10,9,1,0,5,0,0\n",
+                  "/caches.csv:3: the cache name 'a'b' is not 1 to 47 letters, digits, '_' or '-'");
+    cache_refused(d, "0,x'.system('touch pwned8').',10,9,1,0,5,0,0\n",
+                  "/caches.csv:3: the cache name 'x'.system('touch pwned8').'' is not");
+    cache_refused(d, "0,../x,10,9,1,0,5,0,0\n", "/caches.csv:3: the cache name '../x' is not");
+    cache_refused(d, "0,a b,10,9,1,0,5,0,0\n", "/caches.csv:3: the cache name 'a b' is not");
+    cache_refused(d, "0,,10,9,1,0,5,0,0\n", "/caches.csv:3: the cache name '' is not");
+    cache_refused(d, "0,a.png,10,9,1,0,5,0,0\n", "/caches.csv:3: the cache name 'a.png' is not");
+    cache_refused(d, "0,abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuv,10,9,1,0,5,0,0\n",
+                  "/caches.csv:3: the cache name 'abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuv' is not");
+    cache_refused(d, "0,x\x1b]0;t\x07,10,9,1,0,5,0,0\n", "/caches.csv:3: a control character (byte 27)");
+    cache_refused(d, "1,ok,NaN,9,1,0,5,0,0\n", "/caches.csv:3: 'NaN' in column lookups is not a number");
+    cache_refused(d, "1,ok,10,nan,1,0,5,0,0\n", "/caches.csv:3: 'nan' in column hits is not a number");
+    cache_refused(d, "1,ok,10,9,inf,0,5,0,0\n", "/caches.csv:3: 'inf' in column misses is not a number");
+    cache_refused(d, "1,ok,10,9,1,1e999,5,0,0\n",
+                  "/caches.csv:3: '1e999' in column coalesced is not a finite number of at least 0");
+    cache_refused(d, "1,ok,10,9,1,0,-5,0,0\n", "/caches.csv:3: '-5' in column entries is not a finite");
+    cache_refused(d, "1,ok,10,9,1,0,5,0x1,0\n", "/caches.csv:3: '0x1' in column evictions is not a number");
+    cache_refused(d, "1,ok,10,9,1,0,5,0,\n", "/caches.csv:3: an empty value in column expirations");
+    cache_refused(d, "x,ok,10,9,1,0,5,0,0\n", "/caches.csv:3: 'x' in column t is not a number");
+    cache_refused(d, "1,ok,10,9,1,0,5,0\n", "/caches.csv:3: 8 columns, but the header has 9");
+    cache_refused(d, "1,ok,10,9,1,0,5,0,\"a,b\"\n", "/caches.csv:3: 10 columns, but the header has 9");
+    cache_refused(d, "1,ok,10,9,1,0,5,0,\"0\"\n", "/caches.csv:3: a double quote in column 9");
+    /* rows a bucket at a time, a row per cache, in the same order */
+    cache_refused(d, "0,b,1,1,0,0,1,0,0\n1,b,1,1,0,0,1,0,0\n1,ok,1,1,0,0,1,0,0\n",
+                  "/caches.csv:4: cache 'b' where 'ok' was expected");
+    cache_refused(d, "0,b,1,1,0,0,1,0,0\n1,ok,1,1,0,0,1,0,0\n2,ok,1,1,0,0,1,0,0\n",
+                  "/caches.csv:5: cache 'ok' where 'b' was expected");
+    cache_refused(d, "0,b,1,1,0,0,1,0,0\n1,ok,1,1,0,0,1,0,0\n1,c,1,1,0,0,1,0,0\n",
+                  "/caches.csv:5: cache 'c' where 'b' was expected");
+    cache_refused(d, "0,b,1,1,0,0,1,0,0\n1,ok,1,1,0,0,1,0,0\n",
+                  "/caches.csv: 3 rows are not a row per cache (2) in every bucket");
+    char many[1024] = "";
+    for (int i = 0; i < 8; i++) /* with ok: 9 caches */
+        snprintf(many + strlen(many), sizeof many - strlen(many), "0,c%d,1,1,0,0,1,0,0\n", i);
+    cache_refused(d, many, "/caches.csv:10: more than 8 caches");
+    put(d, "caches.csv", "t,cache,lookups,hits,misses,coalesced,entries,evictions\n");
+    refused(d, PLOT_BAD_INPUT, "/caches.csv:1: no column expirations");
+    put(d, "caches.csv", "t,cache,lookups,hits,misses,coalesced,entries,evictions,expirations,hits\n");
+    refused(d, PLOT_BAD_INPUT, "/caches.csv:1: column hits appears 2 times");
+    put(d, "caches.csv", "cache,t,lookups,hits,misses,coalesced,entries,evictions,expirations\n");
+    refused(d, PLOT_BAD_INPUT, "/caches.csv:1: the header does not start with column t");
+    put(d, "caches.csv", "");
+    refused(d, PLOT_BAD_INPUT, "/caches.csv: empty (no header)");
+    char p[512];
+    snprintf(p, sizeof p, "%s/caches.csv", d);
+    unlink(p);
+    assert_int_equal(symlink("/etc/passwd", p), 0);
+    refused(d, PLOT_BAD_INPUT, "/caches.csv is a symbolic link: refused");
+    unlink(p);
+    assert_int_equal(mkfifo(p, 0600), 0);
+    refused(d, PLOT_BAD_INPUT, "/caches.csv is not a regular file");
+    unlink(p);
+    assert_false(present(d, "pwned8"));
+    rmtree(d);
+    free(d);
+}
+
+/* More than 1,000,000 rows are refused at the first row too many. */
+static void caches_rows_bounded(void **state)
+{
+    (void)state;
+    char *d = mktempdir(), p[512];
+    put(d, "timeseries.csv", ts_header);
+    snprintf(p, sizeof p, "%s/caches.csv", d);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs(cache_header, f);
+    for (int i = 0; i < 1000001; i++)
+        fputs("0,a,0,0,0,0,0,0,0\n", f);
+    assert_int_equal(fclose(f), 0);
+    refused(d, PLOT_BAD_INPUT, "/caches.csv:1000002: more than 1000000 rows");
+    assert_false(present(d, "cache_a.png"));
+    rmtree(d);
+    free(d);
+}
+
+/* The real gnuplot draws one figure per cache, names at the edges of what
+ * is allowed included, buckets without lookups (a gap in the hit ratio,
+ * never a NaN drawn or written) among them. */
+static void caches_drawn(void **state)
+{
+    (void)state;
+    if (!have_gnuplot())
+        skip();
+    static const char *const longest = "Objects_012345678901234567890123456789012345678";
+    char *d = mktempdir(), err[1024], text[16384], p[512];
+    put(d, "timeseries.csv", "t,offered,server_arrivals,ok,queue_len,in_flight,busy,lat_p50,lat_p99\n"
+                             "0,1,1,1,0,1,1,0.1,0.2\n1,2,2,2,1,2,2,0.1,0.3\n");
+    size_t n = (size_t)snprintf(text, sizeof text, "%s", cache_header);
+    for (int t = 0; t < 6; t++) {
+        int look = t == 2 || t == 3 ? 0 : 100; /* no lookups in buckets 2 and 3 */
+        n += (size_t)snprintf(text + n, sizeof text - n, "%d,-,%d,%d,%d,0,%d,0,1.5\n", t, look,
+                              look / 2, look - look / 2, 10 * t);
+        n += (size_t)snprintf(text + n, sizeof text - n, "%d,%s,200,%d,%d,3,1e3,2,0\n", t, longest,
+                              20 * t, 200 - 20 * t);
+    }
+    put(d, "caches.csv", text);
+    int got = plot_dir(d, NULL, err, sizeof err);
+    if (got != 10) /* load, queue, latency and two caches, PNG and SVG */
+        fail_msg("plot_dir returned %d: %s", got, err);
+    assert_true(present(d, "cache_-.png"));
+    assert_true(present(d, "cache_-.svg"));
+    char fig[64];
+    snprintf(fig, sizeof fig, "cache_%s.png", longest);
+    assert_true(present(d, fig));
+    snprintf(fig, sizeof fig, "cache_%s.svg", longest);
+    assert_true(present(d, fig));
+    snprintf(p, sizeof p, "%s/cache_-.svg", d);
+    FILE *f = fopen(p, "r");
+    assert_non_null(f);
+    char *svg = malloc(1 << 22);
+    assert_non_null(svg);
+    size_t len = fread(svg, 1, (1 << 22) - 1, f);
+    svg[len] = '\0';
+    fclose(f);
+    assert_true(len < (1 << 22) - 1);
+    assert_non_null(strstr(svg, "<svg"));
+    assert_null(strstr(svg, "NaN"));
+    free(svg);
+    assert_int_equal(temporaries(d), 0);
+    rmtree(d);
+    free(d);
+}
+
 static void not_a_directory(void **state)
 {
     (void)state;
@@ -578,6 +723,8 @@ int main(void)
         cmocka_unit_test(stderr_shown),         cmocka_unit_test(stops_promptly),
         cmocka_unit_test(hostile_sweep),        cmocka_unit_test(malformed_services),
         cmocka_unit_test(services_rows_bounded), cmocka_unit_test(services_drawn),
+        cmocka_unit_test(malformed_caches),     cmocka_unit_test(caches_rows_bounded),
+        cmocka_unit_test(caches_drawn),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,21 +25,25 @@ static const char *const our_files[] = {
     "caches.csv", "scenario.ini", "replications.csv", "experiment.csv", "jobs.csv", "sweep.csv", "status.csv",
     "tune.csv",
 };
-/* The figures of plot (see plot.h), besides one per service (below). */
+/* The figures of plot (see plot.h), besides one per service and one per
+ * cache (below). */
 static const char *const our_figures[] = {
     "load", "queue", "latency", "cdf", "attempts", "compare", "occ",
     "sweep_ok_share", "sweep_amplification", "sweep_lat_p99",
 };
 
-/* A service's figure: "service_" and the service's name, which is 1 to
- * OUR_SERVICE_MAX characters of [A-Za-z0-9_-] (no dot, no slash, no space). */
+/* A service's figure: "service_" and the service's name; a cache's:
+ * "cache_" and the cache's name. A name is 1 to OUR_NAME_MAX characters of
+ * [A-Za-z0-9_-] (no dot, no slash, no space). */
 #define OUR_SERVICE_PREFIX "service_"
-#define OUR_SERVICE_MAX 47
+#define OUR_CACHE_PREFIX "cache_"
+#define OUR_NAME_MAX 47
 
-static bool is_service_figure(const char *base, size_t len)
+/* Whether base (len bytes, without the extension) is prefix and a name. */
+static bool is_named_figure(const char *base, size_t len, const char *prefix)
 {
-    size_t pre = sizeof OUR_SERVICE_PREFIX - 1;
-    if (len <= pre || len - pre > OUR_SERVICE_MAX || strncmp(base, OUR_SERVICE_PREFIX, pre) != 0)
+    size_t pre = strlen(prefix);
+    if (len <= pre || len - pre > OUR_NAME_MAX || strncmp(base, prefix, pre) != 0)
         return false;
     for (size_t i = pre; i < len; i++)
         if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-", base[i]) ||
@@ -48,7 +52,7 @@ static bool is_service_figure(const char *base, size_t len)
     return true;
 }
 
-/* One of our_figures, or a service's figure, as .png or .svg. */
+/* One of our_figures, or a service's or a cache's figure, as .png or .svg. */
 static bool is_figure(const char *name)
 {
     const char *dot = strrchr(name, '.');
@@ -58,7 +62,8 @@ static bool is_figure(const char *name)
         if (strlen(our_figures[i]) == (size_t)(dot - name) &&
             strncmp(name, our_figures[i], (size_t)(dot - name)) == 0)
             return true;
-    return is_service_figure(name, (size_t)(dot - name));
+    return is_named_figure(name, (size_t)(dot - name), OUR_SERVICE_PREFIX) ||
+           is_named_figure(name, (size_t)(dot - name), OUR_CACHE_PREFIX);
 }
 
 static bool is_final_name(const char *name)

@@ -604,15 +604,16 @@ static int one_column(struct ctx *c, const struct table *r, const char *col, siz
     return n == 1 ? 0 : bad(c, r, "column %s appears %zu times", col, n);
 }
 
-/* Reads and checks services.csv's header: 0, 1 when there is no
- * services.csv, or a PLOT_ code. */
-static int services_header(struct ctx *c, struct table *r, struct svc_cols *k)
+/* Opens DIR/name (services.csv or caches.csv) and reads and checks its
+ * header: at most SERVICE_COLS_MAX columns, starting with t. 0, 1 when
+ * there is no such file, or a PLOT_ code. */
+static int figure_header(struct ctx *c, struct table *r, const char *name)
 {
-    int rc = table_open(c, r, "services.csv");
+    int rc = table_open(c, r, name);
     if (rc != 0)
         return rc;
     if ((rc = table_next(c, r)) != 1)
-        return rc == 0 ? fail(c, PLOT_BAD_INPUT, "%s/services.csv: empty (no header)", c->dir) : rc;
+        return rc == 0 ? fail(c, PLOT_BAD_INPUT, "%s/%s: empty (no header)", c->dir, name) : rc;
     r->ncols = count_fields(r->line);
     if (r->ncols > SERVICE_COLS_MAX)
         return bad(c, r, "%zu columns (at most %d)", r->ncols, SERVICE_COLS_MAX);
@@ -620,6 +621,16 @@ static int services_header(struct ctx *c, struct table *r, struct svc_cols *k)
         return rc;
     if (strncmp(r->line, "t,", 2) != 0)
         return bad(c, r, "the header does not start with column t");
+    return 0;
+}
+
+/* Reads and checks services.csv's header: 0, 1 when there is no
+ * services.csv, or a PLOT_ code. */
+static int services_header(struct ctx *c, struct table *r, struct svc_cols *k)
+{
+    int rc = figure_header(c, r, "services.csv");
+    if (rc != 0)
+        return rc;
     for (size_t i = 0; i < SVC_NUMBERS && rc == 0; i++)
         rc = one_column(c, r, svc_numbers[i], &k->num[i]);
     if (rc == 0)
@@ -650,6 +661,13 @@ static int check_number(struct ctx *c, const struct table *r, const char *col, s
     return 0;
 }
 
+/* Whether the len bytes at v may name a figure (service_NAME, cache_NAME):
+ * 1 to SERVICE_NAME_MAX of NAME_CHARS (no dot, slash, quote or space). */
+static bool name_ok(const char *v, size_t len)
+{
+    return len > 0 && len <= SERVICE_NAME_MAX && strspn(v, NAME_CHARS) >= len;
+}
+
 /* Checks the service's name (it goes into a file name and the figure)
  * and its replica number, and records them in sv. */
 static int take_service(struct ctx *c, const struct table *r, const struct svc_cols *k, double rep,
@@ -658,7 +676,7 @@ static int take_service(struct ctx *c, const struct table *r, const struct svc_c
     const char *v;
     size_t len, i;
     field(r->line, k->service, &v, &len);
-    if (len == 0 || len > SERVICE_NAME_MAX || strspn(v, NAME_CHARS) < len)
+    if (!name_ok(v, len))
         return bad(c, r, "the service name '%.*s' is not 1 to %d letters, digits, '_' or '-'",
                    (int)(len < 64 ? len : 64), v, SERVICE_NAME_MAX);
     if (rep != floor(rep) || rep > REPLICA_MAX)
@@ -706,6 +724,98 @@ static int read_services(struct ctx *c, struct services *sv)
         if (!sv->total[i])
             rc = fail(c, PLOT_BAD_INPUT, "%s/services.csv: service %s has no rows of replica 0 (its total)",
                       c->dir, sv->names.v[i]);
+    table_close(&r);
+    return rc;
+}
+
+/* ---- caches.csv: one figure per cache ---- */
+
+/* Every cache is named by a service and a service names at most one, so
+ * caches.csv (a row per bucket and cache) has no more rows than
+ * services.csv has in a graph, or than there are buckets when the one
+ * service is `server` (no graph, no services.csv): what a run may write. */
+#define CACHE_ROWS_MAX SERVICE_ROWS_MAX
+_Static_assert(SCENARIO_MAX_BUCKETS <= SCENARIO_MAX_SERVICE_ROWS, "caches.csv of [server]'s cache");
+#define CACHES_MAX SCENARIO_MAX_CACHES /* most caches drawn */
+
+/* The caches of caches.csv in the order of their rows in each bucket; the
+ * rows come a bucket at a time, a row per cache (the script picks a
+ * cache's rows as every n-th). */
+struct caches {
+    struct list names;
+    size_t rows;   /* data rows read */
+    bool complete; /* the first bucket's caches all seen (a name came again) */
+};
+
+/* The columns read: t and the numbers the script draws, then cache. */
+static const char *const cache_numbers[] = {"t",        "lookups", "hits",      "misses",
+                                            "coalesced", "entries", "evictions", "expirations"};
+#define CACHE_NUMBERS (sizeof cache_numbers / sizeof *cache_numbers)
+struct cache_cols {
+    size_t num[CACHE_NUMBERS], cache;
+};
+
+/* Reads and checks caches.csv's header: 0, 1 when there is no caches.csv,
+ * or a PLOT_ code. */
+static int caches_header(struct ctx *c, struct table *r, struct cache_cols *k)
+{
+    int rc = figure_header(c, r, "caches.csv");
+    for (size_t i = 0; i < CACHE_NUMBERS && rc == 0; i++)
+        rc = one_column(c, r, cache_numbers[i], &k->num[i]);
+    return rc == 0 ? one_column(c, r, "cache", &k->cache) : rc;
+}
+
+/* Checks the cache's name (it goes into a file name and the figure) and
+ * its place in the bucket's rows, and records it in cs. */
+static int take_cache(struct ctx *c, const struct table *r, const struct cache_cols *k, struct caches *cs)
+{
+    const char *v;
+    size_t len;
+    field(r->line, k->cache, &v, &len);
+    if (!name_ok(v, len))
+        return bad(c, r, "the cache name '%.*s' is not 1 to %d letters, digits, '_' or '-'",
+                   (int)(len < 64 ? len : 64), v, SERVICE_NAME_MAX);
+    size_t row = cs->rows++;
+    if (!cs->complete && !list_has(&cs->names, v, len)) {
+        if (cs->names.n == CACHES_MAX)
+            return bad(c, r, "more than %d caches", CACHES_MAX);
+        list_add(&cs->names, v, len);
+        return 0;
+    }
+    cs->complete = true;
+    const char *want = cs->names.v[row % cs->names.n];
+    if (strlen(want) != len || memcmp(want, v, len) != 0)
+        return bad(c, r, "cache '%.*s' where '%s' was expected (a row per cache in every bucket, "
+                         "in the same order)", (int)len, v, want);
+    return 0;
+}
+
+/* Checks one row of caches.csv and records its cache in cs. */
+static int caches_row(struct ctx *c, const struct table *r, const struct cache_cols *k, struct caches *cs)
+{
+    double x;
+    if (r->lineno > CACHE_ROWS_MAX + 1)
+        return bad(c, r, "more than %d rows", CACHE_ROWS_MAX);
+    if (count_fields(r->line) != r->ncols)
+        return bad(c, r, "%zu columns, but the header has %zu", count_fields(r->line), r->ncols);
+    int rc = check_fields(c, r);
+    for (size_t i = 0; i < CACHE_NUMBERS && rc == 0; i++)
+        rc = check_number(c, r, cache_numbers[i], k->num[i], &x);
+    return rc == 0 ? take_cache(c, r, k, cs) : rc;
+}
+
+/* Reads DIR/caches.csv into cs, checking every row. Returns 0; 1 when
+ * there is no caches.csv; or a PLOT_ code. O(rows × caches). */
+static int read_caches(struct ctx *c, struct caches *cs)
+{
+    struct table r;
+    struct cache_cols k;
+    int rc = caches_header(c, &r, &k);
+    while (rc == 0 && (rc = table_next(c, &r)) == 1)
+        rc = caches_row(c, &r, &k, cs);
+    if (rc == 0 && cs->names.n > 0 && cs->rows % cs->names.n != 0)
+        rc = fail(c, PLOT_BAD_INPUT, "%s/caches.csv: %zu rows are not a row per cache (%zu) in every bucket",
+                  c->dir, cs->rows, cs->names.n);
     table_close(&r);
     return rc;
 }
@@ -1013,19 +1123,42 @@ static int plot_services(struct ctx *c, const struct services *sv)
 
 static void services_fini(struct services *sv) { list_fini(&sv->names); }
 
+/* One figure per cache of cs (cache_NAME, plots/cache.gp): its hit ratio
+ * and entries, and its lookups, misses, coalesced misses, expirations and
+ * evictions per second. */
+static int plot_caches(struct ctx *c, const struct caches *cs)
+{
+    int rc = 0;
+    for (size_t i = 0; i < cs->names.n && rc == 0; i++) {
+        struct sbuf extra = {0};
+        char name[64], png[72];
+        snprintf(name, sizeof name, "cache_%s", cs->names.v[i]);
+        snprintf(png, sizeof png, "%s.png", name);
+        assert(outdir_our_name(png)); /* the name was checked as it was read */
+        int q = sb_var(&extra, "cache", cs->names.v[i]);
+        sb_printf(&extra, "ncaches = %zu\nslot = %zu\n", cs->names.n, i);
+        rc = q == 0 ? draw_both(c, "cache", name, &extra) : PLOT_FAILED;
+        free(extra.p);
+    }
+    return rc;
+}
+
 /* A run: load, queue and latency over time; the latency CDF and the
  * attempts histogram when their files have rows; a figure per service
- * when there is a services.csv. */
+ * when there is a services.csv, and per cache when there is a caches.csv. */
 static int plot_run(struct ctx *c)
 {
     struct list outcomes = {0}, levels = {0};
     struct services sv = {0};
+    struct caches cs = {0};
     struct sbuf none = {0}, cdf = {0}, att = {0};
     int rc = column_values(c, "latency.csv", "outcome", &outcomes);
     if (rc >= 0)
         rc = column_values(c, "attempts.csv", "level", &levels);
     if (rc >= 0)
         rc = read_services(c, &sv);
+    if (rc >= 0)
+        rc = read_caches(c, &cs);
     if (rc >= 0)
         rc = sb_array(&cdf, "outcomes", &outcomes) | sb_array(&att, "levels", &levels);
     static const char *const ts[] = {"load", "queue", "latency"};
@@ -1037,7 +1170,9 @@ static int plot_run(struct ctx *c)
         rc = draw_both(c, "attempts", "attempts", &att);
     if (rc == 0)
         rc = plot_services(c, &sv);
-    list_fini(&outcomes), list_fini(&levels), services_fini(&sv);
+    if (rc == 0)
+        rc = plot_caches(c, &cs);
+    list_fini(&outcomes), list_fini(&levels), services_fini(&sv), list_fini(&cs.names);
     free(cdf.p), free(att.p);
     return rc;
 }

@@ -1,0 +1,44 @@
+# One cache (caches.csv), over time: its hit ratio (hits / lookups per
+# bucket; a gap where it had no lookups) with its entries, and its lookups,
+# misses, coalesced misses, expirations and evictions per second; phases
+# shaded and labelled.
+# Variables set by retrystorm: out, term, title, cache (its name), ncaches
+# (the caches of caches.csv) and slot (this cache's place among them, from
+# 0: its rows are every ncaches-th from row slot, which retrystorm checked),
+# nphases and the arrays phase_from, phase_to (s), phase_name.
+if (term eq 'svg') { set terminal svg size 1200,800 dynamic enhanced font 'Sans,12' } else { set terminal pngcairo size 1200,800 enhanced font 'Sans,12' }
+set output out
+set datafile separator ','
+# No "set datafile missing NaN": a NaN (a bucket without lookups) breaks the
+# line. Rows of the other caches are passed over by `every`, not by NaN.
+set multiplot layout 2,1 title sprintf('%s: cache %s', title, cache) noenhanced
+set xlabel 'simulated time (s)'
+set key outside right top box noenhanced
+set lmargin 12 # fixed margins: the two time axes line up
+set rmargin 34
+set grid
+do for [i=1:nphases] {
+    set object i rect from phase_from[i], graph 0 to phase_to[i], graph 1 behind fc rgb '#E8E8E8' fs solid 1.0 noborder
+    set label i phase_name[i] at (phase_from[i] + phase_to[i]) / 2, graph 0.97 center front textcolor rgb '#555555' noenhanced
+}
+at(col) = strcol('cache') eq cache ? column(col) : NaN
+ratio(h, n) = n > 0 ? h / n : NaN
+set ylabel 'hit ratio (hits / lookups)'
+set yrange [0:1.05]
+set ytics 0, 0.2, 1 nomirror
+set y2label 'entries'
+set y2range [0:*]
+set y2tics
+plot 'caches.csv' every ncaches::slot using 't':(ratio(at('hits'), at('lookups'))) with linespoints lw 2 pt 7 ps 0.25 lc rgb '#0072B2' title 'hit ratio', \
+     '' every ncaches::slot using 't':(at('entries')) axes x1y2 with lines lw 1.5 dt 2 lc rgb '#555555' title 'entries (right)'
+unset y2label
+unset y2tics
+set ytics mirror autofreq
+set yrange [0:*]
+set ylabel 'per second'
+plot 'caches.csv' every ncaches::slot using 't':(at('lookups')) with lines lw 2 lc rgb '#000000' title 'lookups', \
+     '' every ncaches::slot using 't':(at('misses')) with lines lw 2 lc rgb '#D55E00' title 'misses', \
+     '' every ncaches::slot using 't':(at('coalesced')) with lines lw 2 lc rgb '#009E73' title 'coalesced', \
+     '' every ncaches::slot using 't':(at('expirations')) with lines lw 2 lc rgb '#E69F00' title 'expirations', \
+     '' every ncaches::slot using 't':(at('evictions')) with lines lw 1.5 dt 2 lc rgb '#CC79A7' title 'evictions'
+unset multiplot
