@@ -40,3 +40,4 @@ compare ratelimit-403 compare --vary layer.client.retry_on=403,none
 compare outage-breaker compare --vary layer.app.breaker=gobreaker,none
 compare breaker-scope compare --vary layer.app.breaker_scope=client,shared --set load.clients=1000
 run cascade service_db
+run cache-flush cache_objects
