@@ -48,6 +48,10 @@ bench fleet-1M-clients-1h 1 scenarios/fleet.ini
 # clients at 20,000 requests/s, every capacity x40 (issue 13's target)
 bench cascade-100k-20k/s 3 cascade --set load.clients=100000 --set load.rate=20000/s \
   --set service.db.workers=400 --set service.api.workers=80000 --set service.edge.workers=80000
+# cache-flush scaled 20x: 20,000 requests/s over 10,000,000 Zipf keys (the
+# largest key space; 250 MB of cache state), db x20, coalescing on
+bench cache-flush-20k/s-10M-keys 1 cache-flush --set load.rate=20000/s --set load.clients=100000 \
+  --set load.keys=10000000 --set service.db.workers=80 --set cache.objects.coalesce=true
 
 # Instructions per event (callgrind counts instructions, not time: stable
 # whatever else the machine does), start-up and outputs included: 120

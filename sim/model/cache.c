@@ -12,10 +12,10 @@
  * Counting: every event is added to c->total and, unless the caller's
  * bucket b is NULL, to *b as well; b must not be &c->total.
  *
- * keygen: uniform keys cost nothing to set up; Zipf keys build GSL's Walker
- * alias table from n weights (O(n) time, about 16 bytes per key) and draw in
- * O(1). keygen_prob returns the exact probability from the weights'
- * normalising sum, not from the alias table.
+ * keygen: uniform keys cost nothing to set up; Zipf keys are drawn by
+ * rejection-inversion (below) with no table, in O(1) expected time and
+ * memory. keygen_prob returns the exact probability from the weights'
+ * normalising sum (O(n) once, at init).
  */
 #include "cache.h"
 
@@ -182,38 +182,73 @@ void cache_set_capacity(struct cache *c, uint64_t capacity, struct cache_counts 
         evict_tail(c, b);
 }
 
+/* Rejection-inversion for Zipf (Hörmann and Derflinger, ACM TOMACS 6(3),
+ * 1996, with H shifted by one so that it holds for every s > 0, as Apache
+ * Commons RNG does): the hat h(x) = x^-s has the integral
+ * H(x) = (x^(1-s) - 1) / (1 - s) (log x when s = 1) and its inverse; a
+ * uniform u over (H(1.5) - 1, H(n + 1/2)] maps to x = H^-1(u), rounded to
+ * the key k, accepted when u >= H(k + 1/2) - h(k); keys 1..n here are
+ * 0..n-1 outside. */
+static double log1p_over(double x) /* log(1 + x) / x, continuous at 0 */
+{
+    return fabs(x) > 1e-8 ? log1p(x) / x : 1 - x * (0.5 - x * (1.0 / 3 - 0.25 * x));
+}
+
+static double expm1_over(double x) /* (e^x - 1) / x, continuous at 0 */
+{
+    return fabs(x) > 1e-8 ? expm1(x) / x : 1 + x * 0.5 * (1 + x / 3 * (1 + 0.25 * x));
+}
+
+static double zipf_H(double x, double s)
+{
+    double lx = log(x);
+    return expm1_over((1 - s) * lx) * lx;
+}
+
+static double zipf_h(double x, double s) { return exp(-s * log(x)); }
+
+static double zipf_H_inv(double y, double s)
+{
+    double t = y * (1 - s);
+    if (t < -1)
+        t = -1; /* rounding */
+    return exp(log1p_over(t) * y);
+}
+
 int keygen_init(struct keygen *k, uint32_t n, double s)
 {
     assert(n >= 1 && s >= 0 && isfinite(s));
     *k = (struct keygen){.n = n, .s = s, .norm = n};
     if (s == 0)
         return 0;
-    double *w = malloc((size_t)n * sizeof *w);
-    if (w == NULL)
-        return -1;
     double sum = 0;
-    for (uint32_t i = n; i-- > 0;) { /* smallest first, for an accurate sum */
-        w[i] = pow((double)i + 1.0, -s);
-        sum += w[i];
-    }
+    for (uint32_t i = n; i-- > 0;) /* smallest first, for an accurate sum */
+        sum += pow((double)i + 1.0, -s);
     k->norm = sum;
-    k->alias = gsl_ran_discrete_preproc(n, w);
-    free(w);
-    return k->alias != NULL ? 0 : -1;
+    k->hx1 = zipf_H(1.5, s) - 1;
+    k->hn = zipf_H((double)n + 0.5, s);
+    k->shortcut = 2 - zipf_H_inv(zipf_H(2.5, s) - zipf_h(2, s), s);
+    return 0;
 }
 
 void keygen_fini(struct keygen *k)
 {
-    if (k->alias != NULL)
-        gsl_ran_discrete_free(k->alias);
     *k = (struct keygen){0};
 }
 
 uint32_t keygen_draw(const struct keygen *k, gsl_rng *r)
 {
-    if (k->alias == NULL)
+    if (k->s == 0)
         return (uint32_t)gsl_rng_uniform_int(r, k->n);
-    return (uint32_t)gsl_ran_discrete(r, k->alias);
+    for (;;) {
+        double u = k->hn + gsl_rng_uniform(r) * (k->hx1 - k->hn); /* in (hx1, hn] */
+        double x = zipf_H_inv(u, k->s);
+        double kf = floor(x + 0.5);
+        uint32_t key = kf < 1 ? 1 : kf > (double)k->n ? k->n : (uint32_t)kf;
+        /* the shortcut (Theorem 2 of the paper) spares most evaluations of H */
+        if ((double)key - x <= k->shortcut || u >= zipf_H(key + 0.5, k->s) - zipf_h(key, k->s))
+            return key - 1;
+    }
 }
 
 double keygen_prob(const struct keygen *k, uint32_t key)

@@ -16,8 +16,8 @@
  * the phase starts, and a phase aimed at a cache scales its capacity
  * (evicting least recently used entries down to it).
  *
- * Costs: init O(keys) per cache (the key table, O(keys) for Zipf's alias
- * table); lookup, fill and expiry O(1) plus O(log pending events) for the
+ * Costs: init O(keys) per cache (the key table; O(keys) once for Zipf's
+ * normalising sum); lookup, fill and expiry O(1) plus O(log pending events) for the
  * expiry event; a loader's end O(joined executions); phases O(phases ·
  * caches) plus O(entries) per flush.
  */
