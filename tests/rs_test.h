@@ -39,4 +39,31 @@ static inline struct sim *run_or_fail(const struct scenario *sc, uint32_t rep)
     return s;
 }
 
+/* Runs built-in `name` with seed `seed` and at most 7 overrides (the
+ * claims tests); the caller destroys the result. */
+static inline struct sim *run_builtin(const char *name, unsigned seed, const char *const *extra,
+                                      size_t n)
+{
+    char seedset[64];
+    const char *sets[8];
+    snprintf(seedset, sizeof seedset, "run.seed=%u", seed);
+    sets[0] = seedset;
+    assert_true(n <= 7);
+    for (size_t i = 0; i < n; i++)
+        sets[i + 1] = extra[i];
+    const char *text = scenario_builtin_text(name);
+    assert_non_null(text);
+    struct scenario sc;
+    load_or_fail(&sc, text, sets, n + 1);
+    return run_or_fail(&sc, 0);
+}
+
+/* The summary's `recovered`: 1, 0, or -1 without phases. */
+static inline int recovered(const struct sim *s)
+{
+    struct summary o;
+    output_summarise(s, 0.0, &o);
+    return o.recovered;
+}
+
 #endif

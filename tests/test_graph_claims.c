@@ -14,28 +14,6 @@
 
 #define SEEDS 20
 
-/* Runs built-in `name` with seed `seed` and the given overrides. */
-static struct sim *run_builtin(const char *name, unsigned seed, const char *const *extra, size_t n)
-{
-    char seedset[64];
-    const char *sets[8];
-    snprintf(seedset, sizeof seedset, "run.seed=%u", seed);
-    sets[0] = seedset;
-    for (size_t i = 0; i < n && i < 7; i++)
-        sets[i + 1] = extra[i];
-    const char *text = scenario_builtin_text(name);
-    assert_non_null(text);
-    struct scenario sc;
-    load_or_fail(&sc, text, sets, n + 1);
-    return run_or_fail(&sc, 0);
-}
-
-static int recovered(const struct sim *s)
-{
-    struct summary o;
-    output_summarise(s, 0.0, &o);
-    return o.recovered;
-}
 
 static double ok_share(const struct sim *s)
 {
