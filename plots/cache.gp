@@ -9,8 +9,14 @@
 if (term eq 'svg') { set terminal svg size 1200,800 dynamic enhanced font 'Sans,12' } else { set terminal pngcairo size 1200,800 enhanced font 'Sans,12' }
 set output out
 set datafile separator ','
+set datafile columnheaders # also for stats, whose using names no column: `every` counts rows after the header
 # No "set datafile missing NaN": a NaN (a bucket without lookups) breaks the
 # line. Rows of the other caches are passed over by `every`, not by NaN.
+at(col) = strcol('cache') eq cache ? column(col) : NaN
+ratio(h, n) = n > 0 ? h / n : NaN
+stats 'caches.csv' every ncaches::slot using (at('entries')) nooutput
+emax = 1 # the right axis: 30 % above the most entries, below a full hit ratio
+if (exists('STATS_max') && STATS_max > 0) { emax = STATS_max }
 set multiplot layout 2,1 title sprintf('%s: cache %s', title, cache) noenhanced
 set xlabel 'simulated time (s)'
 set key outside right top box noenhanced
@@ -21,13 +27,11 @@ do for [i=1:nphases] {
     set object i rect from phase_from[i], graph 0 to phase_to[i], graph 1 behind fc rgb '#E8E8E8' fs solid 1.0 noborder
     set label i phase_name[i] at (phase_from[i] + phase_to[i]) / 2, graph 0.97 center front textcolor rgb '#555555' noenhanced
 }
-at(col) = strcol('cache') eq cache ? column(col) : NaN
-ratio(h, n) = n > 0 ? h / n : NaN
 set ylabel 'hit ratio (hits / lookups)'
 set yrange [0:1.05]
 set ytics 0, 0.2, 1 nomirror
 set y2label 'entries'
-set y2range [0:*]
+set y2range [0:emax * 1.3]
 set y2tics
 plot 'caches.csv' every ncaches::slot using 't':(ratio(at('hits'), at('lookups'))) with linespoints lw 2 pt 7 ps 0.25 lc rgb '#0072B2' title 'hit ratio', \
      '' every ncaches::slot using 't':(at('entries')) axes x1y2 with lines lw 1.5 dt 2 lc rgb '#555555' title 'entries (right)'
