@@ -41,3 +41,4 @@ compare outage-breaker compare --vary layer.app.breaker=gobreaker,none
 compare breaker-scope compare --vary layer.app.breaker_scope=client,shared --set load.clients=1000
 run cascade service_db
 run cache-flush cache_objects
+run cache-stampede cache_items
