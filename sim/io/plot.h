@@ -12,7 +12,10 @@
  * also gets one figure per service, service_NAME (at most 64 services;
  * NAME is 1 to 47 of [A-Za-z0-9_-], checked before it names a file): its
  * load, queue and workers over time, with the workers held at each of its
- * first 8 replicas. Phases (from DIR/scenario.ini) are shaded and
+ * first 8 replicas; a run with a caches.csv gets one figure per cache,
+ * cache_NAME (at most 8 caches, names checked the same way): its hit ratio
+ * and entries, and lookups, misses, coalesced misses, expirations and
+ * evictions per second. Phases (from DIR/scenario.ini) are shaded and
  * labelled on time plots.
  *
  * What DIR holds is hostile: result directories are shared between people,
