@@ -388,8 +388,10 @@ bool evq_pop(struct evq *q, struct evq_event *ev) { return pop_first(q, 0, true,
 
 bool evq_cancel(struct evq *q, evq_handle h)
 {
-    if (h.slot >= q->nslots || q->slot_seq[h.slot] != h.seq || is_cancelled(q, h.slot))
-        return false; /* fired, cancelled, or the slot names a later event */
+    if (h.seq == 0 || h.slot >= q->nslots || q->slot_seq[h.slot] != h.seq ||
+        is_cancelled(q, h.slot))
+        return false; /* none (sequence numbers start at 1: a free slot's is 0), fired,
+                       * cancelled, or the slot names a later event */
     q->cancelled[h.slot >> 6] |= (uint64_t)1 << (h.slot & 63);
     q->ncancelled++;
     return true;

@@ -469,7 +469,7 @@ static const struct key_desc keys[] = {
     {S_LOAD, "clients", T_UINT, RUN(clients), 1, SCENARIO_MAX_CLIENTS, "an integer from 1 to 10000000", NULL, 0},
     {S_LOAD, "idempotent", T_BOOL, RUN(idempotent), 0, 0, "true, false", NULL, 0},
     {S_LOAD, "key", T_BOOL, RUN(key), 0, 0, "true, false", NULL, 0},
-    {S_LOAD, "shape", T_SHAPE, RUN(sine_amplitude), 0, 0, "none, or sine(AMPLITUDE, PERIOD) with AMPLITUDE from 0 to 1 and PERIOD a duration > 0, such as sine(0.5, 24h)", NULL, 0},
+    {S_LOAD, "shape", T_SHAPE, RUN(sine_amplitude), 0, 0, "none, or sine(AMPLITUDE, PERIOD) with AMPLITUDE from 0 to 1 and PERIOD a duration of at least 1ms, such as sine(0.5, 24h)", NULL, 0},
     {S_LOAD, "trace", T_PATH, RUN(trace), 0, 0, "a CSV file of t,rate rows or of t timestamps (relative to the scenario file), or none", NULL, 0},
     {S_LOAD, "keys", T_UINT, RUN(keys), 1, SCENARIO_MAX_KEYS, "an integer from 1 to 10000000", NULL, 0},
     {S_LOAD, "popularity", T_POPULARITY, RUN(zipf), 0, 0, "uniform, or zipf(S) with S from 0 (exclusive) to 10, such as zipf(0.8)", NULL, 0},
@@ -1266,8 +1266,8 @@ static enum verdict p_shape(const struct value_in *in)
         return V_BAD;
     if (amp < 0.0 || amp > 1.0)
         return bad_because(in, "the amplitude must be from 0 to 1: a rate is never negative", false);
-    if (period == 0)
-        return bad_because(in, "the period must be > 0", false);
+    if (period < RS_MS)
+        return bad_because(in, "the period must be at least 1ms", false);
     sc->sine_amplitude = amp;
     sc->sine_period = period;
     return V_OK;
@@ -1688,17 +1688,22 @@ static int find_named(const struct scenario *sc, enum sect_kind kind, const char
     return -1;
 }
 
-/* " (did you mean 'db'?)" for the service (or, with layers, the service,
- * layer or cache) closest to name, or "". */
-static const char *suggest_name(const struct scenario *sc, const char *name, bool layers,
+/* Which names suggest_name looks among. */
+enum { SUGGEST_SERVICES = 1, SUGGEST_LAYERS = 2, SUGGEST_CACHES = 4 };
+
+/* " (did you mean 'db'?)" for the service, layer or cache (as kinds says)
+ * closest to name, or "". */
+static const char *suggest_name(const struct scenario *sc, const char *name, unsigned kinds,
                                 char *buf, size_t size)
 {
-    static const enum sect_kind kinds[] = {S_SERVICE, S_LAYER, S_CACHE};
+    static const enum sect_kind kind[] = {S_SERVICE, S_LAYER, S_CACHE};
     const char *best = NULL;
     size_t bestd = 3;
-    for (int k = 0; k < (layers ? 3 : 1); k++)
-        for (unsigned i = 0; i < (k == 0 ? sc->nservices : k == 1 ? sc->nlayers : sc->ncaches); i++) {
-            const char *cand = item_name(sc, kinds[k], i);
+    for (int k = 0; k < 3; k++)
+        for (unsigned i = 0; (kinds >> k & 1) && i < (k == 0   ? sc->nservices
+                                                       : k == 1 ? sc->nlayers
+                                                                : sc->ncaches); i++) {
+            const char *cand = item_name(sc, kind[k], i);
             size_t dist = scenario_edit_distance(name, cand);
             if (dist < bestd) {
                 bestd = dist;
@@ -1722,7 +1727,7 @@ static void no_such_service(struct apply_ctx *ac, const char *w, const char *sec
         used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "",
                                  sc->services[i].name);
     diag_add(ac->diag, "%s: [%s] %s = '%s': no service '%s'%s; allowed: %s", w, section, key, value,
-             name, suggest_name(sc, name, false, hint, sizeof hint), list);
+             name, suggest_name(sc, name, SUGGEST_SERVICES, hint, sizeof hint), list);
 }
 
 /* Resolves every service's calls; false after a message if one names no
@@ -1927,7 +1932,7 @@ static bool resolve_target(struct apply_ctx *ac, unsigned i)
                  w, p->name, p->target, name);
     else if (sv < 0 && ly < 0 && ca < 0)
         diag_add(ac->diag, "%s: [phase %s] target = '%s': no service, layer or cache '%s'%s",
-                 w, p->name, p->target, name, suggest_name(sc, name, true, hint, sizeof hint));
+                 w, p->name, p->target, name, suggest_name(sc, name, SUGGEST_SERVICES | SUGGEST_LAYERS | SUGGEST_CACHES, hint, sizeof hint));
     else if (sv < 0 && rep > 0)
         diag_add(ac->diag, "%s: [phase %s] target = '%s': %s is a %s; a replica number (#i) goes with a service",
                  w, p->name, p->target, name, ly >= 0 ? "layer" : "cache");
@@ -1942,24 +1947,6 @@ static bool resolve_target(struct apply_ctx *ac, unsigned i)
         return true;
     }
     return false;
-}
-
-/* " (did you mean 'c'?)" for the cache closest to name, or "". */
-static const char *suggest_cache(const struct scenario *sc, const char *name, char *buf, size_t size)
-{
-    const char *best = NULL;
-    size_t bestd = 3;
-    for (unsigned i = 0; i < sc->ncaches; i++) {
-        size_t dist = scenario_edit_distance(name, sc->caches[i].name);
-        if (dist < bestd) {
-            bestd = dist;
-            best = sc->caches[i].name;
-        }
-    }
-    buf[0] = '\0';
-    if (best != NULL)
-        snprintf(buf, size, " (did you mean '%s'?)", best);
-    return buf;
 }
 
 /* A phase aimed at a cache takes capacity (a factor on the cache's
@@ -2068,7 +2055,7 @@ static bool resolve_flush(struct apply_ctx *ac, unsigned i)
         return true;
     diag_add(ac->diag, "%s: [phase %s] flush = '%s': no cache '%s'%s; allowed: the name of a [cache NAME] section",
              key_where(ac, S_PHASE, i, "flush", w, sizeof w), p->name, p->flush, p->flush,
-             suggest_cache(ac->sc, p->flush, hint, sizeof hint));
+             suggest_name(ac->sc, p->flush, SUGGEST_CACHES, hint, sizeof hint));
     return true; /* it was meant to change something: no second message */
 }
 
@@ -2130,6 +2117,41 @@ static void check_service_roles(struct apply_ctx *ac)
 
 /* ---- caches, load shapes and traces ---- */
 
+/* Whether service u calls v, directly or through others; seen marks the
+ * services already searched (the calls form a DAG: O(services + calls)). */
+static bool reaches(const struct scenario *sc, unsigned u, unsigned v, bool *seen)
+{
+    for (unsigned k = 0; k < sc->services[u].ncalls; k++) {
+        unsigned d = sc->services[u].calls[k].service;
+        if (d == v)
+            return true;
+        if (!seen[d] && (seen[d] = true, reaches(sc, d, v, seen)))
+            return true;
+    }
+    return false;
+}
+
+/* A request has one key at every service: with coalesce, a service that
+ * looks a cache up below another that does would join the miss of its own
+ * caller, which waits for it. Refused (once the calls are resolved). */
+static void check_coalesce_paths(struct apply_ctx *ac)
+{
+    const struct scenario *sc = ac->sc;
+    char w[400], sect[96];
+    for (unsigned u = 0; u < sc->nservices && ac->graph_ok; u++)
+        for (unsigned v = 0; v < sc->nservices; v++) {
+            int c = sc->services[u].cache_index;
+            bool seen[SCENARIO_MAX_SERVICES] = {false};
+            if (c < 0 || u == v || sc->services[v].cache_index != c || !sc->caches[c].coalesce ||
+                !reaches(sc, u, v, seen))
+                continue;
+            diag_add(ac->diag, "%s: [%s] cache = %s: %s calls this service and looks %s up too; with coalesce = true a request's lookup here would join its own miss at %s and wait for itself (give them separate caches, or coalesce = false)",
+                     key_where(ac, S_SERVICE, v, "cache", w, sizeof w),
+                     service_section(ac, v, "cache", sect, sizeof sect), sc->caches[c].name,
+                     sc->services[u].name, sc->caches[c].name, sc->services[u].name);
+        }
+}
+
 /* Each service's cache names a [cache] section; every cache is used; the
  * requests have keys to look up. */
 static void check_caches(struct apply_ctx *ac)
@@ -2144,7 +2166,7 @@ static void check_caches(struct apply_ctx *ac)
             diag_add(ac->diag, "%s: [%s] cache = '%s': no cache '%s'%s; allowed: the name of a [cache NAME] section, or none",
                      key_where(ac, S_SERVICE, i, "cache", w, sizeof w),
                      service_section(ac, i, "cache", sect, sizeof sect), v->cache, v->cache,
-                     suggest_cache(sc, v->cache, hint, sizeof hint));
+                     suggest_name(sc, v->cache, SUGGEST_CACHES, hint, sizeof hint));
         else if (v->cache_index >= 0 && v->model == MODEL_OCC)
             diag_add(ac->diag, "%s: [%s] cache = %s: a cache goes with model = queue",
                      key_where(ac, S_SERVICE, i, "cache", w, sizeof w),
@@ -2161,6 +2183,7 @@ static void check_caches(struct apply_ctx *ac)
             diag_add(ac->diag, "%s: [cache %s] ttl_jitter = %g needs a ttl (entries without one never expire)",
                      key_where(ac, S_CACHE, c, "ttl_jitter", w, sizeof w), k->name, k->ttl_jitter);
     }
+    check_coalesce_paths(ac);
     if (sc->ncaches > 0 && !given(ac, S_LOAD, "keys"))
         diag_add(ac->diag, "%s: [load] keys is required with a cache: how many distinct keys the requests look up (e.g. keys = 10000)",
                  where(ac->cache_entry[0], w, sizeof w));
@@ -2177,25 +2200,43 @@ static void trace_problem(void *ctx, const char *msg)
 /* Opens the trace the scenario names: a path relative to the scenario
  * file (absolute when it exists), else a built-in trace of that name.
  * Returns 0, or -1 after a message. */
+/* Whether the effective scenario.ini can hold path as a value: inih
+ * takes " ;" for a comment and drops spaces at either end. */
+static bool ini_safe_path(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 0 && path[0] != ' ' && path[n - 1] != ' ' && strstr(path, " ;") == NULL &&
+           strstr(path, "\t;") == NULL;
+}
+
 static int open_trace(struct apply_ctx *ac, struct trace *t)
 {
     struct scenario *sc = ac->sc;
-    char path[2 * SCENARIO_PATH_MAX + 8], err[600], w[400], real[PATH_MAX];
-    const char *text = scenario_trace_text(sc->trace);
-    if (sc->trace[0] != '/' && ac->dir != NULL)
-        snprintf(path, sizeof path, "%s/%s", ac->dir, sc->trace);
-    else
-        snprintf(path, sizeof path, "%s", sc->trace);
+    char path[SCENARIO_PATH_MAX], err[600], w[400], real[PATH_MAX];
+    const char *text = scenario_trace_text(sc->trace), *why = NULL;
+    int n = sc->trace[0] != '/' && ac->dir != NULL
+                ? snprintf(path, sizeof path, "%s/%s", ac->dir, sc->trace)
+                : snprintf(path, sizeof path, "%s", sc->trace);
     /* a built-in scenario's trace is the built-in one, whatever the current directory holds */
     sc->trace_builtin = text != NULL && (ac->dir == NULL || access(path, F_OK) != 0);
     if (sc->trace_builtin)
         return trace_open_text(t, text, sc->trace, err, sizeof err) == 0 ? 0 : -1;
-    if (trace_open(t, path, err, sizeof err) != 0) {
-        diag_add(ac->diag, "%s: [load] trace = '%s': %s", at(ac, "trace", w, sizeof w), sc->trace, err);
+    bool opened = false;
+    if (n < 0 || (size_t)n >= sizeof path)
+        why = "the path beside the scenario file is longer than 1023 characters";
+    else if (trace_open(t, path, err, sizeof err) != 0)
+        why = err;
+    else if ((opened = true, realpath(path, real) == NULL) || strlen(real) >= SCENARIO_PATH_MAX)
+        why = "its absolute path is longer than 1023 characters";
+    else if (!ini_safe_path(real))
+        why = "its absolute path has a space before ';' or at an end, which scenario.ini cannot hold";
+    if (why != NULL) {
+        if (opened)
+            trace_close(t);
+        diag_add(ac->diag, "%s: [load] trace = '%s': %s", at(ac, "trace", w, sizeof w), sc->trace, why);
         return -1;
     }
-    if (realpath(path, real) != NULL && strlen(real) < SCENARIO_PATH_MAX)
-        snprintf(sc->trace, sizeof sc->trace, "%s", real);
+    snprintf(sc->trace, sizeof sc->trace, "%s", real); /* the run opens the file checked */
     return 0;
 }
 
@@ -2212,6 +2253,7 @@ static void check_trace(struct apply_ctx *ac)
     trace_check(&t, trace_problem, ac->diag, &info);
     trace_close(&t);
     sc->trace_format = info.kind == TRACE_RATES ? TRACE_FORMAT_RATES : TRACE_FORMAT_TIMES;
+    sc->trace_burst = info.max_equal; /* simultaneous arrivals: not a model stuck in time */
     if (info.rows == 0)
         diag_add(ac->diag, "%s: [load] trace = '%s': the trace has no rows", at(ac, "trace", w, sizeof w), sc->trace);
     if (sc->trace_format != TRACE_FORMAT_TIMES)
@@ -2235,6 +2277,13 @@ static void check_load_shape(struct apply_ctx *ac)
         if (sc->model == LOAD_CLOSED && given(ac, S_LOAD, open_only[k]))
             diag_add(ac->diag, "%s: [load] %s needs model = open (a closed loop's rate follows its think times)",
                      at(ac, open_only[k], w, sizeof w), open_only[k]);
+    bool ramp = false;
+    for (unsigned i = 0; i < sc->nphases; i++)
+        ramp |= sc->phases[i].ramp;
+    if (sc->model == LOAD_OPEN && sc->arrival == ARRIVAL_UNIFORM &&
+        (ramp || sc->sine_amplitude > 0 || sc->trace[0] != '\0'))
+        diag_add(ac->diag, "%s: [load] arrival = uniform: evenly spaced arrivals go with a rate that changes in steps; ramp(), shape and trace draw Poisson arrivals (arrival = poisson)",
+                 at(ac, "arrival", w, sizeof w));
     if (sc->trace[0] == '\0' || sc->model != LOAD_OPEN)
         return;
     if (given(ac, S_LOAD, "rate"))
@@ -2667,13 +2716,14 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
         return diag_end(diag, path);
     }
     struct reader rd = {.f = f, .source = path};
-    char dir[SCENARIO_PATH_MAX];
     const char *slash = strrchr(path, '/');
-    if (slash == NULL)
-        snprintf(dir, sizeof dir, ".");
-    else
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash == path ? 1 : slash - path), path);
+    char *dir = slash == NULL ? strdup(".") : strndup(path, (size_t)(slash == path ? 1 : slash - path));
+    if (dir == NULL) {
+        fprintf(stderr, "retrystorm: out of memory\n");
+        abort();
+    }
     int n = load_common(sc, &rd, path, dir, sets, nsets, diag);
+    free(dir);
     fclose(f);
     return n;
 }

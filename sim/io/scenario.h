@@ -185,6 +185,7 @@ struct scenario {
     char trace[SCENARIO_PATH_MAX]; /* as resolved: a path, or a built-in trace's name; "": none */
     bool trace_builtin;
     enum trace_format trace_format;  /* found by reading it */
+    unsigned long long trace_burst;  /* the most rows of a trace at one instant */
     /* every logical request's key (caches): keys = N, popularity = uniform | zipf(S) */
     unsigned keys;
     double zipf;       /* 0: uniform */

@@ -361,8 +361,10 @@ unsigned long long trace_check(struct trace *t, void (*report)(void *ctx, const 
     rs_time at;
     double rate;
     int r;
+    unsigned long long run = 0;
     info->kind = t->kind;
     info->rows = 0;
+    info->max_equal = 0;
     info->first = info->last = -1;
     while ((r = trace_next(t, &at, &rate, err, sizeof err)) != 0) {
         if (r < 0) {
@@ -371,6 +373,9 @@ unsigned long long trace_check(struct trace *t, void (*report)(void *ctx, const 
                 report(ctx, err);
             continue;
         }
+        run = info->rows > 0 && at == info->last ? run + 1 : 1;
+        if (run > info->max_equal)
+            info->max_equal = run;
         if (info->rows++ == 0)
             info->first = at;
         info->last = at;

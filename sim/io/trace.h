@@ -58,6 +58,7 @@ struct trace_info {
     enum trace_kind kind;
     unsigned long long rows;
     rs_time first, last; /* times of the first and last rows; -1 when no rows */
+    unsigned long long max_equal; /* the most rows at one time (simultaneous arrivals) */
 };
 /* Reads the whole trace (already opened, from its first row) and calls
  * report(ctx, message) for every bad row, in order ("NAME:LINE: ...").

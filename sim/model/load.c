@@ -210,6 +210,8 @@ void load_on_trace(struct sim *s)
 
 void load_start(struct sim *s)
 {
+    s->next_arrival = EVQ_NONE; /* a zeroed handle would name slot 0 (review: a trace lost
+                                 * its arrivals when the first reschedule cancelled it) */
     s->rate = s->sc.rate;
     s->think_factor = 1.0;
     for (unsigned i = 0; i < s->sc.nphases; i++)

@@ -426,6 +426,7 @@ void service_arrive(struct sim *s, uint32_t svc, uint32_t req, struct reply_to f
     j->rep = (uint16_t)rep_index(s, rp);
     j->kind = (uint8_t)kind;
     j->stage = JOB_QUEUED;
+    j->loading = false;
     j->via = via;
     j->parent = from;
     j->deadline_at = deadline_at;
@@ -454,7 +455,8 @@ static enum errclass draw_answer(struct sim *s, const struct service_cfg *c)
 }
 
 /* Records what an execution of the entry service did: the key store's
- * answer and side effects. */
+ * answer and side effects (none for an answer from the cache: a hit, or a
+ * joined execution). */
 static void record_execution(struct sim *s, struct job *j, const struct service_cfg *c,
                              enum errclass cls)
 {
@@ -463,7 +465,8 @@ static void record_execution(struct sim *s, struct job *j, const struct service_
         r->key_state = KEY_STORED; /* the first execution's answer, errors included */
         r->stored = (uint8_t)cls;
     }
-    if (!s->sc.idempotent && (cls == CLS_OK || cls == CLS_BUSINESS)) {
+    bool worked = j->stage != JOB_HIT && j->stage != JOB_JOINED; /* not from the cache */
+    if (!s->sc.idempotent && worked && (cls == CLS_OK || cls == CLS_BUSINESS)) {
         s->m.side_effects++;
         if (++r->side_effects > 1) {
             metrics_cur(&s->m)->duplicates++;

@@ -420,7 +420,9 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
         load_start(s);
     uint64_t next_report = 1u << 20;
     /* more than a herd of every client causes at one instant */
-    uint64_t same_instant = 0, same_limit = 2000000ULL + 64ULL * s->sc.clients;
+    /* (and more than a trace's most simultaneous arrivals cause) */
+    uint64_t same_instant = 0,
+             same_limit = 2000000ULL + 64ULL * s->sc.clients + 64ULL * s->sc.trace_burst;
     for (;;) {
         if ((s->m.events & 4095) == 0 && s->stop != NULL && *s->stop) {
             s->interrupted = evq_next_time(&s->q) < s->sc.duration;
