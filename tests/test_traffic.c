@@ -407,6 +407,43 @@ static void coalesce_single_flight(void **state)
     }
 }
 
+/* Phases on a cache: a capacity factor evicts the least recently used
+ * down to it while the phase lasts, and a flush empties the cache at the
+ * phase's start. 100 keys at 2,000/s fill the 100 entries within a
+ * second, and then nothing misses. */
+static void cache_phases(void **state)
+{
+    (void)state;
+    static const char text[] = "[run]\nduration = 40s\n"
+                               "[load]\nrate = 2000/s\nkeys = 100\n"
+                               "[server]\nworkers = 1000\nservice = const(1ms)\ncache = c\n"
+                               "[cache c]\ncapacity = 100\n"
+                               "[phase half]\nstart = 10s\nend = 20s\ntarget = c\ncapacity = 0.5\n"
+                               "[phase gone]\nstart = 30s\nend = 31s\nflush = c\n";
+    struct scenario sc;
+    load_or_fail(&sc, text, NULL, 0);
+    struct sim *s = run_or_fail(&sc, 0);
+    struct sim_cache_row r;
+    assert_true(sim_cache_row(s, 0, 9, &r));
+    assert_int_equal(r.entries, 100);
+    assert_true(r.n.misses == 0);
+    assert_true(sim_cache_row(s, 0, 10, &r));
+    assert_true(r.n.evictions >= 50); /* 50 at the phase's start, then LRU churn */
+    assert_true(sim_cache_row(s, 0, 15, &r));
+    assert_int_equal(r.entries, 50);
+    assert_true(r.n.hits > 800 && r.n.hits < 1200); /* half the keys are in */
+    assert_true(sim_cache_row(s, 0, 21, &r));
+    assert_int_equal(r.entries, 100);
+    assert_true(sim_cache_row(s, 0, 29, &r));
+    assert_true(r.n.misses == 0);
+    assert_true(sim_cache_row(s, 0, 30, &r));
+    print_message("misses in the flush's second: %llu\n", (unsigned long long)r.n.misses);
+    /* the flush: every key misses once more (a few twice, within a 1 ms load) */
+    assert_true(r.n.misses >= 100 && r.n.misses < 120);
+    assert_int_equal(r.entries, 100);
+    sim_destroy(s);
+}
+
 /* Answers from the cache do no work: with idempotent = false, only
  * executions that missed are side effects. One key, no TTL: the first
  * request misses, every later one hits. */
@@ -464,6 +501,7 @@ int main(void)
         cmocka_unit_test(trace_of_one_row),
         cmocka_unit_test(trace_of_a_burst),
         cmocka_unit_test(hits_are_not_side_effects),
+        cmocka_unit_test(cache_phases),
         cmocka_unit_test(ttl_hit_ratio),
         cmocka_unit_test(lru_hit_ratio),
         cmocka_unit_test(coalesce_single_flight),
