@@ -9,8 +9,12 @@ set ylabel 'share of logical requests'
 set yrange [0:1]
 set style fill solid 0.6 border -1
 set boxwidth 0.4
-set key top right opaque box noenhanced
+set key outside right top noenhanced
 set grid y
+# whole attempts only: a tick at each when there are few (not at 0.5, 1.5)
+stats 'attempts.csv' using 'attempts' nooutput
+if (STATS_max <= 20) { set xtics 1 } else { set xtics }
+set format x '%.0f'
 palette = '#0072B2 #D55E00 #009E73 #E69F00 #CC79A7 #56B4E9 #000000 #F0E442 #999999'
 n = |levels|
 plot for [i=1:n] 'attempts.csv' \

@@ -7,8 +7,10 @@ set title sprintf('%s: latency CDF by outcome', title) noenhanced
 set xlabel 'end-to-end latency (s)'
 set ylabel 'share of requests with this outcome'
 set logscale x
+set format x '10^{%L}'   # decades, not 0.0000001
+set rmargin 4            # room for the last label
 set yrange [0:1]
-set key bottom right opaque box noenhanced
+set key outside right top noenhanced
 set grid
 palette = '#000000 #0072B2 #D55E00 #009E73 #E69F00 #CC79A7 #56B4E9 #F0E442'
 pos(x) = x > 0 ? x : NaN

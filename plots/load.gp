@@ -8,7 +8,7 @@ set datafile separator ','
 set title sprintf('%s: load over time', title) noenhanced
 set xlabel 'simulated time (s)'
 set ylabel 'per second'
-set key top right opaque box
+set key outside right top
 set grid
 set yrange [0:*]
 do for [i=1:nphases] {

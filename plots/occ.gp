@@ -8,7 +8,7 @@ set datafile separator ','
 palette = '#000000 #E69F00 #56B4E9 #009E73 #D55E00 #CC79A7 #0072B2'
 set multiplot layout 1,2 title sprintf('%s: optimistic concurrency, base 5 ms, cap 2 s', title) noenhanced
 set xlabel 'clients'
-set key top right opaque box noenhanced
+set key outside right top noenhanced
 set grid
 set ylabel 'write calls (mean over replications)'
 plot for [i=1:|strategies|] 'summary.csv' \

@@ -11,8 +11,11 @@ set y2label 'busy workers'
 set ytics nomirror
 set y2tics
 set yrange [0:*]
-set y2range [0:*]
-set key top right opaque box
+# headroom above the busy workers, so that a full service's line does not
+# hide on the top border
+stats 'timeseries.csv' using 'busy' nooutput
+set y2range [0:(STATS_max > 0 ? STATS_max * 1.1 : 1)]
+set key outside right top
 set grid
 do for [i=1:nphases] {
     set object i rect from phase_from[i], graph 0 to phase_to[i], graph 1 behind fc rgb '#E8E8E8' fs solid 1.0 noborder
