@@ -66,4 +66,25 @@ static inline int recovered(const struct sim *s)
     return o.recovered;
 }
 
+/* ok outcomes over all logical requests counted (the claims tests). */
+static inline double ok_share(const struct sim *s)
+{
+    const struct metrics *m = sim_metrics(s);
+    return (double)m->outcomes[OUT_OK] / (double)m->requests;
+}
+
+/* ok outcomes over offered requests in buckets [t0, t1). */
+static inline double ok_between(const struct sim *s, size_t t0, size_t t1)
+{
+    const struct metrics *m = sim_metrics(s);
+    uint64_t ok = 0, offered = 0;
+    assert_true(t1 <= m->nbuckets);
+    for (size_t b = t0; b < t1; b++) {
+        ok += m->b[b].outcomes[OUT_OK];
+        offered += m->b[b].offered;
+    }
+    assert_true(offered > 0);
+    return (double)ok / (double)offered;
+}
+
 #endif

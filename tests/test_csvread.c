@@ -14,33 +14,25 @@
 #include <unistd.h>
 
 #include "csvread.h"
+#include "rs_scratch.h"
 
-static char dir[64], path[128];
+static struct scratch scr;
+#define dir (scr.dir)
+#define path (scr.path)
 
 static int setup(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof dir, "/tmp/rs-csv-XXXXXX");
-    if (mkdtemp(dir) == NULL)
-        return -1;
-    snprintf(path, sizeof path, "%s/f.csv", dir);
-    return 0;
+    return scratch_make(&scr, "csv", "f.csv");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    unlink(path);
-    return rmdir(dir);
+    return scratch_remove(&scr);
 }
 
-static void write_bytes(const char *bytes, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(bytes, 1, n, f), n);
-    fclose(f);
-}
+static void write_bytes(const char *bytes, size_t n) { scratch_write(&scr, bytes, n); }
 
 static void lines_and_fields(void **state)
 {

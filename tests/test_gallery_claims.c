@@ -28,19 +28,6 @@ static void require(const char *name, const char *side, unsigned pass)
     assert_true(pass >= NEED);
 }
 
-/* ok outcomes over offered requests in buckets [t0, t1). */
-static double ok_between(const struct sim *s, size_t t0, size_t t1)
-{
-    const struct metrics *m = sim_metrics(s);
-    uint64_t ok = 0, offered = 0;
-    assert_true(t1 <= m->nbuckets);
-    for (size_t b = t0; b < t1; b++) {
-        ok += m->b[b].outcomes[OUT_OK];
-        offered += m->b[b].offered;
-    }
-    assert_true(offered > 0);
-    return (double)ok / (double)offered;
-}
 
 /* The server's arrivals over buckets [t0, t1). */
 static double arrivals_between(const struct sim *s, size_t t0, size_t t1)
@@ -53,11 +40,6 @@ static double arrivals_between(const struct sim *s, size_t t0, size_t t1)
     return (double)a;
 }
 
-static double ok_share(const struct sim *s)
-{
-    const struct metrics *m = sim_metrics(s);
-    return (double)m->outcomes[OUT_OK] / (double)m->requests;
-}
 
 static struct summary summary_of(const struct sim *s)
 {

@@ -15,11 +15,6 @@
 #define SEEDS 20
 
 
-static double ok_share(const struct sim *s)
-{
-    const struct metrics *m = sim_metrics(s);
-    return (double)m->outcomes[OUT_OK] / (double)m->requests;
-}
 
 /* Sums a service row over buckets [t0, t1) seconds (bucket = 1 s). */
 static struct sim_service_row rows(const struct sim *s, unsigned svc, unsigned replica, size_t t0,

@@ -15,19 +15,6 @@
 #define SEEDS 20
 
 
-/* ok outcomes over offered requests in buckets [t0, t1) (bucket = 1 s). */
-static double ok_between(const struct sim *s, size_t t0, size_t t1)
-{
-    const struct metrics *m = sim_metrics(s);
-    uint64_t ok = 0, offered = 0;
-    assert_true(t1 <= m->nbuckets);
-    for (size_t b = t0; b < t1; b++) {
-        ok += m->b[b].outcomes[OUT_OK];
-        offered += m->b[b].offered;
-    }
-    assert_true(offered > 0);
-    return (double)ok / (double)offered;
-}
 
 /* Sums cache `cache`'s rows over buckets [t0, t1). */
 static struct cache_counts cache_rows(const struct sim *s, unsigned cache, size_t t0, size_t t1)

@@ -17,35 +17,26 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rs_scratch.h"
 #include "trace.h"
 
-static char dir[64], path[128];
+static struct scratch scr;
+#define dir (scr.dir)
+#define path (scr.path)
 
 static int setup(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof dir, "/tmp/rs-trace-XXXXXX");
-    if (mkdtemp(dir) == NULL)
-        return -1;
-    snprintf(path, sizeof path, "%s/t.csv", dir);
-    return 0;
+    return scratch_make(&scr, "trace", "t.csv");
 }
 
-/* Removes the one name the tests make in their own directory, then it. */
 static int teardown(void **state)
 {
     (void)state;
-    unlink(path);
-    return rmdir(dir);
+    return scratch_remove(&scr);
 }
 
-static void write_bytes(const char *bytes, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(bytes, 1, n, f), n);
-    assert_int_equal(fclose(f), 0);
-}
+static void write_bytes(const char *bytes, size_t n) { scratch_write(&scr, bytes, n); }
 
 /* The messages trace_check reports, kept in order. */
 struct msgs {

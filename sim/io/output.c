@@ -230,7 +230,7 @@ static void summary_header(FILE *f)
 
 /* run's summary.csv of a scenario with services: err_bulkhead, then each
  * service's utilization (workers held / workers) and wasted executions,
- * after warmup. */
+ * after warmup; with caches, each cache's hit ratio after warmup. */
 static void services_header(FILE *f, const struct scenario *sc)
 {
     if (sc->graph) {

@@ -58,7 +58,7 @@ static double phase_value(const struct phase_cfg *p, rs_time t)
  * phase starts or ends inside it): each ramp at its larger end. */
 static double rate_without_shape(const struct sim *s, rs_time t, rs_time upto)
 {
-    double rate = s->trace_on ? s->trace_rate : s->sc.rate, factor = 1.0;
+    double rate = s->trace != NULL ? s->trace_rate : s->sc.rate, factor = 1.0;
     for (unsigned i = 0; i < s->sc.nphases; i++) {
         const struct phase_cfg *p = &s->sc.phases[i];
         if (!(p->start <= t && t < p->end) || !p->has_rate)
@@ -92,7 +92,7 @@ static rs_time segment_end(const struct sim *s)
             end = s->phase_times[i];
             break;
         }
-    return s->trace_on && s->trace_next_t > s->now ? units_min(end, s->trace_next_t) : end;
+    return s->trace != NULL && s->trace_next_t > s->now ? units_min(end, s->trace_next_t) : end;
 }
 
 /* The rate candidates arrive at over the segment that starts now: the
@@ -218,7 +218,6 @@ void load_start(struct sim *s)
         s->thin |= s->sc.phases[i].ramp;
     s->thin |= s->sc.sine_amplitude > 0.0;
     if (s->trace != NULL) {
-        s->trace_on = true;
         s->rate = 0.0; /* none before the first row */
         read_trace_row(s);
     } else if (s->sc.model == LOAD_OPEN) {
@@ -233,7 +232,7 @@ void load_start(struct sim *s)
 
 void load_on_arrival(struct sim *s)
 {
-    if (s->trace_on && s->sc.trace_format == TRACE_FORMAT_TIMES) {
+    if (s->trace != NULL && s->sc.trace_format == TRACE_FORMAT_TIMES) {
         read_trace_row(s);
     } else {
         schedule_arrival(s);
@@ -297,7 +296,7 @@ void load_on_phase(struct sim *s)
     apply_hop_phases(s);
     service_apply_phases(s);
     caching_apply_phases(s);
-    if (s->trace_on && s->sc.trace_format == TRACE_FORMAT_TIMES)
+    if (s->trace != NULL && s->sc.trace_format == TRACE_FORMAT_TIMES)
         return; /* the trace states every arrival */
     if (s->sc.model == LOAD_OPEN)
         reschedule_open(s);

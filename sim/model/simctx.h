@@ -239,8 +239,7 @@ struct sim {
     rs_time *phase_times; /* sorted distinct phase boundaries */
     uint32_t nphase_times;
     bool thin;            /* a ramp or a shape: arrivals by thinning; rate is their bound */
-    bool trace_on;        /* arrivals come from the trace */
-    struct trace *trace;  /* open while the run reads it; NULL: none */
+    struct trace *trace;  /* open while the run reads it (arrivals come from it); NULL: none */
     double trace_rate;    /* a trace of rates: the current row's */
     rs_time trace_next_t; /* the next row's time; RS_TIME_NEVER: no more */
     double trace_next_rate;
