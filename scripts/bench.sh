@@ -10,6 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
+rs_need_npm
 rs_need_packages "${RS_BUILD_PACKAGES[@]}" time bc valgrind
 cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF > /dev/null
 cmake --build build-bench -j "$(nproc)" > /dev/null

@@ -9,15 +9,25 @@ rs_need_packages() {
   echo "installing: ${missing[*]}"
   local sudo=""
   [ "$(id -u)" = 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null
+  # another apt run (unattended upgrades) may hold the lock: wait for it
+  $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
+    --no-install-recommends "${missing[@]}" > /dev/null
 }
-RS_BUILD_PACKAGES=(gcc make cmake pkg-config libc6-dev libgsl-dev libcmocka-dev libinih-dev)
+RS_BUILD_PACKAGES=(gcc make cmake pkg-config libc6-dev libgsl-dev libcmocka-dev libinih-dev libmicrohttpd-dev)
 # gnuplot draws the figures; the tests check them (and skip without it).
 RS_PLOT_PACKAGES=(gnuplot-nox)
 # GNU parallel runs a sharded sweep in the tests; clang and its runtime
-# build the libFuzzer target; valgrind checks runs for leaks and bad reads.
-RS_TEST_PACKAGES=(parallel clang libclang-rt-14-dev valgrind)
+# build the libFuzzer target; valgrind checks runs for leaks and bad reads;
+# Chromium is the browser the live page is tested in.
+RS_TEST_PACKAGES=(parallel clang libclang-rt-14-dev valgrind chromium)
+
+# npm fetches the page's chart library at build time (web/package-lock.json)
+# and the browser test's driver: Node.js from Debian when none is installed.
+rs_need_npm() {
+  command -v npm > /dev/null && return 0
+  rs_need_packages nodejs npm
+}
 
 # Builds the Release binary build/retrystorm (the demo and the gallery use it).
 rs_build_release() {

@@ -9,6 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
+rs_need_npm
 rs_need_packages "${RS_BUILD_PACKAGES[@]}" "${RS_PLOT_PACKAGES[@]}" "${RS_TEST_PACKAGES[@]}"
 jobs=$(nproc)
 

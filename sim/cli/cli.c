@@ -25,6 +25,9 @@
 #include "scenario.h"
 #include "sim.h"
 #include "tune.h"
+#ifdef RS_SERVE
+#include "serve.h"
+#endif
 
 #define DEFAULT_SCENARIO "storm"
 
@@ -60,6 +63,7 @@ static const char usage[] =
     "                  [--constraint 'METRIC<=VALUE'...] [--reps N] [-j N] [-o DIR]\n"
     "       retrystorm plot DIR [--force]\n"
     "       retrystorm check SCENARIO\n"
+    "       retrystorm serve [--bind ADDR] [--port N] [--jobs N] [--max-seconds S]\n"
     "       retrystorm list [presets]\n"
     "       retrystorm --help | --version\n"
     "\n"
@@ -846,6 +850,19 @@ static int cmd_run(int argc, char **argv, int first)
     return finish_work(work, dir, &o, rc);
 }
 
+/* serve: the live page (sim/serve/), when this binary was built with it. */
+static int cmd_serve(int argc, char **argv)
+{
+#ifdef RS_SERVE
+    return serve_main(argc, argv);
+#else
+    (void)argc, (void)argv;
+    fprintf(stderr, "retrystorm: serve: this binary was built without it (cmake -DRS_SERVE=ON, with "
+                    "libmicrohttpd and npm)\n");
+    return 2;
+#endif
+}
+
 int cli_main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
@@ -876,6 +893,8 @@ int cli_main(int argc, char **argv)
             return cmd_merge(argc, argv);
         if (strcmp(c, "tune") == 0)
             return cmd_tune(argc, argv);
+        if (strcmp(c, "serve") == 0)
+            return cmd_serve(argc, argv);
     }
     return cmd_run(argc, argv, 1);
 }

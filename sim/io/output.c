@@ -149,8 +149,9 @@ static void cell(FILE *f, double v)
  * (earlier outputs keep their columns). */
 static int nclasses(const struct scenario *sc) { return sc->graph ? CLS_N : CLS_BULKHEAD; }
 
-static void write_timeseries(FILE *f, const struct sim *s)
+static void write_timeseries(FILE *f, const struct sim *s, const struct summary *sum)
 {
+    (void)sum;
     const struct metrics *m = sim_metrics(s);
     const struct scenario *sc = sim_scenario(s);
     fprintf(f, "t,offered,attempts");
@@ -305,8 +306,9 @@ void output_write_summary_csv(FILE *f, const struct sim *s, const struct summary
     fprintf(f, ",%.3f\n", o->wall_s);
 }
 
-static void write_latency(FILE *f, const struct sim *s)
+static void write_latency(FILE *f, const struct sim *s, const struct summary *sum)
 {
+    (void)sum;
     const struct metrics *m = sim_metrics(s);
     fprintf(f, "outcome,quantile,latency_s\n");
     for (int o = -1; o < OUT_NOUTCOMES; o++) {
@@ -321,8 +323,9 @@ static void write_latency(FILE *f, const struct sim *s)
     }
 }
 
-static void write_attempts(FILE *f, const struct sim *s)
+static void write_attempts(FILE *f, const struct sim *s, const struct summary *sum)
 {
+    (void)sum;
     const struct metrics *m = sim_metrics(s);
     const struct scenario *sc = sim_scenario(s);
     fprintf(f, "level,attempts,requests,share\n");
@@ -340,8 +343,9 @@ static void write_attempts(FILE *f, const struct sim *s)
 
 /* layers.csv; with services, each layer's edge (from, to) and its
  * bulkhead rejections follow. */
-static void write_layers(FILE *f, const struct sim *s)
+static void write_layers(FILE *f, const struct sim *s, const struct summary *sum)
 {
+    (void)sum;
     const struct scenario *sc = sim_scenario(s);
     fprintf(f, "layer,instances,attempts,retries,timeouts,refused,short_circuited,transitions,"
                "budget,budget_states,breaker,breaker_states%s\n",
@@ -379,8 +383,9 @@ static void service_row(FILE *f, const struct sim *s, size_t b, unsigned v, unsi
 
 /* services.csv: per bucket, service and replica (0: the service's total),
  * flows per second and time-averaged levels. */
-static void write_services(FILE *f, const struct sim *s)
+static void write_services(FILE *f, const struct sim *s, const struct summary *sum)
 {
+    (void)sum;
     const struct scenario *sc = sim_scenario(s);
     fprintf(f, "t,service,replica,arrivals,started,completed,rejected,queue_len,busy,working,"
                "utilization,wasted,dep_calls\n");
@@ -392,8 +397,9 @@ static void write_services(FILE *f, const struct sim *s)
 
 /* caches.csv: per bucket and cache, flows per second and the entries at
  * the bucket's end. */
-static void write_caches(FILE *f, const struct sim *s)
+static void write_caches(FILE *f, const struct sim *s, const struct summary *sum)
 {
+    (void)sum;
     const struct scenario *sc = sim_scenario(s);
     fprintf(f, "t,cache,lookups,hits,misses,coalesced,entries,evictions,expirations\n");
     for (size_t b = 0; b < sim_metrics(s)->nbuckets; b++) {
@@ -411,65 +417,73 @@ static void write_caches(FILE *f, const struct sim *s)
     }
 }
 
-enum { F_TIMESERIES, F_SUMMARY, F_LATENCY, F_ATTEMPTS, F_LAYERS, F_SCENARIO, F_SERVICES, F_CACHES, F_N };
-static const char *const file_names[F_N] = {"timeseries.csv", "summary.csv", "latency.csv",
-                                            "attempts.csv",   "layers.csv",  "scenario.ini",
-                                            "services.csv",   "caches.csv"};
-
-/* Whether the run writes file i: services.csv only with services,
- * caches.csv only with caches. */
-static bool file_wanted(const struct scenario *sc, int i)
+static void write_summary(FILE *f, const struct sim *s, const struct summary *sum)
 {
-    return i == F_SERVICES ? sc->graph : i == F_CACHES ? sc->ncaches > 0 : true;
+    output_write_summary_csv(f, s, sum, OUTPUT_HEADER | OUTPUT_SERVICES);
+}
+
+static void write_scenario(FILE *f, const struct sim *s, const struct summary *sum)
+{
+    (void)sum;
+    scenario_write_ini(sim_scenario(s), f);
+    fprintf(f, "; replication %u of seed %llu\n", sim_replication(s),
+            (unsigned long long)sim_scenario(s)->seed);
+}
+
+/* Every file of a run: its name, whether this run has it (services.csv
+ * only with services, caches.csv only with caches), and its writer. */
+struct file_desc {
+    const char *name;
+    bool (*wanted)(const struct scenario *sc);
+    void (*write)(FILE *f, const struct sim *s, const struct summary *sum);
+};
+static bool always(const struct scenario *sc) { return (void)sc, true; }
+static bool has_graph(const struct scenario *sc) { return sc->graph; }
+static bool has_caches(const struct scenario *sc) { return sc->ncaches > 0; }
+static const struct file_desc files[] = {
+    {"timeseries.csv", always, write_timeseries},
+    {"summary.csv", always, write_summary},
+    {"latency.csv", always, write_latency},
+    {"attempts.csv", always, write_attempts},
+    {"layers.csv", always, write_layers},
+    {"scenario.ini", always, write_scenario},
+    {"services.csv", has_graph, write_services},
+    {"caches.csv", has_caches, write_caches},
+};
+#define F_N (sizeof files / sizeof files[0])
+
+const char *output_file_name(const struct sim *s, size_t i)
+{
+    return i < F_N && files[i].wanted(sim_scenario(s)) ? files[i].name : NULL;
+}
+
+size_t output_nfiles(void) { return F_N; }
+
+void output_write_file(FILE *f, size_t i, const struct sim *s, const struct summary *sum)
+{
+    files[i].write(f, s, sum);
 }
 
 int output_write_dir(const char *dir, const struct sim *s, const struct summary *sum, char *err,
                      size_t errsz)
 {
-    int i;
+    size_t i;
     struct output_file of[F_N];
     for (i = 0; i < F_N; i++)
         of[i].f = NULL, of[i].dirfd = -1, of[i].tmp[0] = '\0';
     if (output_mkdir(dir, err, errsz) != 0)
         return -1;
     for (i = 0; i < F_N; i++) {
-        if (!file_wanted(sim_scenario(s), i))
+        if (output_file_name(s, i) == NULL)
             continue;
-        if (output_file_open(&of[i], dir, file_names[i], err, errsz) != 0)
+        if (output_file_open(&of[i], dir, files[i].name, err, errsz) != 0)
             goto fail;
-        switch (i) {
-        case F_TIMESERIES:
-            write_timeseries(of[i].f, s);
-            break;
-        case F_SUMMARY:
-            output_write_summary_csv(of[i].f, s, sum, OUTPUT_HEADER | OUTPUT_SERVICES);
-            break;
-        case F_LATENCY:
-            write_latency(of[i].f, s);
-            break;
-        case F_ATTEMPTS:
-            write_attempts(of[i].f, s);
-            break;
-        case F_LAYERS:
-            write_layers(of[i].f, s);
-            break;
-        case F_SERVICES:
-            write_services(of[i].f, s);
-            break;
-        case F_CACHES:
-            write_caches(of[i].f, s);
-            break;
-        case F_SCENARIO:
-            scenario_write_ini(sim_scenario(s), of[i].f);
-            fprintf(of[i].f, "; replication %u of seed %llu\n", sim_replication(s),
-                    (unsigned long long)sim_scenario(s)->seed);
-            break;
-        }
+        files[i].write(of[i].f, s, sum);
         if (file_close(&of[i], err, errsz) != 0)
             goto fail;
     }
     for (i = 0; i < F_N; i++)
-        if (file_wanted(sim_scenario(s), i) && file_rename(&of[i], err, errsz) != 0)
+        if (output_file_name(s, i) != NULL && file_rename(&of[i], err, errsz) != 0)
             goto fail;
     return 0;
 fail:

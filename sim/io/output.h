@@ -49,6 +49,13 @@ void output_summarise(const struct sim *s, double wall_s, struct summary *out);
 int output_write_dir(const char *dir, const struct sim *s, const struct summary *sum, char *err,
                      size_t errsz);
 
+/* The files of a run, in order, for writers other than output_write_dir
+ * (serve keeps them in memory): file i's name, or NULL when this run has
+ * no such file (i < output_nfiles()); and file i's contents written to f. */
+size_t output_nfiles(void);
+const char *output_file_name(const struct sim *s, size_t i);
+void output_write_file(FILE *f, size_t i, const struct sim *s, const struct summary *sum);
+
 /* A file written under an unpredictable temporary name in a directory
  * (outdir_tmpfile: O_CREAT|O_EXCL|O_NOFOLLOW relative to the directory's
  * fd) and renamed into place by commit; discard removes the temporary. */

@@ -517,7 +517,7 @@ static void apply_all(struct apply_ctx *ac, const struct entries *es)
 }
 
 static int load_common(struct scenario *sc, struct reader *rd, const char *source, const char *dir,
-                       const char *const *sets, size_t nsets, struct scenario_diag *diag)
+                       bool sealed, const char *const *sets, size_t nsets, struct scenario_diag *diag)
 {
     struct entries es = {0};
     scn_defaults(sc);
@@ -530,6 +530,7 @@ static int load_common(struct scenario *sc, struct reader *rd, const char *sourc
     ac.sc = sc;
     ac.diag = diag;
     ac.dir = dir;
+    ac.sealed = sealed;
     apply_all(&ac, &es);
     if (sc->nservices == 0) /* neither [server] nor [service NAME]: one service, `server` */
         scn_add_item(&ac, NULL, S_SERVICE, "server");
@@ -551,7 +552,15 @@ int scenario_load_text(struct scenario *sc, const char *text, const char *source
 {
     struct reader rd = {.s = text, .source = source};
     diag_begin(diag);
-    return load_common(sc, &rd, source, NULL, sets, nsets, diag);
+    return load_common(sc, &rd, source, NULL, false, sets, nsets, diag);
+}
+
+int scenario_load_sealed(struct scenario *sc, const char *text, const char *source,
+                         const char *const *sets, size_t nsets, struct scenario_diag *diag)
+{
+    struct reader rd = {.s = text, .source = source};
+    diag_begin(diag);
+    return load_common(sc, &rd, source, NULL, true, sets, nsets, diag);
 }
 
 int scenario_load(struct scenario *sc, const char *path, const char *const *sets, size_t nsets,
@@ -588,7 +597,7 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
         fprintf(stderr, "retrystorm: out of memory\n");
         abort();
     }
-    int n = load_common(sc, &rd, path, dir, sets, nsets, diag);
+    int n = load_common(sc, &rd, path, dir, false, sets, nsets, diag);
     free(dir);
     fclose(f);
     return n;

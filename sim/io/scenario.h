@@ -239,6 +239,11 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
 int scenario_load_text(struct scenario *sc, const char *text, const char *source,
                        const char *const *sets, size_t nsets, struct scenario_diag *diag);
 
+/* The same for untrusted text (serve's page): no file is read, so a trace
+ * must be a built-in one; anything else is refused with a message. */
+int scenario_load_sealed(struct scenario *sc, const char *text, const char *source,
+                         const char *const *sets, size_t nsets, struct scenario_diag *diag);
+
 /* The bytes of budget and breaker states the run needs, all layers
  * together (what sim_create allocates for them). */
 double scenario_state_bytes(const struct scenario *sc);

@@ -626,7 +626,9 @@ static int open_trace(struct apply_ctx *ac, struct trace *t)
     if (sc->trace_builtin)
         return trace_open_text(t, text, sc->trace, err, sizeof err) == 0 ? 0 : -1;
     bool opened = false;
-    if (n < 0 || (size_t)n >= sizeof path)
+    if (ac->sealed)
+        why = "no file is read here: only a built-in trace (trace-replay)";
+    else if (n < 0 || (size_t)n >= sizeof path)
         why = "the path beside the scenario file is longer than 1023 characters";
     else if (trace_open(t, path, err, sizeof err) != 0)
         why = err;

@@ -115,6 +115,7 @@ struct apply_ctx {
     const struct entry *cache_entry[SCENARIO_MAX_CACHES];
     const struct entry *cache_key[SCENARIO_MAX_CACHES][NKEYS];
     const char *dir; /* the scenario file's directory (traces are relative to it); NULL: text */
+    bool sealed;     /* untrusted text (serve): no file is read; a trace must be a built-in one */
     bool graph_ok; /* names resolved and the calls form a DAG: paths may be walked */
 };
 

@@ -1,0 +1,460 @@
+/*
+ * serve — `retrystorm serve`: the live page for demonstrations, over HTTP
+ * from GNU libmicrohttpd. See serve.h.
+ *
+ * One thread per connection (at most SERVE_MAX_CONNECTIONS); a run waits
+ * for one of `jobs` slots (a semaphore: one simulation per core), and when
+ * more than SERVE_MAX_WAITING runs already wait the request is answered
+ * 503 at once. Requests are small: a body over SERVE_MAX_BODY bytes is
+ * refused (413) without being kept. Only the page's own files and the api
+ * exist; nothing is read or written by path. A request whose Host is not a
+ * local name while bound to a loopback address (DNS rebinding), or whose
+ * Origin is another site's, is refused (403).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "serve.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api.h"
+
+#define SERVE_MAX_BODY (256u * 1024u)
+#define SERVE_MAX_CONNECTIONS 64u
+#define SERVE_MAX_WAITING 16
+#define SERVE_MAX_SCENARIO_NAME 64
+#define SERVE_MAX_SET 256
+
+/* The page (web/), compiled in by sim/serve/embed_assets.cmake. */
+struct serve_asset {
+    const char *path;
+    const unsigned char *data;
+    size_t size;
+};
+extern const struct serve_asset serve_assets[];
+
+struct server {
+    sem_t slots;
+    atomic_int waiting;
+    bool loopback;
+    struct api_limits lim;
+};
+
+/* One POST in progress: its body, as the post processor hands it over. */
+struct body {
+    struct MHD_PostProcessor *pp;
+    size_t bytes;
+    bool too_big, bad;
+    char scenario[SERVE_MAX_SCENARIO_NAME];
+    char *text;
+    size_t text_len;
+    char *sets[API_MAX_SETS];
+    size_t nsets;
+};
+
+static void body_free(struct body *b)
+{
+    if (b == NULL)
+        return;
+    if (b->pp != NULL)
+        MHD_destroy_post_processor(b->pp);
+    free(b->text);
+    for (size_t i = 0; i < b->nsets; i++)
+        free(b->sets[i]);
+    free(b);
+}
+
+/* Appends data to a field; a field past its bound marks the request bad. */
+static bool append(char **dst, size_t *len, size_t max, const char *data, size_t size)
+{
+    if (*len + size > max)
+        return false;
+    char *p = realloc(*dst, *len + size + 1);
+    if (p == NULL)
+        return false;
+    memcpy(p + *len, data, size);
+    *len += size;
+    p[*len] = '\0';
+    *dst = p;
+    return true;
+}
+
+static enum MHD_Result on_field(void *cls, enum MHD_ValueKind kind, const char *key,
+                                const char *filename, const char *type, const char *encoding,
+                                const char *data, uint64_t off, size_t size)
+{
+    (void)kind, (void)filename, (void)type, (void)encoding;
+    struct body *b = cls;
+    if (strcmp(key, "scenario") == 0) {
+        size_t have = strlen(b->scenario);
+        if (have + size >= sizeof b->scenario)
+            return b->bad = true, MHD_YES;
+        memcpy(b->scenario + have, data, size);
+        b->scenario[have + size] = '\0';
+    } else if (strcmp(key, "text") == 0) {
+        if (!append(&b->text, &b->text_len, SERVE_MAX_BODY, data, size))
+            b->bad = true;
+    } else if (strcmp(key, "set") == 0) {
+        if (off == 0) {
+            if (b->nsets == API_MAX_SETS)
+                return b->bad = true, MHD_YES;
+            b->sets[b->nsets++] = calloc(1, 1);
+        }
+        size_t len = b->sets[b->nsets - 1] ? strlen(b->sets[b->nsets - 1]) : 0;
+        if (b->sets[b->nsets - 1] == NULL || !append(&b->sets[b->nsets - 1], &len, SERVE_MAX_SET, data, size))
+            b->bad = true;
+    } else
+        b->bad = true;
+    return MHD_YES;
+}
+
+static enum MHD_Result respond(struct MHD_Connection *c, unsigned status, const char *type, void *data,
+                               size_t size, enum MHD_ResponseMemoryMode mode)
+{
+    struct MHD_Response *r = MHD_create_response_from_buffer(size, data, mode);
+    if (r == NULL)
+        return MHD_NO;
+    MHD_add_response_header(r, "Content-Type", type);
+    MHD_add_response_header(r, "Cache-Control", "no-store");
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(r, "Content-Security-Policy",
+                            "default-src 'self'; img-src 'self' data: blob:; object-src 'none'; "
+                            "base-uri 'none'; frame-ancestors 'none'; form-action 'none'");
+    enum MHD_Result ok = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    return ok;
+}
+
+static enum MHD_Result respond_json(struct MHD_Connection *c, unsigned status, char *buf, size_t len)
+{
+    return respond(c, status, "application/json", buf, len, MHD_RESPMEM_MUST_FREE);
+}
+
+/* A one-line JSON failure. */
+static enum MHD_Result refuse(struct MHD_Connection *c, unsigned status, const char *line)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (f == NULL)
+        return MHD_NO;
+    fputs("{\"ok\":false,\"messages\":[", f);
+    api_json_string(f, line);
+    fputs("]}", f);
+    fclose(f);
+    return respond_json(c, status, buf, len);
+}
+
+static const char *content_type(const char *path)
+{
+    static const struct { const char *ext, *type; } types[] = {
+        {".html", "text/html; charset=utf-8"}, {".js", "text/javascript; charset=utf-8"},
+        {".css", "text/css; charset=utf-8"},   {".svg", "image/svg+xml"},
+    };
+    const char *dot = strrchr(path, '.');
+    for (size_t i = 0; dot != NULL && i < sizeof types / sizeof types[0]; i++)
+        if (strcmp(dot, types[i].ext) == 0)
+            return types[i].type;
+    return "application/octet-stream";
+}
+
+static enum MHD_Result get(struct MHD_Connection *c, const char *url)
+{
+    if (strcmp(url, "/api/scenarios") == 0) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (f == NULL)
+            return MHD_NO;
+        int status = api_scenarios(f);
+        fclose(f);
+        return respond_json(c, (unsigned)status, buf, len);
+    }
+    const char *path = strcmp(url, "/") == 0 ? "/index.html" : url;
+    for (const struct serve_asset *a = serve_assets; a->path != NULL; a++)
+        if (strcmp(a->path, path) == 0)
+            return respond(c, 200, content_type(path), (void *)a->data, a->size, MHD_RESPMEM_PERSISTENT);
+    return refuse(c, 404, "no such page");
+}
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Runs (or checks) what the body asks, in a slot. */
+static enum MHD_Result post(struct server *sv, struct MHD_Connection *c, const char *url, struct body *b)
+{
+    bool run = strcmp(url, "/api/run") == 0;
+    if (b->too_big)
+        return refuse(c, 413, "the request is larger than 256 KiB (a scenario file is a few KiB)");
+    if (b->bad)
+        return refuse(c, 400, "a malformed request: fields scenario, text and set (at most 64 sets of 256 bytes)");
+    if (atomic_fetch_add(&sv->waiting, 1) >= SERVE_MAX_WAITING) {
+        atomic_fetch_sub(&sv->waiting, 1);
+        return refuse(c, 503, "busy: 16 runs are waiting already; try again in a moment");
+    }
+    while (sem_wait(&sv->slots) != 0 && errno == EINTR)
+        ;
+    atomic_fetch_sub(&sv->waiting, 1);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    int status = 500;
+    double t0 = wall_now();
+    if (f != NULL) {
+        struct api_request rq = {.scenario = b->scenario[0] ? b->scenario : NULL, .text = b->text,
+                                 .nsets = b->nsets};
+        for (size_t i = 0; i < b->nsets; i++)
+            rq.sets[i] = b->sets[i];
+        status = run ? api_run(f, &rq, &sv->lim) : api_check(f, b->text != NULL ? b->text : "");
+        fclose(f);
+    }
+    sem_post(&sv->slots);
+    if (run)
+        printf("run %s%s, %zu override%s: %d in %.2f s\n", b->scenario[0] ? b->scenario : "(pasted)",
+               "", b->nsets, b->nsets == 1 ? "" : "s", status, wall_now() - t0);
+    fflush(stdout);
+    if (f == NULL)
+        return MHD_NO;
+    return respond_json(c, (unsigned)status, buf, len);
+}
+
+/* The host part of a Host or Origin value ("localhost:8080" -> "localhost"). */
+static void host_of(const char *v, char *out, size_t size)
+{
+    const char *p = strstr(v, "://");
+    p = p != NULL ? p + 3 : v;
+    size_t n = *p == '[' ? strcspn(p, "]") + 1 : strcspn(p, ":/");
+    snprintf(out, size, "%.*s", (int)(n < size ? n : size - 1), p);
+}
+
+static bool local_name(const char *h)
+{
+    return strcasecmp(h, "localhost") == 0 || strcmp(h, "127.0.0.1") == 0 || strcmp(h, "[::1]") == 0;
+}
+
+/* DNS rebinding and cross-site requests: see the header comment. */
+static bool allowed(const struct server *sv, struct MHD_Connection *c)
+{
+    const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+    const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
+    char h[256], o[256];
+    host_of(host != NULL ? host : "", h, sizeof h);
+    if (sv->loopback && !local_name(h))
+        return false;
+    if (origin == NULL)
+        return true;
+    host_of(origin, o, sizeof o);
+    return strcmp(o, h) == 0;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                                  const char *version, const char *upload, size_t *upload_size, void **state)
+{
+    (void)version;
+    struct server *sv = cls;
+    bool is_post = strcmp(method, "POST") == 0;
+    if (*state == NULL) { /* the headers are in; the body is not */
+        if (!allowed(sv, c))
+            return refuse(c, 403, "refused: the page is served to this machine's own browser only");
+        if (!is_post)
+            return strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0
+                       ? get(c, url)
+                       : refuse(c, 405, "GET or POST only");
+        if (strcmp(url, "/api/run") != 0 && strcmp(url, "/api/check") != 0)
+            return refuse(c, 404, "no such page");
+        struct body *b = calloc(1, sizeof *b);
+        if (b == NULL)
+            return MHD_NO;
+        b->pp = MHD_create_post_processor(c, 4096, on_field, b);
+        if (b->pp == NULL) {
+            body_free(b);
+            return refuse(c, 415, "the body must be application/x-www-form-urlencoded");
+        }
+        *state = b;
+        return MHD_YES;
+    }
+    struct body *b = *state;
+    if (*upload_size > 0) {
+        b->bytes += *upload_size;
+        if (b->bytes > SERVE_MAX_BODY)
+            b->too_big = true;
+        else if (MHD_post_process(b->pp, upload, *upload_size) != MHD_YES)
+            b->bad = true;
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    /* the last field reaches on_field only when the processor is destroyed */
+    if (MHD_destroy_post_processor(b->pp) != MHD_YES)
+        b->bad = true;
+    b->pp = NULL;
+    return post(sv, c, url, b);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **state, enum MHD_RequestTerminationCode why)
+{
+    (void)cls, (void)c, (void)why;
+    body_free(*state);
+    *state = NULL;
+}
+
+struct serve_opts {
+    const char *bind;
+    unsigned port, jobs;
+    double max_seconds;
+};
+
+static const char serve_usage[] =
+    "usage: retrystorm serve [--bind ADDR] [--port N] [--jobs N] [--max-seconds S]\n"
+    "  A page for live demonstrations at http://ADDR:N/ (default 127.0.0.1:8080; --port 0 picks a\n"
+    "  free port). Runs built-in or pasted scenarios only, at most N at a time (default: one per\n"
+    "  core), each stopped after S seconds of wall-clock time (default 10). Ctrl-C stops.\n";
+
+/* A whole number from text within [lo, hi], or false. */
+static bool number(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (s[0] == '\0' || *end != '\0' || errno != 0 || !(v >= lo && v <= hi))
+        return false;
+    *out = v;
+    return true;
+}
+
+static int parse_opts(int argc, char **argv, struct serve_opts *o)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    *o = (struct serve_opts){.bind = "127.0.0.1", .port = 8080, .jobs = cores > 0 ? (unsigned)cores : 1,
+                             .max_seconds = api_default_limits.max_wall_s};
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        double x;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(serve_usage, stdout);
+            return -1;
+        }
+        if (v == NULL || (strcmp(a, "--bind") && strcmp(a, "--port") && strcmp(a, "--jobs") &&
+                          strcmp(a, "--max-seconds"))) {
+            fprintf(stderr, "retrystorm serve: %s '%s'\n%s", v == NULL && a[0] == '-' ? "a value is missing after"
+                                                                               : "unknown option", a, serve_usage);
+            return 2;
+        }
+        i++;
+        if (strcmp(a, "--bind") == 0)
+            o->bind = v;
+        else if (strcmp(a, "--port") == 0 && number(v, 0, 65535, &x) && x == (unsigned)x)
+            o->port = (unsigned)x;
+        else if (strcmp(a, "--jobs") == 0 && number(v, 1, 1024, &x) && x == (unsigned)x)
+            o->jobs = (unsigned)x;
+        else if (strcmp(a, "--max-seconds") == 0 && number(v, 0.1, 3600, &x))
+            o->max_seconds = x;
+        else {
+            fprintf(stderr, "retrystorm serve: %s '%s': %s\n", a, v,
+                    strcmp(a, "--port") == 0 ? "a port from 0 to 65535"
+                    : strcmp(a, "--jobs") == 0 ? "a whole number from 1 to 1024"
+                                               : "seconds from 0.1 to 3600");
+            return 2;
+        }
+    }
+    return 0;
+}
+
+/* The address to bind, IPv4 or IPv6, and whether it is a loopback one. */
+static bool parse_bind(const char *text, unsigned port, struct sockaddr_storage *ss, bool *v6, bool *loopback)
+{
+    memset(ss, 0, sizeof *ss);
+    struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
+    struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
+    if (inet_pton(AF_INET, text, &a4->sin_addr) == 1) {
+        a4->sin_family = AF_INET;
+        a4->sin_port = htons((uint16_t)port);
+        *v6 = false;
+        *loopback = (ntohl(a4->sin_addr.s_addr) >> 24) == 127;
+        return true;
+    }
+    if (inet_pton(AF_INET6, text, &a6->sin6_addr) == 1) {
+        a6->sin6_family = AF_INET6;
+        a6->sin6_port = htons((uint16_t)port);
+        *v6 = true;
+        *loopback = IN6_IS_ADDR_LOOPBACK(&a6->sin6_addr);
+        return true;
+    }
+    return false;
+}
+
+/* Waits for Ctrl-C or SIGTERM (blocked in every thread, taken here). */
+static int wait_for_stop(const sigset_t *set)
+{
+    int sig = 0;
+    while (sigwait(set, &sig) != 0)
+        ;
+    return sig;
+}
+
+int serve_main(int argc, char **argv)
+{
+    struct serve_opts o;
+    int rc = parse_opts(argc, argv, &o);
+    if (rc != 0)
+        return rc < 0 ? 0 : rc;
+    struct server sv = {.lim = api_default_limits};
+    sv.lim.max_wall_s = o.max_seconds;
+    struct sockaddr_storage ss;
+    bool v6;
+    if (!parse_bind(o.bind, o.port, &ss, &v6, &sv.loopback)) {
+        fprintf(stderr, "retrystorm serve: --bind '%s': an IPv4 or IPv6 address, such as 127.0.0.1 or ::1\n",
+                o.bind);
+        return 2;
+    }
+    sem_init(&sv.slots, 0, o.jobs);
+    atomic_init(&sv.waiting, 0);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, NULL); /* the server's threads inherit it */
+    signal(SIGPIPE, SIG_IGN);
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
+                     (v6 ? MHD_USE_IPv6 : 0);
+    struct MHD_Daemon *d = MHD_start_daemon(
+        flags, (uint16_t)o.port, NULL, NULL, on_request, &sv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_CONNECTION_LIMIT, SERVE_MAX_CONNECTIONS,
+        MHD_OPTION_CONNECTION_TIMEOUT, 60u, MHD_OPTION_END);
+    if (d == NULL) {
+        fprintf(stderr, "retrystorm serve: cannot listen on %s port %u (in use? try --port 0 for a free one)\n",
+                o.bind, o.port);
+        sem_destroy(&sv.slots);
+        return 1;
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+    unsigned port = info != NULL ? info->port : o.port;
+    printf("retrystorm serve: http://%s%s%s:%u/  (%u run%s at a time, %.0f s each at most; Ctrl-C stops)\n",
+           v6 ? "[" : "", o.bind, v6 ? "]" : "", port, o.jobs, o.jobs == 1 ? "" : "s", sv.lim.max_wall_s);
+    if (!sv.loopback)
+        printf("retrystorm serve: bound to %s: anyone who reaches it can run simulations on this machine\n",
+               o.bind);
+    fflush(stdout);
+    int sig = wait_for_stop(&set);
+    MHD_stop_daemon(d);
+    sem_destroy(&sv.slots);
+    printf("retrystorm serve: stopped (%s)\n", sig == SIGINT ? "interrupt" : "terminated");
+    return 0;
+}

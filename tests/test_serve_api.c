@@ -1,0 +1,229 @@
+/*
+ * serve's api (sim/serve/api.c) without HTTP: a run's answer holds the
+ * files the command line writes for the same scenario and seed; pasted
+ * text reads no file; the page's limits refuse or stop a run with a
+ * message; every answer is well-formed JSON text (escaped strings,
+ * balanced brackets).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "rs_test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+
+/* What f received, as a string (open_memstream). */
+struct answer {
+    char *buf;
+    size_t len;
+    int status;
+};
+
+static FILE *answer_open(struct answer *a)
+{
+    a->buf = NULL, a->len = 0;
+    FILE *f = open_memstream(&a->buf, &a->len);
+    assert_non_null(f);
+    return f;
+}
+
+/* Brackets balance outside strings, and no raw control byte sits in one. */
+static void assert_json_shape(const char *s)
+{
+    int depth = 0;
+    bool in = false;
+    for (const char *p = s; *p; p++) {
+        if (in) {
+            assert_true((unsigned char)*p >= 0x20);
+            if (*p == '\\')
+                p++;
+            else if (*p == '"')
+                in = false;
+        } else if (*p == '"')
+            in = true;
+        else if (*p == '{' || *p == '[')
+            depth++;
+        else if (*p == '}' || *p == ']')
+            assert_true(--depth >= 0);
+    }
+    assert_false(in);
+    assert_int_equal(depth, 0);
+}
+
+static void run_answer(struct answer *a, const struct api_request *rq, const struct api_limits *lim)
+{
+    FILE *f = answer_open(a);
+    a->status = api_run(f, rq, lim);
+    assert_int_equal(fclose(f), 0);
+    assert_json_shape(a->buf);
+}
+
+/* summary.csv as the command line writes it, without wall_s (the last column). */
+static char *cli_summary(const char *name, const char *const *sets, size_t nsets)
+{
+    struct scenario sc;
+    struct scenario_diag d = {0};
+    assert_int_equal(scenario_load(&sc, name, sets, nsets, &d), 0);
+    scenario_diag_fini(&d);
+    struct sim *s = run_or_fail(&sc, 0);
+    struct summary sum;
+    output_summarise(s, 0, &sum);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    output_write_summary_csv(f, s, &sum, OUTPUT_HEADER | OUTPUT_SERVICES);
+    fclose(f);
+    sim_destroy(s);
+    *strrchr(buf, ',') = '\0';
+    return buf;
+}
+
+/* The JSON string after "key": decoded (\n, \" and \\ only: what CSVs hold). */
+static char *json_field(const char *json, const char *key)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\":\"", key);
+    const char *p = strstr(json, pat);
+    assert_non_null(p);
+    p += strlen(pat);
+    char *out = malloc(strlen(p) + 1), *o = out;
+    for (; *p != '"'; p++) {
+        if (*p == '\\') {
+            p++;
+            *o++ = *p == 'n' ? '\n' : *p;
+        } else
+            *o++ = *p;
+    }
+    *o = '\0';
+    return out;
+}
+
+static void test_run_equals_the_command_line(void **state)
+{
+    (void)state;
+    static const char *const sets[] = {"run.seed=7", "layer.app.attempts=2", "run.duration=120s"};
+    struct api_request rq = {.scenario = "storm", .nsets = 3};
+    for (size_t i = 0; i < 3; i++)
+        rq.sets[i] = sets[i];
+    struct answer a;
+    run_answer(&a, &rq, &api_default_limits);
+    assert_int_equal(a.status, 200);
+    assert_non_null(strstr(a.buf, "\"ok\":true"));
+    char *got = json_field(a.buf, "summary.csv"), *want = cli_summary("storm", sets, 3);
+    *strrchr(got, ',') = '\0';
+    assert_string_equal(got, want);
+    for (const char *f = "timeseries.csv\0latency.csv\0attempts.csv\0layers.csv\0scenario.ini\0"; *f; f += strlen(f) + 1) {
+        char *text = json_field(a.buf, f);
+        assert_true(strlen(text) > 20);
+        free(text);
+    }
+    free(got), free(want), free(a.buf);
+}
+
+static void test_pasted_text_reads_no_file(void **state)
+{
+    (void)state;
+    struct api_request rq = {
+        .text = "[load]\nrate = 10/s\ntrace = /etc/passwd\n[server]\nservice = exp(10ms)\n"};
+    struct answer a;
+    run_answer(&a, &rq, &api_default_limits);
+    assert_int_equal(a.status, 400);
+    assert_non_null(strstr(a.buf, "pasted:3: [load] trace = '/etc/passwd': no file is read here"));
+    free(a.buf);
+    /* nor through an override, nor relative to anywhere */
+    struct api_request rq2 = {.scenario = "storm", .sets = {"load.trace=scenarios/trace-replay.csv"}, .nsets = 1};
+    run_answer(&a, &rq2, &api_default_limits);
+    assert_int_equal(a.status, 400);
+    assert_non_null(strstr(a.buf, "no file is read here"));
+    free(a.buf);
+    /* a built-in trace is fine */
+    struct api_request rq3 = {.scenario = "trace-replay", .sets = {"run.duration=20s"}, .nsets = 1};
+    run_answer(&a, &rq3, &api_default_limits);
+    assert_int_equal(a.status, 200);
+    free(a.buf);
+}
+
+static void test_bad_input_gets_checks_messages(void **state)
+{
+    (void)state;
+    struct api_request rq = {.text = "[run]\nduration = x\n"};
+    struct answer a;
+    run_answer(&a, &rq, &api_default_limits);
+    assert_int_equal(a.status, 400);
+    assert_non_null(strstr(a.buf, "pasted:2: [run] duration = 'x': expected a duration \\u003e 0 such as 300s"));
+    free(a.buf);
+    struct api_request none = {.scenario = "strom"};
+    run_answer(&a, &none, &api_default_limits);
+    assert_int_equal(a.status, 400);
+    assert_non_null(strstr(a.buf, "no built-in scenario 'strom'"));
+    free(a.buf);
+    FILE *f = answer_open(&a);
+    assert_int_equal(api_check(f, "[layer app]\nattempts = 0\n"), 400);
+    fclose(f);
+    assert_non_null(strstr(a.buf, "pasted:2: [layer app] attempts = '0'"));
+    free(a.buf);
+}
+
+static void test_limits_refuse_or_stop(void **state)
+{
+    (void)state;
+    struct api_limits lim = api_default_limits;
+    struct answer a;
+    struct api_request big = {.scenario = "storm", .sets = {"run.bucket=10ms"}, .nsets = 1};
+    run_answer(&a, &big, &lim);
+    assert_int_equal(a.status, 422);
+    assert_non_null(strstr(a.buf, "30000 time-series rows; the page draws at most 20000"));
+    free(a.buf);
+    struct api_request many = {.scenario = "herd", .sets = {"load.clients=2000000"}, .nsets = 1};
+    run_answer(&a, &many, &lim);
+    assert_int_equal(a.status, 422);
+    assert_non_null(strstr(a.buf, "the page runs at most 1000000 clients"));
+    free(a.buf);
+    lim.max_events = 1000; /* checked every 2^20 events: storm passes that */
+    struct api_request storm = {.scenario = "storm"};
+    run_answer(&a, &storm, &lim);
+    assert_int_equal(a.status, 422);
+    assert_non_null(strstr(a.buf, "stopped after 1000 events"));
+    free(a.buf);
+    lim = api_default_limits;
+    lim.max_wall_s = 0;
+    run_answer(&a, &storm, &lim);
+    assert_int_equal(a.status, 422);
+    assert_non_null(strstr(a.buf, "wall-clock time"));
+    free(a.buf);
+}
+
+static void test_scenarios_and_escaping(void **state)
+{
+    (void)state;
+    struct answer a;
+    FILE *f = answer_open(&a);
+    assert_int_equal(api_scenarios(f), 200);
+    fclose(f);
+    assert_json_shape(a.buf);
+    for (const struct scenario_builtin *b = scenario_builtins; b->name != NULL; b++) {
+        char pat[80];
+        snprintf(pat, sizeof pat, "{\"name\":\"%s\",\"about\"", b->name);
+        assert_non_null(strstr(a.buf, pat));
+    }
+    assert_non_null(strstr(a.buf, "\"layers\":[{\"name\":\"app\",\"from\":\"client\",\"attempts\":3,\"timeout\":\"200ms\""));
+    free(a.buf);
+    f = answer_open(&a);
+    api_json_string(f, "a\"b\\c\n\t\x01</script>&");
+    fclose(f);
+    assert_string_equal(a.buf, "\"a\\\"b\\\\c\\n\\u0009\\u0001\\u003c/script\\u003e\\u0026\"");
+    free(a.buf);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_run_equals_the_command_line),
+        cmocka_unit_test(test_pasted_text_reads_no_file),
+        cmocka_unit_test(test_bad_input_gets_checks_messages),
+        cmocka_unit_test(test_limits_refuse_or_stop),
+        cmocka_unit_test(test_scenarios_and_escaping),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,424 @@
+// retrystorm serve: the page's code. Every knob is a --set; Run posts the
+// scenario and the sets to /api/run and draws what comes back (the same
+// CSV files a run writes). The page's state lives in the URL's hash, so a
+// link reproduces it. Plain DOM and uPlot; no framework, no build step.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+let catalog = null;   // /api/scenarios
+let shape = null;     // the knobs' defaults: the scenario as loaded
+let results = null;   // {a: run, b: run or null}, each {files, series}
+let charts = [];
+let playing = null;
+let checkedText = null; // the pasted text the knobs were built from
+
+// ---- CSV, as written by output.c (a header, then numbers or empty cells) ----
+function parseCsv(text) {
+  const lines = text.trim().split("\n");
+  const head = lines[0].split(",");
+  const cols = head.map(() => []);
+  for (let i = 1; i < lines.length; i++) {
+    const cells = lines[i].split(",");
+    for (let c = 0; c < head.length; c++)
+      cols[c].push(cells[c] === "" || cells[c] === undefined ? null : (isNaN(+cells[c]) ? cells[c] : +cells[c]));
+  }
+  return Object.fromEntries(head.map((h, c) => [h, cols[c]]));
+}
+
+function summaryRow(text) {
+  const [head, row] = text.trim().split("\n");
+  const keys = head.split(","), vals = row.split(",");
+  return Object.fromEntries(keys.map((k, i) => [k, vals[i]]));
+}
+
+// ---- knobs: each writes one SECTION.KEY=VALUE when it differs from the scenario ----
+const knobs = [];
+
+function addKnob(parent, label, key, value, input) {
+  const row = document.createElement("div");
+  row.className = "knob";
+  const name = document.createElement("label");
+  name.textContent = label;
+  row.append(name, ...input.nodes);
+  const set = document.createElement("div");
+  set.className = "set";
+  row.append(set);
+  parent.append(row);
+  const k = { key, base: String(value), get: input.get, put: input.put, row, set, id: input.id };
+  input.onchange(() => { refreshKnob(k); saveState(); });
+  knobs.push(k);
+  refreshKnob(k);
+  return k;
+}
+
+function refreshKnob(k) {
+  const v = k.get();
+  const changed = v !== k.base && v !== "";
+  k.row.classList.toggle("changed", changed);
+  k.set.textContent = changed ? `--set ${k.key}=${v}` : `${k.key} = ${k.base}`;
+}
+
+// A text field with a slider that writes into it (unit appended).
+function slider(id, value, min, max, step, unit, parse) {
+  const text = document.createElement("input");
+  text.type = "text"; text.id = id; text.value = value;
+  const range = document.createElement("input");
+  range.type = "range"; range.min = min; range.max = max; range.step = step;
+  const n = parse(value);
+  range.value = n === null ? max : n;
+  range.addEventListener("input", () => { text.value = range.value + unit; text.dispatchEvent(new Event("change")); });
+  return {
+    id, nodes: [range, text], get: () => text.value.trim(),
+    put: (v) => { text.value = v; const p = parse(v); if (p !== null) range.value = p; },
+    onchange: (f) => text.addEventListener("change", f),
+  };
+}
+
+function choice(id, value, options) {
+  const sel = document.createElement("select");
+  sel.id = id;
+  for (const o of options) sel.append(new Option(o, o));
+  sel.value = value;
+  return {
+    id, nodes: [sel, document.createElement("span")], get: () => sel.value,
+    put: (v) => { sel.value = v; }, onchange: (f) => sel.addEventListener("change", f),
+  };
+}
+
+// "300ms" -> 300 (ms), "2s" -> 2000; none -> null
+function ms(v) {
+  const m = /^([0-9.]+)\s*(ns|us|ms|s|m)?$/.exec(v);
+  if (!m) return null;
+  const f = { ns: 1e-6, us: 1e-3, ms: 1, s: 1e3, m: 6e4 }[m[2] || "s"];
+  return +m[1] * f;
+}
+const num = (v) => (v === "" || isNaN(+v) ? null : +v);
+const secs = (v) => { const x = ms(v); return x === null ? null : x / 1000; };
+
+function clientLayer(s) {
+  return s.layers.find((l) => l.from === "client") || s.layers[0];
+}
+
+function triggerPhase(s) {
+  return s.phases.find((p) => p.factor !== null) || s.phases[0] || null;
+}
+
+function buildKnobs(s) {
+  knobs.length = 0;
+  for (const id of ["policy", "trigger", "load"]) {
+    const f = $(id);
+    while (f.children.length > 1) f.lastChild.remove();
+  }
+  const L = clientLayer(s), P = triggerPhase(s), kinds = catalog.kinds;
+  $("layer-name").textContent = L.name;
+  const lk = (k) => `layer.${L.name}.${k}`;
+  addKnob($("policy"), "attempts", lk("attempts"), L.attempts, slider("k-attempts", String(L.attempts), 1, 10, 1, "", num));
+  addKnob($("policy"), "timeout", lk("timeout"), L.timeout, slider("k-timeout", L.timeout, 10, 5000, 10, "ms", ms));
+  addKnob($("policy"), "backoff", lk("backoff"), L.backoff, choice("k-backoff", L.backoff, kinds.backoff));
+  addKnob($("policy"), "base", lk("base"), L.base, slider("k-base", L.base, 1, 2000, 1, "ms", ms));
+  addKnob($("policy"), "cap", lk("cap"), L.cap, slider("k-cap", L.cap, 0.1, 60, 0.1, "s", secs));
+  addKnob($("policy"), "budget", lk("budget"), L.budget, choice("k-budget", L.budget, kinds.budget));
+  addKnob($("policy"), "breaker", lk("breaker"), L.breaker, choice("k-breaker", L.breaker, kinds.breaker));
+  if (P) {
+    if (P.factor !== null)
+      addKnob($("trigger"), `${P.name} size`, `phase.${P.name}.rate`, `x${P.factor}`,
+              slider("k-spike", `x${P.factor}`, 1, 10, 0.5, "", (v) => num(v.replace(/^x/, ""))));
+    const len = +(P.end_s - P.start_s).toFixed(3);
+    const lenKnob = slider("k-length", `${len}s`, 0.5, 60, 0.5, "s", secs);
+    const k = addKnob($("trigger"), `${P.name} length`, `phase.${P.name}.end`, P.end, lenKnob);
+    // the length is shown, the end is what is set
+    k.get = () => { const l = secs(lenKnob.get()); return l === null ? lenKnob.get() : `${+(P.start_s + l).toFixed(6)}s`; };
+    k.base = `${+P.end_s.toFixed(6)}s`;
+    k.put = (v) => { const e = secs(v); if (e !== null) lenKnob.put(`${+(e - P.start_s).toFixed(6)}s`); };
+    refreshKnob(k);
+  } else {
+    $("trigger").append("this scenario has no phase");
+  }
+  if (s.model === "open")
+    addKnob($("load"), "rate", "load.rate", `${s.rate}/s`, slider("k-rate", `${s.rate}/s`, 10, Math.max(2000, 2 * s.rate), 10, "/s", (v) => num(v.replace(/\/s$/, ""))));
+  else
+    addKnob($("load"), "clients", "load.clients", String(s.clients), slider("k-clients", String(s.clients), 1, Math.max(2000, 2 * s.clients), 1, "", num));
+  addKnob($("load"), "seed", "run.seed", String(s.seed), slider("k-seed", String(s.seed), 1, 50, 1, "", num));
+}
+
+function lines(id) {
+  return $(id).value.split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("#"));
+}
+
+function sets() {
+  const out = [];
+  for (const k of knobs) {
+    const v = k.get();
+    if (v !== k.base && v !== "") out.push(`${k.key}=${v}`);
+  }
+  return out.concat(lines("extra"));
+}
+
+// ---- state in the URL ----
+function saveState() {
+  const p = new URLSearchParams();
+  if ($("paste-on").checked) p.set("text", $("text").value);
+  else p.set("s", $("scenario").value);
+  for (const s of sets()) p.append("set", s);
+  if ($("ab-on").checked) { p.set("ab", "1"); for (const s of lines("b-sets")) p.append("b", s); }
+  history.replaceState(null, "", "#" + p.toString());
+}
+
+function loadState() {
+  const p = new URLSearchParams(location.hash.slice(1));
+  return { s: p.get("s"), text: p.get("text"), sets: p.getAll("set"), ab: p.get("ab") === "1", b: p.getAll("b") };
+}
+
+// Puts URL sets back into the knobs; the rest go to "more overrides".
+function applySets(list) {
+  const extra = [];
+  for (const s of list) {
+    const eq = s.indexOf("=");
+    const k = knobs.find((x) => x.key === s.slice(0, eq));
+    if (k) { k.put(s.slice(eq + 1)); refreshKnob(k); } else extra.push(s);
+  }
+  $("extra").value = extra.join("\n");
+}
+
+// ---- talking to the server ----
+async function post(path, fields) {
+  const body = new URLSearchParams();
+  for (const [k, v] of fields) body.append(k, v);
+  const r = await fetch(path, { method: "POST", body });
+  let j;
+  try { j = await r.json(); } catch (e) { j = { ok: false, messages: [`the server answered ${r.status}`] }; }
+  return j;
+}
+
+function scenarioFields() {
+  return $("paste-on").checked ? [["text", $("text").value]] : [["scenario", $("scenario").value]];
+}
+
+function showMessages(list) {
+  const ul = $("messages");
+  ul.replaceChildren(...(list || []).map((m) => { const li = document.createElement("li"); li.textContent = m; return li; }));
+}
+
+async function check() {
+  const j = await post("/api/check", [["text", $("text").value]]);
+  if (!j.ok) { showMessages(j.messages); return false; }
+  showMessages([]);
+  shape = j.shape;
+  checkedText = $("text").value;
+  buildKnobs(shape);
+  return true;
+}
+
+async function run() {
+  stopPlay();
+  saveState();
+  $("status").textContent = "running…";
+  const base = scenarioFields().concat(sets().map((s) => ["set", s]));
+  const asks = [post("/api/run", base)];
+  if ($("ab-on").checked)
+    asks.push(post("/api/run", base.concat(lines("b-sets").map((s) => ["set", s]))));
+  const t0 = performance.now();
+  const [a, b] = await Promise.all(asks);
+  const bad = [a, b].filter((x) => x && !x.ok);
+  if (bad.length) {
+    showMessages(bad.flatMap((x, i) => x.messages.map((m) => (bad.length > 1 || x === b ? `${x === a ? "A" : "B"}: ` : "") + m)));
+    $("status").textContent = "not run";
+    return;
+  }
+  showMessages([]);
+  results = { a: digest(a), b: b ? digest(b) : null };
+  $("status").textContent = `${(a.events / 1e6).toFixed(1)} M events in ${a.wall_s.toFixed(2)} s; drawn in ${((performance.now() - t0) / 1000).toFixed(2)} s`;
+  draw(Infinity);
+  cards();
+  downloads();
+  document.body.dataset.runs = String(+(document.body.dataset.runs || 0) + 1);
+}
+
+function digest(j) {
+  return { files: j.files, ts: parseCsv(j.files["timeseries.csv"]), sum: summaryRow(j.files["summary.csv"]) };
+}
+
+// ---- summary cards: the numbers of summary.csv ----
+const cardDefs = [
+  { key: "recovered", label: "recovered", fmt: (v) => (v === "1" ? "yes" : v === "0" ? "no" : "no phase"), tone: (v) => (v === "1" ? "good" : v === "0" ? "bad" : "") },
+  { key: "recovery_s", label: "time to recover", fmt: (v) => (v === "" ? "never" : `${(+v).toFixed(1)} s`) },
+  { key: "attempts_mean", label: "attempts per request", fmt: (v) => (+v).toFixed(2) },
+  { key: "lat_p99", label: "p99 latency", fmt: (v) => (v === "" ? "—" : `${(+v * 1000).toFixed(0)} ms`) },
+  { key: "ok_share", label: "requests ok", fmt: (v) => `${(+v * 100).toFixed(1)} %` },
+  { key: "wasted", label: "wasted work (executions)", fmt: (v) => (+v).toLocaleString("en") },
+  { key: "amplification", label: "load amplification", fmt: (v) => `${(+v).toFixed(2)}×` },
+];
+
+function cards() {
+  const box = $("cards");
+  box.replaceChildren();
+  for (const d of cardDefs) {
+    const c = document.createElement("div");
+    const va = results.a.sum[d.key];
+    c.className = "card " + (d.tone ? d.tone(va) : "");
+    c.dataset.key = d.key;
+    const label = document.createElement("div");
+    label.className = "label"; label.textContent = d.label;
+    const a = document.createElement("div");
+    a.className = "value"; a.dataset.value = va; a.textContent = d.fmt(va);
+    c.append(label, a);
+    if (results.b) {
+      const b = document.createElement("div");
+      const vb = results.b.sum[d.key];
+      b.className = "value b"; b.dataset.value = vb; b.textContent = "B: " + d.fmt(vb);
+      c.append(b);
+    }
+    box.append(c);
+  }
+}
+
+function downloads() {
+  const box = $("downloads");
+  box.replaceChildren("download A: ");
+  for (const [name, text] of Object.entries(results.a.files)) {
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
+    a.download = name; a.textContent = name;
+    box.append(a);
+  }
+}
+
+// ---- charts ----
+function rolling(xs, n) {
+  if (n <= 1) return xs;
+  const out = new Array(xs.length);
+  let sum = 0, cnt = 0;
+  for (let i = 0; i < xs.length; i++) {
+    if (xs[i] !== null) { sum += xs[i]; cnt++; }
+    if (i >= n && xs[i - n] !== null) { sum -= xs[i - n]; cnt--; }
+    out[i] = cnt ? sum / cnt : null;
+  }
+  return out;
+}
+
+function phaseShade(u) {
+  const ctx = u.ctx;
+  ctx.save();
+  ctx.fillStyle = "rgba(230, 159, 0, 0.15)";
+  for (const p of shape.phases) {
+    const x0 = u.valToPos(p.start_s, "x", true), x1 = u.valToPos(p.end_s, "x", true);
+    ctx.fillRect(x0, u.bbox.top, Math.max(1, x1 - x0), u.bbox.height);
+  }
+  ctx.restore();
+}
+
+const COLORS = { arrivals: "#0072b2", ok: "#009e73", offered: "#777777", queue: "#cc79a7", p99: "#e69f00" };
+
+function seriesFor(run, tag, upto, n) {
+  const ts = run.ts, cut = (xs) => xs.slice(0, upto);
+  return {
+    load: [["offered", ts.offered], ["server arrivals", ts.server_arrivals], ["ok (goodput)", ts.ok]]
+      .map(([name, xs]) => [name + tag, cut(rolling(xs, n))]),
+    queue: [["queue" + tag, cut(ts.queue_len)], ["p99 latency (s)" + tag, cut(ts.lat_p99)]],
+  };
+}
+
+function draw(tmax) {
+  for (const c of charts) c.destroy();
+  charts = [];
+  const a = results.a, t = a.ts.t;
+  const bucket = t.length > 1 ? t[1] - t[0] : 1;
+  const n = $("smooth").checked && bucket < 0.1 ? Math.round(1 / bucket) : 1;
+  const upto = t.filter((x) => x <= tmax).length;
+  const runs = [[a, ""]].concat(results.b ? [[results.b, " B"]] : []);
+  const width = Math.max(400, $("results").clientWidth - 10);
+  const smooth = n > 1 ? ` (rolling mean over ${n} buckets = 1 s)` : "";
+  charts.push(chart("chart-load", `load per second${smooth}`, t, upto, width, runs.map(([r, tag]) => seriesFor(r, tag, upto, n).load), ["offered", "arrivals", "ok"]));
+  charts.push(chart("chart-queue", "queue length and p99 latency", t, upto, width, runs.map(([r, tag]) => seriesFor(r, tag, upto, n).queue), ["queue", "p99"]));
+}
+
+function chart(id, title, t, upto, width, groups, colorKeys) {
+  const data = [t.slice(0, upto)], series = [{ label: "t (s)" }];
+  const full = Math.max(1, ...groups.flat().map(([, xs]) => Math.max(0, ...xs.filter((v) => v !== null))));
+  groups.forEach((g, gi) => g.forEach(([label, xs], i) => {
+    data.push(xs);
+    const right = colorKeys[i] === "p99";
+    series.push({ label, stroke: gi ? ["#d55e00", "#cc3311", "#882255"][i] : COLORS[colorKeys[i]], width: 2, dash: gi ? [8, 4] : undefined, scale: right ? "s" : "y", spanGaps: false });
+  }));
+  const el = $(id);
+  el.replaceChildren();
+  const dur = shape.duration_s;
+  const opts = {
+    title, width, height: 300,
+    scales: { x: { time: false, auto: false, range: [0, dur] }, y: { auto: false, range: [0, full * 1.05] }, s: { auto: true } },
+    // the same axis widths in both charts, so their time axes (and phase shading) line up
+    axes: [{ label: "simulated time (s)" }, { size: 70 },
+      colorKeys.includes("p99") ? { scale: "s", side: 1, size: 60, label: "seconds", grid: { show: false } }
+                                : { scale: "y", side: 1, size: 60, values: () => [], ticks: { show: false }, grid: { show: false } }],
+    series,
+    hooks: { drawClear: [phaseShade] },
+  };
+  if (colorKeys.includes("p99")) {
+    const qmax = Math.max(1, ...groups.map((g) => Math.max(0, ...g[0][1].filter((v) => v !== null))));
+    opts.scales.y.range = [0, qmax * 1.05];
+  }
+  return new uPlot(opts, data, el);
+}
+
+// ---- play: the series revealed over simulated time ----
+function stopPlay() {
+  if (playing) cancelAnimationFrame(playing.frame);
+  playing = null;
+  $("play").textContent = "Play";
+}
+
+function play() {
+  if (!results) return;
+  if (playing) { stopPlay(); draw(Infinity); return; }
+  const speed = +$("speed").value, start = performance.now();
+  $("play").textContent = "Stop";
+  playing = { frame: 0 };
+  const step = () => {
+    const tsim = ((performance.now() - start) / 1000) * speed;
+    draw(tsim);
+    if (tsim < shape.duration_s && playing) playing.frame = requestAnimationFrame(step);
+    else stopPlay();
+  };
+  playing.frame = requestAnimationFrame(step);
+}
+
+// ---- start ----
+async function chooseScenario(name) {
+  const s = catalog.scenarios.find((x) => x.name === name) || catalog.scenarios[0];
+  $("scenario").value = s.name;
+  $("about").textContent = s.about;
+  shape = s.shape;
+  buildKnobs(shape);
+}
+
+async function start() {
+  catalog = await (await fetch("/api/scenarios")).json();
+  for (const s of catalog.scenarios) $("scenario").append(new Option(s.name, s.name));
+  const st = loadState();
+  if (st.text !== null) {
+    $("paste-on").checked = true; $("paste").hidden = false; $("text").value = st.text;
+    if (!(await check())) return;
+  } else {
+    await chooseScenario(st.s || "storm");
+  }
+  applySets(st.sets);
+  $("ab-on").checked = st.ab;
+  $("b-sets").value = st.b.join("\n");
+  $("scenario").addEventListener("change", async () => { await chooseScenario($("scenario").value); $("extra").value = ""; saveState(); });
+  $("paste-on").addEventListener("change", () => {
+    $("paste").hidden = !$("paste-on").checked;
+    if ($("paste-on").checked && !$("text").value) $("text").value = catalog.scenarios.find((x) => x.name === $("scenario").value).text;
+    saveState();
+  });
+  $("check").addEventListener("click", async () => { if (await check()) saveState(); });
+  $("run").addEventListener("click", async () => {
+    if (!$("paste-on").checked || $("text").value === checkedText || (await check())) await run();
+  });
+  $("play").addEventListener("click", play);
+  $("smooth").addEventListener("change", () => results && draw(Infinity));
+  for (const id of ["extra", "b-sets", "ab-on"]) $(id).addEventListener("change", saveState);
+  document.body.dataset.ready = "1";
+  await run();
+}
+
+start();
