@@ -5,13 +5,14 @@
 # not grow with run length), and on the fleet of a million closed-loop
 # clients (10 minutes with and without breakers and budgets, and the full
 # simulated hour); then instructions per event and a sweep on one and two
-# threads. Takes about two minutes. Not a test: nothing here passes or
+# threads, and what Run costs on the live page for each built-in. Takes
+# about two minutes. Not a test: nothing here passes or
 # fails on speed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
 rs_need_npm
-rs_need_packages "${RS_BUILD_PACKAGES[@]}" time bc valgrind
+rs_need_packages "${RS_BUILD_PACKAGES[@]}" time bc valgrind curl
 cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF > /dev/null
 cmake --build build-bench -j "$(nproc)" > /dev/null
 bin=build-bench/retrystorm
@@ -90,3 +91,25 @@ t2=$(sweep 2)
 cmp -s "$tmp/sweep-j1/sweep.csv" "$tmp/sweep-j2/sweep.csv" && same=identical || same=DIFFERENT
 printf 'sweep of 64 jobs: -j 1 %.2f s, -j 2 %.2f s: %.2fx faster (results %s)\n' "$t1" "$t2" \
   "$(echo "$t1 / $t2" | bc -l)" "$same"
+
+# The live page: what Run costs on the server (simulation and answer) for
+# every built-in, through `retrystorm serve` on a free port; the page then
+# draws in a few tens of milliseconds.
+echo
+"$bin" serve --port 0 > "$tmp/serve.log" 2>&1 &
+serve_pid=$!
+url=
+for _ in $(seq 100); do
+  url=$(grep -oE 'http://127\.0\.0\.1:[0-9]+/' "$tmp/serve.log" || true)
+  [ -n "$url" ] && break
+  sleep 0.1
+done
+slowest=0
+for s in $("$bin" list | awk '{print $1}'); do
+  t=$(curl -s -o /dev/null -w '%{time_total}' --data-urlencode "scenario=$s" "${url}api/run")
+  printf 'serve: Run of %-18s %6.3f s\n' "$s" "$t"
+  if [ "$(echo "$t > $slowest" | bc -l)" = 1 ]; then slowest=$t; fi
+done
+kill "$serve_pid"
+wait "$serve_pid" || true
+printf 'serve: the slowest Run of a built-in took %.3f s\n' "$slowest"
