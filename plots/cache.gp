@@ -2,11 +2,12 @@
 # bucket; a gap where it had no lookups) with its entries, and its lookups,
 # misses, coalesced misses, expirations and evictions per second; phases
 # shaded and labelled.
-# Variables set by retrystorm: out, term, title, cache (its name), ncaches
+# Variables set by retrystorm (besides the look: fig_width, fig_height,
+# font_scale, line_scale, style_palette, frames): out, term, title, cache (its name), ncaches
 # (the caches of caches.csv) and slot (this cache's place among them, from
 # 0: its rows are every ncaches-th from row slot, which retrystorm checked),
 # nphases and the arrays phase_from, phase_to (s), phase_name.
-if (term eq 'svg') { set terminal svg size 1200,800 dynamic enhanced font 'Sans,12' } else { set terminal pngcairo size 1200,800 enhanced font 'Sans,12' }
+if (term eq 'svg') { set terminal svg size fig_width(1200),fig_height(800) dynamic enhanced font 'Sans,12' fontscale font_scale linewidth line_scale } else { set terminal pngcairo size fig_width(1200),fig_height(800) enhanced font 'Sans,12' fontscale font_scale linewidth line_scale }
 set output out
 set datafile separator ','
 set datafile columnheaders # also for stats, whose using names no column: `every` counts rows after the header

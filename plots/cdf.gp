@@ -1,6 +1,7 @@
 # End-to-end latency CDF by outcome (latency.csv), log time axis.
-# Variables set by retrystorm: out, term, title, outcomes (an array).
-if (term eq 'svg') { set terminal svg size 900,600 dynamic enhanced font 'Sans,12' } else { set terminal pngcairo size 900,600 enhanced font 'Sans,12' }
+# Variables set by retrystorm (besides the look: fig_width, fig_height,
+# font_scale, line_scale, style_palette, frames): out, term, title, outcomes (an array).
+if (term eq 'svg') { set terminal svg size fig_width(900),fig_height(600) dynamic enhanced font 'Sans,12' fontscale font_scale linewidth line_scale } else { set terminal pngcairo size fig_width(900),fig_height(600) enhanced font 'Sans,12' fontscale font_scale linewidth line_scale }
 set output out
 set datafile separator ','
 set title sprintf('%s: latency CDF by outcome', title) noenhanced
@@ -13,6 +14,7 @@ set yrange [0:1]
 set key outside right top noenhanced
 set grid
 palette = '#000000 #0072B2 #D55E00 #009E73 #E69F00 #CC79A7 #56B4E9 #F0E442'
+if (style_palette ne '') { palette = style_palette } # --style slide
 pos(x) = x > 0 ? x : NaN
 plot for [i=1:|outcomes|] 'latency.csv' \
      using (strcol('outcome') eq outcomes[i] ? pos(column('latency_s')) : NaN):'quantile' \

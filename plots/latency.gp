@@ -1,7 +1,8 @@
 # Latency percentiles of the requests that ended in each bucket (timeseries.csv).
-# Variables set by retrystorm: out, term, title, nphases and the arrays
+# Variables set by retrystorm (besides the look: fig_width, fig_height,
+# font_scale, line_scale, style_palette, frames): out, term, title, nphases and the arrays
 # phase_from, phase_to (s), phase_name.
-if (term eq 'svg') { set terminal svg size 1200,600 dynamic enhanced font 'Sans,12' } else { set terminal pngcairo size 1200,600 enhanced font 'Sans,12' }
+if (term eq 'svg') { set terminal svg size fig_width(1200),fig_height(600) dynamic enhanced font 'Sans,12' fontscale font_scale linewidth line_scale } else { set terminal pngcairo size fig_width(1200),fig_height(600) enhanced font 'Sans,12' fontscale font_scale linewidth line_scale }
 set output out
 set datafile separator ','
 set title sprintf('%s: latency over time', title) noenhanced

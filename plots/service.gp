@@ -1,11 +1,12 @@
 # One service of a graph (services.csv), over time: its load, its queue and
 # its workers, from the service's total rows (replica 0), with the workers
 # held by each of its first replicas; phases shaded and labelled.
-# Variables set by retrystorm: out, term, title, service (its name),
+# Variables set by retrystorm (besides the look: fig_width, fig_height,
+# font_scale, line_scale, style_palette, frames): out, term, title, service (its name),
 # replicas (its highest replica number; 0: a single replica), nrep (the
 # replicas drawn, at most 8), nphases and the arrays phase_from, phase_to
 # (s), phase_name.
-if (term eq 'svg') { set terminal svg size 1200,1100 dynamic enhanced font 'Sans,12' } else { set terminal pngcairo size 1200,1100 enhanced font 'Sans,12' }
+if (term eq 'svg') { set terminal svg size fig_width(1200),fig_height(1100) dynamic enhanced font 'Sans,12' fontscale font_scale linewidth line_scale } else { set terminal pngcairo size fig_width(1200),fig_height(1100) enhanced font 'Sans,12' fontscale font_scale linewidth line_scale }
 set output out
 set datafile separator ','
 set datafile missing NaN # the other services' rows: skipped, lines not broken
@@ -22,6 +23,7 @@ do for [i=1:nphases] {
     set label i phase_name[i] at (phase_from[i] + phase_to[i]) / 2, graph 0.97 center front textcolor rgb '#555555' noenhanced
 }
 palette = '#E69F00 #56B4E9 #009E73 #F0E442 #0072B2 #D55E00 #CC79A7 #999999'
+if (style_palette ne '') { palette = style_palette } # --style slide
 at(r, col) = strcol('service') eq service && column('replica') == r ? column(col) : NaN
 workers(u, b) = u > 0 ? b / u : NaN
 set ylabel 'per second'

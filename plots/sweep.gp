@@ -1,8 +1,9 @@
 # A sweep (sweep.csv): one metric over one key (line with 95 % error bars)
 # or two keys (heat map, the first key across, the second up).
-# Variables set by retrystorm: out, term, title, metric, key1, key2 ('' for one key),
+# Variables set by retrystorm (besides the look: fig_width, fig_height,
+# font_scale, line_scale, style_palette, frames): out, term, title, metric, key1, key2 ('' for one key),
 # xs, ys (arrays of the keys' values; ys [''] for one key), nys (0 for one key).
-if (term eq 'svg') { set terminal svg size 900,650 dynamic enhanced font 'Sans,12' } else { set terminal pngcairo size 900,650 enhanced font 'Sans,12' }
+if (term eq 'svg') { set terminal svg size fig_width(900),fig_height(650) dynamic enhanced font 'Sans,12' fontscale font_scale linewidth line_scale } else { set terminal pngcairo size fig_width(900),fig_height(650) enhanced font 'Sans,12' fontscale font_scale linewidth line_scale }
 set output out
 set datafile separator ','
 nx = |xs|

@@ -93,6 +93,37 @@ hostile_caches rows "0,a,0,0,0,0,0,0,0" 'NR == 1 { print; for (i = 0; i <= 10000
   "hc/caches.csv:1000002: more than 1000000 rows"
 find "$tmp" -name pwned8 | grep -q . && fail "a cache's name ran a command"
 rm -rf "$tmp/hc"
+# The look: --size, --style slide, --font-scale; a title with quotes,
+# backslashes, a newline and code is drawn as text and runs nothing; a bad
+# value exits 2 naming the option, the value and what is allowed; --animate
+# writes an animated GIF (GIF89a, more than one frame) that leaves the
+# directory ours.
+png_size() { od -An -tu1 -j16 -N8 "$1" | awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4 "x" $5 * 16777216 + $6 * 65536 + $7 * 256 + $8 }'; }
+"$bin" run storm --set run.duration=90s -o "$tmp/look" > /dev/null || fail "run for the look"
+"$bin" plot "$tmp/look" --size 800x500 > /dev/null || fail "plot --size 800x500"
+[ "$(png_size "$tmp/look/load.png")" = 800x500 ] || fail "--size 800x500 gave $(png_size "$tmp/look/load.png")"
+[ "$(png_size "$tmp/look/cdf.png")" = 800x500 ] || fail "--size is not applied to every figure"
+title=$(printf "It's a \"storm\" \\ '.system('touch pwned9').' @t\nsecond line")
+(cd "$tmp" && "$bin" plot "$tmp/look" --style slide --title "$title" --font-scale 2) > /dev/null || fail "plot --style slide --title"
+[ "$(png_size "$tmp/look/latency.png")" = 1920x1080 ] || fail "--style slide is not 1920x1080"
+grep -q "system(.*touch pwned9" "$tmp/look/load.svg" || fail "the title is not drawn as text"
+grep -q "second line" "$tmp/look/load.svg" || fail "the title's second line is not drawn"
+find "$tmp" -name pwned9 | grep -q . && fail "a title ran a command"
+expect 2 "plot: --size 10x10: expected WIDTHxHEIGHT in pixels, width 320 to 7680 and height 240 to 4320" -- "$bin" plot "$tmp/look" --size 10x10
+expect 2 "plot: --size 1920x1080x: expected WIDTHxHEIGHT" -- "$bin" plot "$tmp/look" --size 1920x1080x
+expect 2 "plot: --font-scale 9: expected a number from 0.5 to 4" -- "$bin" plot "$tmp/look" --font-scale 9
+expect 2 "plot: --style poster: expected slide" -- "$bin" plot "$tmp/look" --style poster
+expect 2 "plot: --title: a control character \(byte 9\)" -- "$bin" plot "$tmp/look" --title "$(printf 'a\tb')"
+expect 2 "plot: --size needs a value" -- "$bin" plot "$tmp/look" --size
+"$bin" plot "$tmp/look" --animate > "$tmp/anim.log" 2>&1 || { cat "$tmp/anim.log"; fail "plot --animate"; }
+[ "$(head -c 6 "$tmp/look/load.gif")" = GIF89a ] || fail "load.gif is not a GIF89a"
+frames=$(LC_ALL=C grep -obUaP '\x21\xF9\x04' "$tmp/look/load.gif" | wc -l)
+[ "$frames" -gt 1 ] || fail "load.gif has $frames frames"
+"$bin" plot "$tmp/look" > /dev/null 2>&1 || fail "a directory with load.gif is no longer ours"
+"$bin" plot "$tmp/cmp" --animate > /dev/null 2>&1 || fail "plot --animate of a comparison"
+[ "$(head -c 6 "$tmp/cmp/compare.gif")" = GIF89a ] || fail "compare.gif is not a GIF89a"
+ls -a "$tmp/look" "$tmp/cmp" | grep -q '\.tmp' && fail "temporary files left by the look"
+
 # plot on a directory with nothing to draw is a clear error
 mkdir "$tmp/emptyd"
 "$bin" plot "$tmp/emptyd" > "$tmp/empty.log" 2>&1 && fail "plot on an empty directory succeeded"

@@ -202,6 +202,64 @@ static void quote_gnuplot(void **state)
     free(dir);
 }
 
+/* ---- the look: plot's options ---- */
+
+/* Every option's value at and past its bounds: taken (1), refused
+ * (PLOT_BAD_INPUT, the message naming the option and the value), and
+ * what is not a look option left alone (-1). */
+static void style_options(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *opt, *value;
+        int want;
+        unsigned w, h;
+    } cases[] = {
+        {"--size", "320x240", 1, 320, 240},        {"--size", "7680x4320", 1, 7680, 4320},
+        {"--size", "1920x1080", 1, 1920, 1080},    {"--size", "319x240", PLOT_BAD_INPUT, 0, 0},
+        {"--size", "320x239", PLOT_BAD_INPUT, 0, 0}, {"--size", "7681x1080", PLOT_BAD_INPUT, 0, 0},
+        {"--size", "1920x4321", PLOT_BAD_INPUT, 0, 0}, {"--size", "1920X1080", PLOT_BAD_INPUT, 0, 0},
+        {"--size", "1920x1080x", PLOT_BAD_INPUT, 0, 0}, {"--size", "+1920x1080", PLOT_BAD_INPUT, 0, 0},
+        {"--size", " 1920x1080", PLOT_BAD_INPUT, 0, 0}, {"--size", "1920x-1080", PLOT_BAD_INPUT, 0, 0},
+        {"--size", "99999999999999999999999x1080", PLOT_BAD_INPUT, 0, 0},
+        {"--size", "", PLOT_BAD_INPUT, 0, 0},      {"--size", NULL, PLOT_BAD_INPUT, 0, 0},
+        {"--font-scale", "0.5", 1, 0, 0},          {"--font-scale", "4", 1, 0, 0},
+        {"--font-scale", "0.49", PLOT_BAD_INPUT, 0, 0}, {"--font-scale", "4.01", PLOT_BAD_INPUT, 0, 0},
+        {"--font-scale", "nan", PLOT_BAD_INPUT, 0, 0}, {"--font-scale", "inf", PLOT_BAD_INPUT, 0, 0},
+        {"--font-scale", "2x", PLOT_BAD_INPUT, 0, 0},
+        {"--font-scale", "0x1p1", PLOT_BAD_INPUT, 0, 0}, {"--font-scale", "1e0", PLOT_BAD_INPUT, 0, 0}, {"--font-scale", "", PLOT_BAD_INPUT, 0, 0},
+        {"--style", "slide", 1, 0, 0},             {"--style", "default", 1, 0, 0},
+        {"--style", "Slide", PLOT_BAD_INPUT, 0, 0}, {"--style", NULL, PLOT_BAD_INPUT, 0, 0},
+        {"--title", "it's \"a\" \\ `x` @t\nline 2", 1, 0, 0}, {"--title", "", 1, 0, 0},
+        {"--title", "a\tb", PLOT_BAD_INPUT, 0, 0}, {"--title", "a\rb", PLOT_BAD_INPUT, 0, 0},
+        {"--title", "\x1b[31m", PLOT_BAD_INPUT, 0, 0},
+        {"--animate", NULL, 0, 0, 0},              {"--force", NULL, -1, 0, 0},
+        {"--plot", "x", -1, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct plot_style st = {0};
+        char err[512] = "";
+        int got = plot_style_option(&st, cases[i].opt, cases[i].value, err, sizeof err);
+        assert_int_equal(got, cases[i].want);
+        if (got == PLOT_BAD_INPUT) {
+            assert_non_null(strstr(err, cases[i].opt));
+            if (cases[i].value != NULL && strcmp(cases[i].opt, "--title") != 0)
+                assert_non_null(strstr(err, cases[i].value));
+        }
+        if (strcmp(cases[i].opt, "--size") == 0) {
+            assert_int_equal(st.width, cases[i].w);
+            assert_int_equal(st.height, cases[i].h);
+        }
+    }
+    char title[PLOT_TITLE_MAX + 2], err[512];
+    struct plot_style st = {0};
+    memset(title, 'a', sizeof title - 1);
+    title[PLOT_TITLE_MAX] = '\0';
+    assert_int_equal(plot_style_option(&st, "--title", title, err, sizeof err), 1);
+    title[PLOT_TITLE_MAX] = 'a', title[PLOT_TITLE_MAX + 1] = '\0';
+    assert_int_equal(plot_style_option(&st, "--title", title, err, sizeof err), PLOT_BAD_INPUT);
+}
+
 /* ---- readers: malformed files ---- */
 
 /* plot_dir on dir gives want, with a message holding `says`; nothing is
@@ -724,7 +782,7 @@ int main(void)
         cmocka_unit_test(hostile_sweep),        cmocka_unit_test(malformed_services),
         cmocka_unit_test(services_rows_bounded), cmocka_unit_test(services_drawn),
         cmocka_unit_test(malformed_caches),     cmocka_unit_test(caches_rows_bounded),
-        cmocka_unit_test(caches_drawn),
+        cmocka_unit_test(caches_drawn),         cmocka_unit_test(style_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

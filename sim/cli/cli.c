@@ -61,7 +61,8 @@ static const char usage[] =
     "       retrystorm merge DIR... -o OUT [--plot]\n"
     "       retrystorm tune SCENARIO --grid ... --objective max:METRIC|min:METRIC...\n"
     "                  [--constraint 'METRIC<=VALUE'...] [--reps N] [-j N] [-o DIR]\n"
-    "       retrystorm plot DIR [--force]\n"
+    "       retrystorm plot DIR [--force] [--title TEXT] [--size WxH] [--font-scale F]\n"
+    "                  [--style slide|default] [--animate]\n"
     "       retrystorm check SCENARIO\n"
     "       retrystorm serve [--bind ADDR] [--port N] [--jobs N] [--max-seconds S]\n"
     "       retrystorm list [presets]\n"
@@ -385,6 +386,7 @@ static int install(const char *work, const char *dir, bool force)
 static int interrupted_exit(void) { return 128 + (stop_signal ? stop_signal : SIGINT); }
 
 static int plot_and_say_as(const char *dir, const char *shown);
+static int plot_and_say_styled(const char *dir, const char *shown, const struct plot_style *st);
 
 /* The end of run and compare, whose outputs are in a work directory: rc
  * 0 (done: figures if asked, then installed, whatever gnuplot does), 3
@@ -416,13 +418,19 @@ static int plot_and_say(const char *dir) { return plot_and_say_as(dir, dir); }
  * outputs themselves are never discarded here. */
 static int plot_and_say_as(const char *dir, const char *shown)
 {
+    return plot_and_say_styled(dir, shown, NULL);
+}
+
+/* plot_and_say_as in the look st (NULL: the default). */
+static int plot_and_say_styled(const char *dir, const char *shown, const struct plot_style *st)
+{
     if (!plot_available()) {
         fprintf(stderr, "retrystorm: gnuplot not found: no figures drawn "
                         "(install gnuplot, e.g. apt-get install gnuplot-nox)\n");
         return 0;
     }
     char err[2048];
-    int n = plot_dir(dir, &stop_signal, err, sizeof err);
+    int n = plot_dir_styled(dir, st, &stop_signal, err, sizeof err);
     if (n == PLOT_STOPPED || stop_signal) {
         fprintf(stderr, "retrystorm: interrupted while drawing figures in %s/\n", shown);
         return interrupted_exit();
@@ -431,18 +439,27 @@ static int plot_and_say_as(const char *dir, const char *shown)
         fprintf(stderr, "retrystorm: %s\n", err);
         return n == PLOT_BAD_INPUT ? 2 : 1;
     }
-    printf("  %d figures (PNG and SVG) in %s/\n", n, shown);
+    printf("  %d figures (PNG and SVG%s) in %s/\n", n, st && st->animate ? ", an animated GIF" : "", shown);
     return 0;
 }
 
-/* plot DIR [--force]: figures are written into DIR, so DIR must be ours
- * (or empty) unless --force, as for every other output. */
+/* plot DIR [--force] [look options]: figures are written into DIR, so DIR
+ * must be ours (or empty) unless --force, as for every other output. */
 static int cmd_plot(int argc, char **argv)
 {
     const char *dir = NULL;
     bool force = false;
+    struct plot_style st = {0};
+    char err[4600];
     for (int i = 2; i < argc; i++) {
-        if (strcmp(argv[i], "--force") == 0)
+        int took = plot_style_option(&st, argv[i], i + 1 < argc ? argv[i + 1] : NULL, err, sizeof err);
+        if (took == PLOT_BAD_INPUT) {
+            fprintf(stderr, "retrystorm: plot: %s\n", err);
+            return 2;
+        }
+        if (took >= 0)
+            i += took;
+        else if (strcmp(argv[i], "--force") == 0)
             force = true;
         else if (dir == NULL && (argv[i][0] != '-' || argv[i][1] == '\0'))
             dir = argv[i];
@@ -450,11 +467,11 @@ static int cmd_plot(int argc, char **argv)
             dir = NULL, i = argc;
     }
     if (dir == NULL) {
-        fprintf(stderr, "retrystorm: plot needs one output directory (and takes --force)\n%s", usage);
+        fprintf(stderr, "retrystorm: plot needs one output directory (and takes --force, --title, --size, "
+                        "--font-scale, --style, --animate)\n%s", usage);
         return 2;
     }
     enum outdir_kind k = OUTDIR_FOREIGN;
-    char err[4600];
     if (outdir_classify(dir, &k, err, sizeof err) != 0 || k == OUTDIR_ABSENT) {
         fprintf(stderr, "retrystorm: plot: %s\n", k == OUTDIR_ABSENT ? "no such directory" : err);
         return 2;
@@ -464,7 +481,7 @@ static int cmd_plot(int argc, char **argv)
                         "draw into it (only files named like our figures are replaced)\n", dir);
         return 2;
     }
-    return plot_and_say(dir);
+    return plot_and_say_styled(dir, dir, &st);
 }
 
 static void compare_row(void *user, const char *label, const char *const *names,

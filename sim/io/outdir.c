@@ -30,7 +30,10 @@ static const char *const our_files[] = {
 static const char *const our_figures[] = {
     "load", "queue", "latency", "cdf", "attempts", "compare", "occ",
     "sweep_ok_share", "sweep_amplification", "sweep_lat_p99",
+    "compare_cdf", "compare_attempts", "compare_summary",
 };
+/* The animated figures (plot --animate), as .gif. */
+static const char *const our_animations[] = {"load.gif", "compare.gif"};
 
 /* A service's figure: "service_" and the service's name; a cache's:
  * "cache_" and the cache's name. A name is 1 to OUR_NAME_MAX characters of
@@ -52,9 +55,13 @@ static bool is_named_figure(const char *base, size_t len, const char *prefix)
     return true;
 }
 
-/* One of our_figures, or a service's or a cache's figure, as .png or .svg. */
+/* One of our_figures, or a service's or a cache's figure, as .png or
+ * .svg; or one of our_animations. */
 static bool is_figure(const char *name)
 {
+    for (size_t i = 0; i < sizeof our_animations / sizeof *our_animations; i++)
+        if (strcmp(name, our_animations[i]) == 0)
+            return true;
     const char *dot = strrchr(name, '.');
     if (dot == NULL || (strcmp(dot, ".png") != 0 && strcmp(dot, ".svg") != 0))
         return false;

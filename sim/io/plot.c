@@ -40,7 +40,7 @@ extern const struct scenario_builtin plot_scripts[];
 #define POLL_MS 50                   /* how often a wait looks at *stop */
 #define COMPARE_LINES 12             /* most variants one comparison figure shows */
 
-static const char *const terms[] = {"png", "svg"};
+static const char *const terms[] = {"png", "svg", "gif"}; /* gif: --animate only */
 
 static const char *script(const char *name)
 {
@@ -201,10 +201,148 @@ static int sb_array(struct sbuf *b, const char *name, const struct list *l)
     return rc;
 }
 
+/* ---- the look: options, resolved into the variables every script starts with ---- */
+
+/* "WxH" in pixels within the bounds; false otherwise. */
+static bool parse_size(const char *v, unsigned *w, unsigned *h)
+{
+    char *end;
+    if (v[0] < '0' || v[0] > '9')
+        return false;
+    unsigned long a = strtoul(v, &end, 10);
+    if (*end != 'x' || end[1] < '0' || end[1] > '9')
+        return false;
+    unsigned long b = strtoul(end + 1, &end, 10);
+    if (*end != '\0' || a < PLOT_WIDTH_MIN || a > PLOT_WIDTH_MAX || b < PLOT_HEIGHT_MIN ||
+        b > PLOT_HEIGHT_MAX)
+        return false;
+    *w = (unsigned)a, *h = (unsigned)b;
+    return true;
+}
+
+/* A title: at most PLOT_TITLE_MAX bytes, no control character but '\n'.
+ * 0, or PLOT_BAD_INPUT with a message. */
+static int check_title(const char *v, char *err, size_t errsz)
+{
+    if (strlen(v) > PLOT_TITLE_MAX) {
+        snprintf(err, errsz, "--title: %zu bytes; a title has at most %d", strlen(v), PLOT_TITLE_MAX);
+        return PLOT_BAD_INPUT;
+    }
+    for (const unsigned char *c = (const unsigned char *)v; *c; c++)
+        if (*c != '\n' && (*c < 0x20 || *c == 0x7f)) {
+            snprintf(err, errsz, "--title: a control character (byte %d); a title may hold any "
+                                 "other text, and newlines to break its line", *c);
+            return PLOT_BAD_INPUT;
+        }
+    return 0;
+}
+
+static int take_style_value(struct plot_style *st, const char *option, const char *v, char *err,
+                            size_t errsz)
+{
+    char *end;
+    if (strcmp(option, "--title") == 0) {
+        if (check_title(v, err, errsz) != 0)
+            return PLOT_BAD_INPUT;
+        snprintf(st->title, sizeof st->title, "%s", v);
+    } else if (strcmp(option, "--size") == 0) {
+        if (!parse_size(v, &st->width, &st->height)) {
+            snprintf(err, errsz, "--size %.40s: expected WIDTHxHEIGHT in pixels, width %d to %d and "
+                                 "height %d to %d (e.g. --size 1920x1080)", v, PLOT_WIDTH_MIN,
+                     PLOT_WIDTH_MAX, PLOT_HEIGHT_MIN, PLOT_HEIGHT_MAX);
+            return PLOT_BAD_INPUT;
+        }
+    } else if (strcmp(option, "--font-scale") == 0) {
+        double f = strtod(v, &end);
+        if (end == v || *end != '\0' || strspn(v, "0123456789.") != strlen(v) ||
+            !(f >= PLOT_FONT_SCALE_MIN && f <= PLOT_FONT_SCALE_MAX)) {
+            snprintf(err, errsz, "--font-scale %.40s: expected a number from %g to %g (1: 12-point type)",
+                     v, PLOT_FONT_SCALE_MIN, PLOT_FONT_SCALE_MAX);
+            return PLOT_BAD_INPUT;
+        }
+        st->font_scale = f;
+    } else if (strcmp(v, "slide") == 0 || strcmp(v, "default") == 0) { /* --style */
+        st->slide = strcmp(v, "slide") == 0;
+    } else {
+        snprintf(err, errsz, "--style %.40s: expected slide (1920x1080, large type, thick lines) or default", v);
+        return PLOT_BAD_INPUT;
+    }
+    return 1;
+}
+
+int plot_style_option(struct plot_style *st, const char *option, const char *value, char *err,
+                      size_t errsz)
+{
+    static const char *const valued[] = {"--title", "--size", "--font-scale", "--style"};
+    if (strcmp(option, "--animate") == 0) {
+        st->animate = true;
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof valued / sizeof *valued; i++) {
+        if (strcmp(option, valued[i]) != 0)
+            continue;
+        if (value == NULL) {
+            snprintf(err, errsz, "%s needs a value", option);
+            return PLOT_BAD_INPUT;
+        }
+        return take_style_value(st, option, value, err, errsz);
+    }
+    return -1;
+}
+
+/* Slide style: Okabe-Ito in an order for contrast on a projector (black,
+ * vermillion, blue, green, purple first; yellow last). */
+#define SLIDE_PALETTE "#000000 #D55E00 #0072B2 #009E73 #CC79A7 #E69F00 #56B4E9 #999999 #F0E442"
+
+/* title = the text as a gnuplot string expression, a newline as
+ * sprintf('%c',10) between quoted runs; -1 when a run holds a control
+ * character. */
+static int sb_title(struct sbuf *b, const char *title)
+{
+    int rc = 0;
+    bool any = false;
+    sb_printf(b, "title = ");
+    for (const char *p = title; rc == 0;) {
+        size_t len = strcspn(p, "\n");
+        if (len > 0) {
+            char piece[PLOT_TITLE_MAX + 1];
+            snprintf(piece, sizeof piece, "%.*s", (int)(len < PLOT_TITLE_MAX ? len : PLOT_TITLE_MAX), p);
+            sb_printf(b, "%s", any ? "." : "");
+            rc = sb_quote(b, piece);
+            any = true;
+        }
+        if (p[len] == '\0')
+            break;
+        sb_printf(b, "%ssprintf('%%c',10)", any ? "." : "");
+        any = true;
+        p += len + 1;
+    }
+    sb_printf(b, "%s\n", any ? "" : "''");
+    return rc;
+}
+
+/* The look's variables: fig_width(x) and fig_height(y) (a figure's size,
+ * x and y its own), font_scale, line_scale, style_palette ('': the
+ * script's own). */
+static void put_style(struct sbuf *b, const struct plot_style *st)
+{
+    unsigned w = st->width, h = st->height;
+    double fs = st->font_scale;
+    if (st->slide && w == 0)
+        w = 1920, h = 1080;
+    if (fs == 0)
+        fs = st->slide ? 1.75 : 1.0;
+    sb_printf(b, "fig_w = %u\nfig_h = %u\nfig_width(x) = fig_w > 0 ? fig_w : x\n"
+                 "fig_height(y) = fig_h > 0 ? fig_h : y\nfont_scale = %.4g\nline_scale = %g\n"
+                 "style_palette = '%s'\n", w, h, fs, st->slide ? 2.0 : 1.0,
+              st->slide ? SLIDE_PALETTE : "");
+}
+
 /* ---- the context and its errors ---- */
 
 struct ctx {
     int dfd;                      /* DIR, which every name is relative to */
+    const struct plot_style *style;
     const char *dir;              /* for messages only */
     volatile sig_atomic_t *stop;  /* NULL: never stop */
     struct sbuf vars;             /* title and phases: the start of every script */
@@ -515,7 +653,9 @@ static int common_vars(struct ctx *c)
         else
             last_component(c->dir, title, sizeof title);
         printable(title);
-        rc = sb_var(&c->vars, "title", title) == 0 && put_phases(&c->vars, sc) == 0
+        put_style(&c->vars, c->style);
+        rc = (c->style->title[0] ? sb_title(&c->vars, c->style->title) : sb_var(&c->vars, "title", title)) == 0 &&
+                     put_phases(&c->vars, sc) == 0
                  ? 0
                  : fail(c, PLOT_BAD_INPUT, "%s/scenario.ini: a control character in a name", c->dir);
     }
@@ -1070,6 +1210,7 @@ static int draw(struct ctx *c, const char *script_name, const char *name, const 
     struct sbuf s = {0};
     sb_var(&s, "out", "/dev/fd/3");
     sb_var(&s, "term", term);
+    sb_printf(&s, "frames = %d\n", strcmp(term, "gif") == 0 ? PLOT_FRAMES : 1);
     sb_printf(&s, "%s%s%s\n", c->vars.p, extra->p ? extra->p : "", script(script_name));
     int st = 0, rc = run_gnuplot(c, fd, &s, said, sizeof said, &st);
     free(s.p);
@@ -1087,11 +1228,13 @@ static int draw(struct ctx *c, const char *script_name, const char *name, const 
     return rc;
 }
 
-/* Both formats of one figure. */
+/* Both formats of one figure (and for the figure of a run's or a
+ * comparison's load, with --animate, the animated GIF). */
 static int draw_both(struct ctx *c, const char *script_name, const char *name, const struct sbuf *extra)
 {
     int rc = 0;
-    for (size_t t = 0; t < 2 && rc == 0; t++)
+    bool gif = c->style->animate && (strcmp(name, "load") == 0 || strcmp(name, "compare") == 0);
+    for (size_t t = 0; t < (gif ? 3u : 2u) && rc == 0; t++)
         rc = stopped(c) ? fail(c, PLOT_STOPPED, "interrupted before drawing %s/%s.%s", c->dir, name,
                                terms[t])
                         : draw(c, script_name, name, terms[t], extra);
@@ -1260,7 +1403,14 @@ static int dispatch(struct ctx *c)
 
 int plot_dir(const char *dir, volatile sig_atomic_t *stop, char *err, size_t errsz)
 {
-    struct ctx c = {.dir = dir, .stop = stop, .err = err, .errsz = errsz};
+    return plot_dir_styled(dir, NULL, stop, err, errsz);
+}
+
+int plot_dir_styled(const char *dir, const struct plot_style *st, volatile sig_atomic_t *stop,
+                    char *err, size_t errsz)
+{
+    static const struct plot_style plain = {0};
+    struct ctx c = {.dir = dir, .style = st ? st : &plain, .stop = stop, .err = err, .errsz = errsz};
     err[0] = '\0';
     if (stopped(&c))
         return fail(&c, PLOT_STOPPED, "interrupted before drawing the figures of %s", dir);

@@ -16,7 +16,9 @@
  * cache_NAME (at most 8 caches, names checked the same way): its hit ratio
  * and entries, and lookups, misses, coalesced misses, expirations and
  * evictions per second. Phases (from DIR/scenario.ini) are shaded and
- * labelled on time plots.
+ * labelled on time plots. A struct plot_style (plot's options) sets the
+ * look of every figure (size, type, lines, palette, title) and asks for
+ * an animated GIF of the load (load.gif, compare.gif).
  *
  * What DIR holds is hostile: result directories are shared between people,
  * and reading one must never execute anything. So:
@@ -84,10 +86,43 @@ bool plot_available(void);
 int plot_quote(const char *s, char *out, size_t size);
 #define PLOT_QUOTED_SIZE(len) (20 * (size_t)(len) + 3)
 
-/* Draws every figure DIR supports. Returns the number of files written,
- * or one of the PLOT_ codes above with a message in err. stop may be
- * NULL; when *stop becomes non-zero, plot_dir kills gnuplot's process
- * group and returns PLOT_STOPPED within about 0.1 s. */
+/* How the figures look (the options of `retrystorm plot`). All zero (or
+ * plot_dir's NULL) is the default look: each figure's own size, 12-point
+ * type, the scenario's name in the titles, no animation. */
+#define PLOT_TITLE_MAX 200      /* bytes of a --title */
+#define PLOT_WIDTH_MIN 320      /* --size bounds, in pixels */
+#define PLOT_WIDTH_MAX 7680
+#define PLOT_HEIGHT_MIN 240
+#define PLOT_HEIGHT_MAX 4320
+#define PLOT_FONT_SCALE_MIN 0.5 /* --font-scale bounds */
+#define PLOT_FONT_SCALE_MAX 4.0
+#define PLOT_FRAMES 60          /* frames of the animated GIF */
+struct plot_style {
+    char title[PLOT_TITLE_MAX + 1]; /* "": the scenario's name; a newline breaks the line */
+    unsigned width, height;         /* pixels, 0: the figure's own (slide: 1920x1080) */
+    double font_scale;              /* 0: 1 (slide: 1.75) */
+    bool slide;                     /* 1920x1080, large type, thick lines, high-contrast palette */
+    bool animate;                   /* also an animated GIF of the load building up */
+};
+
+/* Takes one option of `plot` into st: --title TEXT, --size WxH,
+ * --font-scale F, --style slide|default (value: its argument, NULL when
+ * it has none) or --animate (value unused). Returns 1 when the option took
+ * value, 0 when it took none, -1 when option is not one of these, and
+ * PLOT_BAD_INPUT with a message in err naming the option, the value and
+ * what is allowed when the value is bad or missing. O(strlen(value)). */
+int plot_style_option(struct plot_style *st, const char *option, const char *value, char *err,
+                      size_t errsz);
+
+/* Draws every figure DIR supports in the look st (NULL: the default).
+ * Returns the number of files written, or one of the PLOT_ codes above
+ * with a message in err. stop may be NULL; when *stop becomes non-zero,
+ * plot_dir kills gnuplot's process group and returns PLOT_STOPPED within
+ * about 0.1 s. */
+int plot_dir_styled(const char *dir, const struct plot_style *st, volatile sig_atomic_t *stop,
+                    char *err, size_t errsz);
+
+/* plot_dir_styled with the default look. */
 int plot_dir(const char *dir, volatile sig_atomic_t *stop, char *err, size_t errsz);
 
 #endif
