@@ -35,4 +35,17 @@ for _ in $(seq 100); do
 done
 [ -n "$url" ] || { echo "serve printed no URL"; cat "$log"; exit 1; }
 echo "serving at $url"
-cd "$work" && CHROMIUM=$chromium node serve.test.mjs "$url" "$bin" "$work"
+(cd "$work" && CHROMIUM=$chromium node serve.test.mjs "$url" "$bin" "$work")
+# Ctrl-C's sibling stops the server cleanly (and, in the sanitizer build,
+# its leak check runs at exit): exit 0, nothing on stderr but its lines.
+kill -TERM $pid
+rc=0
+wait $pid || rc=$?
+trap 'rm -f "$log"' EXIT
+if [ $rc -ne 0 ] || grep -q -E 'Sanitizer|runtime error' "$log"; then
+  echo "FAIL: serve exited $rc"
+  cat "$log"
+  exit 1
+fi
+grep -q 'retrystorm serve: stopped (terminated)' "$log" || { echo "FAIL: serve did not say it stopped"; cat "$log"; exit 1; }
+echo "serve stopped cleanly"

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# retrystorm serve over HTTP (curl): the page and its files, the api's
+# answers, and every refusal with its status and message: a body over
+# 256 KiB (413), a body that is not a form (415), other methods (405),
+# unknown paths (404), a foreign Host or Origin (403), too many overrides
+# (400), bad options (exit 2); and a clean stop on SIGTERM.
+# Usage: serve_test.sh BIN
+set -euo pipefail
+bin=$1
+tmp=$(mktemp -d)
+fails=0
+expect() { # what status body-pattern -- curl args...
+  local what=$1 status=$2 pattern=$3; shift 4
+  local got
+  got=$(curl -s -o "$tmp/body" -w '%{http_code}' "$@")
+  if [ "$got" = "$status" ] && grep -q -e "$pattern" "$tmp/body"; then
+    echo "ok   $what ($got)"
+  else
+    echo "FAIL $what: status $got, want $status with '$pattern'; body: $(head -c 300 "$tmp/body")"
+    fails=$((fails + 1))
+  fi
+}
+
+# bad options: exit 2 and a message, nothing listening
+for args in "--port 70000" "--port x" "--jobs 0" "--max-seconds 0" "--bind nowhere" "--frobnicate 1" "--port"; do
+  rc=0
+  # shellcheck disable=SC2086
+  "$bin" serve $args > "$tmp/out" 2>&1 || rc=$?
+  if [ $rc -eq 2 ] && grep -q 'retrystorm serve:' "$tmp/out"; then
+    echo "ok   serve $args: exit 2: $(head -1 "$tmp/out")"
+  else
+    echo "FAIL serve $args: exit $rc: $(cat "$tmp/out")"
+    fails=$((fails + 1))
+  fi
+done
+"$bin" serve --help | grep -q 'usage: retrystorm serve' && echo "ok   serve --help" || { echo "FAIL serve --help"; fails=$((fails + 1)); }
+
+"$bin" serve --port 0 --jobs 1 > "$tmp/log" 2>&1 &
+pid=$!
+trap 'kill $pid 2> /dev/null; rm -rf "$tmp"' EXIT
+url=
+for _ in $(seq 100); do
+  url=$(grep -oE 'http://127\.0\.0\.1:[0-9]+/' "$tmp/log" || true)
+  [ -n "$url" ] && break
+  sleep 0.1
+done
+[ -n "$url" ] || { echo "FAIL: no URL"; cat "$tmp/log"; exit 1; }
+
+expect "the page" 200 '<title>retrystorm</title>' -- "$url"
+expect "the chart library, from the binary" 200 'uPlot' -- "${url}uPlot.iife.min.js"
+expect "the list of built-ins" 200 '"name":"storm"' -- "${url}api/scenarios"
+expect "a run" 200 '"summary.csv":"scenario,seed' -- --data-urlencode scenario=storm --data-urlencode set=run.duration=90s "${url}api/run"
+expect "a check" 200 '"shape":{"name":"x"' -- --data-urlencode $'text=[run]\nname = x\n[load]\nrate = 1/s\n[server]\nservice = exp(1ms)\n' "${url}api/check"
+expect "a bad scenario" 400 "pasted:2: \[run\] duration = 'x'" -- --data-urlencode $'text=[run]\nduration = x\n' "${url}api/run"
+expect "no such page" 404 'no such page' -- "${url}etc/passwd"
+expect "no path outside the page" 404 'no such page' -- --path-as-is "${url}../../etc/passwd"
+expect "another method" 405 'GET or POST only' -- -X DELETE "$url"
+expect "a body that is not a form" 415 'x-www-form-urlencoded' -- -H 'Content-Type: application/json' -d '{}' "${url}api/run"
+head -c 300000 /dev/zero | tr '\0' a > "$tmp/big"
+expect "a body over 256 KiB" 413 'larger than 256 KiB' -- --data-binary "@$tmp/big" -H 'Content-Type: application/x-www-form-urlencoded' "${url}api/run"
+sets=()
+for i in $(seq 65); do sets+=(--data-urlencode "set=run.seed=$i"); done
+expect "65 overrides" 400 'at most 64 sets' -- "${sets[@]}" --data-urlencode scenario=storm "${url}api/run"
+expect "an unknown field" 400 'malformed request' -- --data-urlencode path=/etc/passwd "${url}api/run"
+expect "a foreign Host (DNS rebinding)" 403 'refused' -- -H 'Host: attacker.example:8080' "$url"
+expect "a foreign Origin" 403 'refused' -- -H 'Origin: http://attacker.example' --data-urlencode scenario=storm "${url}api/run"
+expect "a run too big for a page" 422 'the page draws at most 20000' -- --data-urlencode scenario=storm --data-urlencode set=run.bucket=1ms "${url}api/run"
+
+kill -TERM $pid
+rc=0
+wait $pid || rc=$?
+if [ $rc -eq 0 ] && grep -q 'stopped (terminated)' "$tmp/log" && ! grep -q -E 'Sanitizer|runtime error' "$tmp/log"; then
+  echo "ok   stopped cleanly by SIGTERM"
+else
+  echo "FAIL: serve exited $rc: $(cat "$tmp/log")"
+  fails=$((fails + 1))
+fi
+[ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
+echo "serve over HTTP: all passed"
