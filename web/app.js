@@ -227,7 +227,8 @@ async function run() {
   }
   showMessages([]);
   results = { a: digest(a), b: b ? digest(b) : null };
-  $("status").textContent = `${(a.events / 1e6).toFixed(1)} M events in ${a.wall_s.toFixed(2)} s; drawn in ${((performance.now() - t0) / 1000).toFixed(2)} s`;
+  const ev = a.events >= 1e6 ? `${(a.events / 1e6).toFixed(1)} M` : `${Math.round(a.events / 1e3)} k`;
+  $("status").textContent = `${ev} events in ${a.wall_s.toFixed(2)} s; answered and drawn in ${((performance.now() - t0) / 1000).toFixed(2)} s`;
   draw(Infinity);
   cards();
   downloads();
@@ -272,14 +273,24 @@ function cards() {
   }
 }
 
+// Every file of each run (scenario.ini is the effective scenario, with the
+// overrides: `retrystorm run scenario.ini` reproduces the run).
 function downloads() {
   const box = $("downloads");
-  box.replaceChildren("download A: ");
-  for (const [name, text] of Object.entries(results.a.files)) {
-    const a = document.createElement("a");
-    a.href = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
-    a.download = name; a.textContent = name;
-    box.append(a);
+  for (const a of box.querySelectorAll("a")) URL.revokeObjectURL(a.href);
+  box.replaceChildren();
+  for (const [tag, run] of [["A", results.a], ["B", results.b]]) {
+    if (!run) continue;
+    const line = document.createElement("div");
+    line.append(`download ${results.b ? tag : "the run"}: `);
+    for (const [name, text] of Object.entries(run.files)) {
+      const a = document.createElement("a");
+      a.href = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
+      a.download = results.b ? `${tag}-${name}` : name;
+      a.textContent = name;
+      line.append(a);
+    }
+    box.append(line);
   }
 }
 
@@ -314,7 +325,7 @@ function seriesFor(run, tag, upto, n) {
   return {
     load: [["offered", ts.offered], ["server arrivals", ts.server_arrivals], ["ok (goodput)", ts.ok]]
       .map(([name, xs]) => [name + tag, cut(rolling(xs, n))]),
-    queue: [["queue" + tag, cut(ts.queue_len)], ["p99 latency (s)" + tag, cut(ts.lat_p99)]],
+    queue: [["queue" + tag, cut(rolling(ts.queue_len, n))], ["p99 latency (s, right)" + tag, cut(ts.lat_p99)]],
   };
 }
 
@@ -329,16 +340,21 @@ function draw(tmax) {
   const width = Math.max(400, $("results").clientWidth - 10);
   const smooth = n > 1 ? ` (rolling mean over ${n} buckets = 1 s)` : "";
   charts.push(chart("chart-load", `load per second${smooth}`, t, upto, width, runs.map(([r, tag]) => seriesFor(r, tag, upto, n).load), ["offered", "arrivals", "ok"]));
-  charts.push(chart("chart-queue", "queue length and p99 latency", t, upto, width, runs.map(([r, tag]) => seriesFor(r, tag, upto, n).queue), ["queue", "p99"]));
+  charts.push(chart("chart-queue", `queue length${smooth} and p99 latency per bucket`, t, upto, width, runs.map(([r, tag]) => seriesFor(r, tag, upto, n).queue), ["queue", "p99"], bucket < 0.1));
 }
 
-function chart(id, title, t, upto, width, groups, colorKeys) {
+function chart(id, title, t, upto, width, groups, colorKeys, fine) {
   const data = [t.slice(0, upto)], series = [{ label: "t (s)" }];
   const full = Math.max(1, ...groups.flat().map(([, xs]) => Math.max(0, ...xs.filter((v) => v !== null))));
   groups.forEach((g, gi) => g.forEach(([label, xs], i) => {
     data.push(xs);
     const right = colorKeys[i] === "p99";
-    series.push({ label, stroke: gi ? ["#d55e00", "#cc3311", "#882255"][i] : COLORS[colorKeys[i]], width: 2, dash: gi ? [8, 4] : undefined, scale: right ? "s" : "y", spanGaps: false });
+    const s = { label, stroke: gi ? ["#d55e00", "#cc3311", "#882255"][i] : COLORS[colorKeys[i]], width: 2, dash: gi ? [8, 4] : undefined, scale: right ? "s" : "y", spanGaps: false };
+    if (right && fine) { // a p99 per fine bucket is a cloud, not a line
+      s.paths = () => null;
+      s.points = { show: true, size: 4, fill: s.stroke };
+    }
+    series.push(s);
   }));
   const el = $(id);
   el.replaceChildren();
@@ -348,8 +364,9 @@ function chart(id, title, t, upto, width, groups, colorKeys) {
     scales: { x: { time: false, auto: false, range: [0, dur] }, y: { auto: false, range: [0, full * 1.05] }, s: { auto: true } },
     // the same axis widths in both charts, so their time axes (and phase shading) line up
     axes: [{ label: "simulated time (s)" }, { size: 70 },
-      colorKeys.includes("p99") ? { scale: "s", side: 1, size: 60, label: "seconds", grid: { show: false } }
-                                : { scale: "y", side: 1, size: 60, values: () => [], ticks: { show: false }, grid: { show: false } }],
+      // (no axis labels at the sides: a label's room would differ between the charts)
+      colorKeys.includes("p99") ? { scale: "s", side: 1, size: 60, labelSize: 0, grid: { show: false } }
+                                : { scale: "y", side: 1, size: 60, labelSize: 0, values: () => [], ticks: { show: false }, grid: { show: false } }],
     series,
     hooks: { drawClear: [phaseShade] },
   };
