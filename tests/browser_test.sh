@@ -25,7 +25,7 @@ fi
 log=$(mktemp)
 "$bin" serve --port 0 > "$log" 2>&1 &
 pid=$!
-trap 'kill $pid 2> /dev/null; wait $pid 2> /dev/null; rm -f "$log"' EXIT
+trap 'kill $pid 2> /dev/null || true; wait $pid 2> /dev/null || true; rm -f "$log"' EXIT
 url=
 for _ in $(seq 100); do
   url=$(grep -oE 'http://127\.0\.0\.1:[0-9]+/' "$log" || true)

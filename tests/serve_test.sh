@@ -37,7 +37,7 @@ done
 
 "$bin" serve --port 0 --jobs 1 > "$tmp/log" 2>&1 &
 pid=$!
-trap 'kill $pid 2> /dev/null; rm -rf "$tmp"' EXIT
+trap 'kill $pid 2> /dev/null || true; rm -rf "$tmp"' EXIT
 url=
 for _ in $(seq 100); do
   url=$(grep -oE 'http://127\.0\.0\.1:[0-9]+/' "$tmp/log" || true)
