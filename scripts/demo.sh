@@ -15,3 +15,4 @@ echo "== the same with one attempt instead of three"
 ./build/retrystorm --set layer.app.attempts=1 -o out/storm-no-retries --plot | grep -E 'recover|ok  |exhausted|figures'
 echo
 echo "look at out/storm/load.png and out/storm-no-retries/load.png; CSVs beside them"
+echo "for the live page, where every knob reruns the storm: ./build/retrystorm serve (then open http://127.0.0.1:8080/)"
