@@ -1,11 +1,14 @@
 # A comparison (compare's combined timeseries.csv): attempts reaching the
 # server and goodput over time, one line per variant, the first drawn last
-# (on top). Legends sit outside the data, both panels share a left margin.
-# As an animated GIF (term 'gif', `frames` frames) the lines grow over
-# simulated time on fixed axes.
+# (on top); legends outside the data, panels on one left margin. One
+# instant that dwarfs the rest (a herd) turns the attempts to a log scale,
+# its peak named. At fine buckets (smooth_n > 1) lines are rolling means
+# and the attempts' needles mark buckets over 10x theirs. As a GIF
+# (`frames` frames) the lines grow over time on fixed axes.
 # Variables set by retrystorm (besides the look: fig_width, fig_height,
 # font_scale, line_scale, style_palette, frames): out, term, title, variants
-# (an array), nphases and the arrays phase_from, phase_to (s), phase_name.
+# (an array), nphases, phase_from, phase_to (s), phase_name, bucket_s,
+# smooth_n, smooth_s and roll() (see plot.c).
 if (term eq 'svg') { set terminal svg size fig_width(1200),fig_height(900) dynamic enhanced font 'Sans,12' fontscale font_scale linewidth line_scale } else { set terminal pngcairo size fig_width(1200),fig_height(900) enhanced font 'Sans,12' fontscale font_scale linewidth line_scale }
 if (term eq 'gif') { set terminal gif animate delay 10 loop 0 size fig_width(1200),fig_height(900) font 'Sans,12' fontscale font_scale linewidth line_scale }
 set output out
@@ -15,20 +18,21 @@ if (style_palette ne '') { palette = style_palette } # --style slide
 set xlabel 'simulated time (s)'
 set key outside right top noenhanced
 set grid
-set lmargin 12 # the same left margin in both panels: their time axes line up
+set lmargin 12
 do for [i=1:nphases] {
     set object i rect from phase_from[i], graph 0 to phase_to[i], graph 1 behind fc rgb '#E8E8E8' fs solid 1.0 noborder
     set label i phase_name[i] at (phase_from[i] + phase_to[i]) / 2, graph 0.97 center front textcolor rgb '#555555' noenhanced
 }
-# one instant that dwarfs the rest (a herd at fine buckets) would flatten
-# every other line: then a log scale, the peak named
 stats 'timeseries.csv' using 'server_arrivals' nooutput
 amax = STATS_max
 logy = amax > 50 * (STATS_mean > 0 ? STATS_mean : 1)
-floor1(x) = (logy && x < 1) ? 1 : x # on a log scale empty buckets sit on the floor, not in a gap
-tcut = 1e300 # an animation's frame shows the rows up to tcut
+floor1(x) = (logy && x < 1) ? 1 : x # on a log scale empty buckets sit on the floor
+tcut = 1e300 # a frame shows the rows up to tcut
 upto(x) = column('t') <= tcut ? x : NaN
-if (frames > 1) { # fixed axes: the whole comparison's
+is(i) = strcol('variant') eq variants[i]
+lc(i) = word(palette, (i - 1) % 9 + 1)
+spike(x) = smooth_n > 1 && x > 10 * rs_mean ? x : NaN
+if (frames > 1) {
     stats 'timeseries.csv' using 't' nooutput
     t0 = STATS_min
     t1 = STATS_max
@@ -36,6 +40,7 @@ if (frames > 1) { # fixed axes: the whole comparison's
     stats 'timeseries.csv' using 'ok' nooutput
     okmax = STATS_max > 0 ? STATS_max * 1.05 : 1
 }
+mean = smooth_n > 1 ? sprintf('lines: mean over %g s', smooth_s) : ''
 do for [k=1:frames] {
     if (frames > 1) { tcut = t0 + (t1 - t0) * k / frames }
     set multiplot layout 2,1 title sprintf('%s: variants compared on the same seed', title) noenhanced
@@ -49,16 +54,22 @@ do for [k=1:frames] {
         set ylabel 'attempts at the server per second (log scale)'
         set label 99 sprintf('peak %.0f/s', amax) at graph 0.99, graph 0.90 right front noenhanced
     }
+    if (smooth_n > 1) { set key title sprintf("%s\nneedles: a %g ms bucket\nover 10x that mean", mean, bucket_s * 1000) }
     plot for [i=|variants|:1:-1] 'timeseries.csv' \
-         using 't':(strcol('variant') eq variants[i] ? upto(floor1(column('server_arrivals'))) : NaN) \
-         with lines lw 2 lc rgb word(palette, (i - 1) % 9 + 1) title variants[i]
+         using (is(i) ? roll(i, column('t'), column('server_arrivals')) : NaN):(upto(floor1(rs_mean))) \
+         with lines lw 2 lc rgb lc(i) title variants[i], \
+         for [i=|variants|:1:-1] '' \
+         using (is(i) ? (roll(i, column('t'), column('server_arrivals')), column('t')) : NaN):(upto(spike(column('server_arrivals')))) \
+         with impulses lw 1 lc rgb lc(i) notitle
     unset logscale y
     unset label 99
     set yrange [0:*]
     if (frames > 1) { set yrange [0:okmax] }
     set ylabel 'goodput (ok per second)'
+    set key title mean
     plot for [i=|variants|:1:-1] 'timeseries.csv' \
-         using 't':(strcol('variant') eq variants[i] ? upto(column('ok')) : NaN) \
-         with lines lw 2 lc rgb word(palette, (i - 1) % 9 + 1) title variants[i]
+         using (is(i) ? roll(i, column('t'), column('ok')) : NaN):(upto(rs_mean)) \
+         with lines lw 2 lc rgb lc(i) title variants[i]
+    set key title ''
     unset multiplot
 }

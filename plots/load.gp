@@ -1,6 +1,8 @@
 # Load over time (timeseries.csv): offered requests, attempts reaching the
 # server, goodput; phases shaded and labelled. As an animated GIF (term
 # 'gif', `frames` frames) the lines grow over simulated time on fixed axes.
+# At fine buckets, rolling means (smooth_n buckets, smooth_s s; roll() from
+# plot.c) and needles at the attempts' buckets over 10x their mean.
 # Variables set by retrystorm (besides the look: fig_width, fig_height,
 # font_scale, line_scale, style_palette, frames): out, term, title, nphases
 # and the arrays phase_from, phase_to (s), phase_name.
@@ -31,9 +33,26 @@ if (frames > 1) { # fixed axes: the whole run's
     ymax = STATS_max > ymax ? STATS_max : ymax
     set yrange [0:(ymax > 0 ? ymax * 1.05 : 1)]
 }
+# at fine buckets (smooth_n > 1) rolling means, and needles at the buckets
+# of attempts over 10x theirs (a herd's waves)
+if (smooth_n > 1) { set key title sprintf("lines: mean over %g s\nneedles: a %g ms bucket\nover 10x that mean", smooth_s, bucket_s * 1000) }
+spike(x) = smooth_n > 1 && x > 10 * rs_mean ? x : NaN
+# an instant that dwarfs the rest (a herd): a log scale, the peak named
+stats 'timeseries.csv' using 'server_arrivals' nooutput
+amax = STATS_max
+logy = amax > 50 * (STATS_mean > 0 ? STATS_mean : 1)
+floor1(x) = (logy && x < 1) ? 1 : x
+if (logy) {
+    set logscale y
+    set yrange [1:*]
+    if (frames > 1) { set yrange [1:amax * 2] }
+    set ylabel 'per second (log scale)'
+    set label 99 sprintf('peak %.0f/s', amax) at graph 0.99, graph 0.90 right front noenhanced
+}
 do for [k=1:frames] {
     if (frames > 1) { tcut = t0 + (t1 - t0) * k / frames }
-    plot 'timeseries.csv' using 't':(upto(column('offered'))) with lines lw 2 lc rgb '#000000' title 'offered requests', \
-         '' using 't':(upto(column('server_arrivals'))) with lines lw 2 lc rgb '#D55E00' title 'attempts reaching the server', \
-         '' using 't':(upto(column('ok'))) with lines lw 2 lc rgb '#009E73' title 'goodput (ok)'
+    plot 'timeseries.csv' using (roll(1, column('t'), column('offered'))):(upto(floor1(rs_mean))) with lines lw 2 lc rgb '#000000' title 'offered requests', \
+         '' using (roll(2, column('t'), column('server_arrivals'))):(upto(floor1(rs_mean))) with lines lw 2 lc rgb '#D55E00' title 'attempts reaching the server', \
+         '' using (roll(2, column('t'), column('server_arrivals')), column('t')):(upto(spike(column('server_arrivals')))) with impulses lw 1 lc rgb '#D55E00' notitle, \
+         '' using (roll(3, column('t'), column('ok'))):(upto(floor1(rs_mean))) with lines lw 2 lc rgb '#009E73' title 'goodput (ok)'
 }

@@ -625,9 +625,43 @@ static void last_component(const char *path, char *out, size_t size)
     out[n] = '\0';
 }
 
+#define SMOOTH_S 1.0     /* the rolling window of fine-bucket series, s */
+#define SMOOTH_MAX 1000  /* the most buckets in one window */
+
+/* The rolling mean, in gnuplot, for the scripts that smooth a series:
+ * `using (roll(i, column('t'), x)):(rs_mean)` takes series i's next
+ * bucket (at t, value x), returns where to plot it (the window's centre)
+ * and leaves the mean of the last smooth_n buckets in rs_mean (gnuplot
+ * evaluates a using spec's columns in order); another i, or a t not after
+ * the last, starts a new window. smooth_n 1 gives x itself, exactly. */
+#define ROLL                                                                                      \
+    "array ring[smooth_n]\n"                                                                      \
+    "rs_i = -1; rs_t = 0; rs_n = 0; rs_sum = 0; rs_pos = 0; rs_mean = 0\n"                        \
+    "roll(i, t, x) = (i != rs_i || t <= rs_t ? (rs_n = 0, rs_sum = 0, rs_pos = 0) : 0, "           \
+    "rs_i = i, rs_t = t, "                                                                        \
+    "rs_n < smooth_n ? (rs_n = rs_n + 1) : (rs_sum = rs_sum - ring[rs_pos + 1]), "               \
+    "ring[rs_pos + 1] = x, rs_sum = rs_sum + x, rs_pos = (rs_pos + 1) % smooth_n, "               \
+    "rs_mean = rs_sum > 0 ? rs_sum / rs_n : 0, t - (rs_n - 1) * bucket_s / 2)\n"
+
+/* bucket_s (the run's bucket, s; 1 without a scenario) and the rolling
+ * window of per-second series at fine buckets: smooth_n buckets, about
+ * SMOOTH_S (1: buckets of half of it or more are drawn as they are),
+ * smooth_s seconds; and ROLL. */
+static void put_smoothing(struct sbuf *b, const struct scenario *sc)
+{
+    double bucket = sc ? units_seconds(sc->bucket) : 1.0;
+    long n = 1;
+    if (bucket > 0 && bucket < SMOOTH_S / 2)
+        n = lround(SMOOTH_S / bucket);
+    if (n > SMOOTH_MAX)
+        n = SMOOTH_MAX;
+    sb_printf(b, "bucket_s = %.9g\nsmooth_n = %ld\nsmooth_s = %.9g\n%s", bucket, n, (double)n * bucket,
+              ROLL);
+}
+
 /* The variables every script starts with: title (the scenario's name, or
- * DIR's last component) and the phases, from DIR/scenario.ini when there
- * is one. 0 or a PLOT_ code. */
+ * DIR's last component), the look, the smoothing and the phases, from
+ * DIR/scenario.ini when there is one. 0 or a PLOT_ code. */
 static int common_vars(struct ctx *c)
 {
     char *text = NULL, title[256];
@@ -654,6 +688,7 @@ static int common_vars(struct ctx *c)
             last_component(c->dir, title, sizeof title);
         printable(title);
         put_style(&c->vars, c->style);
+        put_smoothing(&c->vars, sc);
         rc = (c->style->title[0] ? sb_title(&c->vars, c->style->title) : sb_var(&c->vars, "title", title)) == 0 &&
                      put_phases(&c->vars, sc) == 0
                  ? 0
