@@ -20,7 +20,7 @@ RS_PLOT_PACKAGES=(gnuplot-nox)
 # GNU parallel runs a sharded sweep in the tests; clang and its runtime
 # build the libFuzzer target; valgrind checks runs for leaks and bad reads;
 # Chromium is the browser the live page is tested in.
-RS_TEST_PACKAGES=(parallel clang libclang-rt-14-dev valgrind chromium curl)
+RS_TEST_PACKAGES=(parallel clang libclang-rt-14-dev valgrind chromium curl bc)
 
 # npm fetches the page's chart library at build time (web/package-lock.json)
 # and the browser test's driver: Node.js from Debian when none is installed.

@@ -35,7 +35,7 @@ for _ in $(seq 100); do
 done
 [ -n "$url" ] || { echo "serve printed no URL"; cat "$log"; exit 1; }
 echo "serving at $url"
-(cd "$work" && CHROMIUM=$chromium node serve.test.mjs "$url" "$bin" "$work")
+(cd "$work" && CHROMIUM=$chromium RS_SOURCE=$src node serve.test.mjs "$url" "$bin" "$work")
 # Ctrl-C's sibling stops the server cleanly (and, in the sanitizer build,
 # its leak check runs at exit): exit 0, nothing on stderr but its lines.
 kill -TERM $pid

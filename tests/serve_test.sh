@@ -2,8 +2,10 @@
 # retrystorm serve over HTTP (curl): the page and its files, the api's
 # answers, and every refusal with its status and message: a body over
 # 256 KiB (413), a body that is not a form (415), other methods (405),
-# unknown paths (404), a foreign Host or Origin (403), too many overrides
-# (400), bad options (exit 2); and a clean stop on SIGTERM.
+# unknown paths (404), a foreign Host or Origin (other site, port or
+# scheme: 403), too many overrides and NUL bytes (400), bad options (exit
+# 2); and a clean stop on SIGTERM that stops the run in progress and the
+# waiting one (503).
 # Usage: serve_test.sh BIN
 set -euo pipefail
 bin=$1
@@ -64,11 +66,38 @@ expect "65 overrides" 400 'at most 64 sets' -- "${sets[@]}" --data-urlencode sce
 expect "an unknown field" 400 'malformed request' -- --data-urlencode path=/etc/passwd "${url}api/run"
 expect "a foreign Host (DNS rebinding)" 403 'refused' -- -H 'Host: attacker.example:8080' "$url"
 expect "a foreign Origin" 403 'refused' -- -H 'Origin: http://attacker.example' --data-urlencode scenario=storm "${url}api/run"
+expect "the page's own Origin" 200 '"ok":true' -- -H "Origin: ${url%/}" --data-urlencode scenario=storm --data-urlencode set=run.duration=70s "${url}api/run"
+expect "an Origin on another port" 403 'refused' -- -H 'Origin: http://127.0.0.1:1' --data-urlencode scenario=storm "${url}api/run"
+expect "an Origin with another scheme" 403 'refused' -- -H "Origin: https://${url#http://}" --data-urlencode scenario=storm "${url}api/run"
+expect "a body announced over 256 KiB, refused before it is sent" 413 'larger than 256 KiB' -- -H 'Content-Length: 100000000' -H 'Content-Type: application/x-www-form-urlencoded' --max-time 5 --data-binary 'scenario=storm' "${url}api/run"
+expect "a NUL in a field" 400 'malformed request' -- --data-binary 'scenario=storm&set=run.seed%3D1%00' "${url}api/run"
+got=$(curl -s -I -o /dev/null -w '%{http_code}' "$url")
+[ "$got" = 200 ] && echo "ok   HEAD (200)" || { echo "FAIL HEAD: $got"; fails=$((fails + 1)); }
 expect "a run too big for a page" 422 'the page draws at most 20000' -- --data-urlencode scenario=storm --data-urlencode set=run.bucket=1ms "${url}api/run"
 
+# SIGTERM while a long run goes and another waits for the one slot: both
+# answer 503 at once, and the server stops within a second or two
+long=(--data-urlencode scenario=storm --data-urlencode set=run.duration=15000s --data-urlencode set=layer.app.attempts=1
+      --max-time 30 "${url}api/run")
+curl -s -o "$tmp/run1" -w '%{http_code}' "${long[@]}" > "$tmp/code1" &
+c1=$!
+sleep 0.3
+curl -s -o "$tmp/run2" -w '%{http_code}' "${long[@]}" > "$tmp/code2" &
+c2=$!
+sleep 0.5
+start=$(date +%s.%N)
 kill -TERM $pid
 rc=0
 wait $pid || rc=$?
+took=$(echo "$(date +%s.%N) - $start" | bc -l)
+wait $c1 $c2 || true
+if [ "$(cat "$tmp/code1")" = 503 ] && [ "$(cat "$tmp/code2")" = 503 ] && grep -q 'the server is stopping' "$tmp/run1" &&
+   [ "$(echo "$took < 5" | bc -l)" = 1 ]; then
+  echo "ok   SIGTERM stops the run in progress and the waiting one (503 both) in $(printf %.2f "$took") s"
+else
+  echo "FAIL: SIGTERM during runs: $(cat "$tmp/code1") $(cat "$tmp/code2") after $took s: $(head -c 200 "$tmp/run1")"
+  fails=$((fails + 1))
+fi
 if [ $rc -eq 0 ] && grep -q 'stopped (terminated)' "$tmp/log" && ! grep -q -E 'Sanitizer|runtime error' "$tmp/log"; then
   echo "ok   stopped cleanly by SIGTERM"
 else

@@ -192,6 +192,51 @@ static void test_limits_refuse_or_stop(void **state)
     assert_int_equal(a.status, 422);
     assert_non_null(strstr(a.buf, "wall-clock time"));
     free(a.buf);
+    /* a flood that only memory would stop: the requests in flight stop it (the review's 3.5 GB case) */
+    struct api_request flood = {.text = "[load]\nrate = 10000000/s\n[server]\nworkers = 1\nservice = exp(1h)\n"
+                                        "[layer app]\ntimeout = none\n"};
+    run_answer(&a, &flood, &api_default_limits);
+    assert_int_equal(a.status, 422);
+    assert_non_null(strstr(a.buf, "more than 2000000 requests, attempts and messages in flight"));
+    free(a.buf);
+    /* services.csv's rows, not only the time series */
+    struct api_request rows = {.text = "[run]\nduration = 200s\nbucket = 10ms\n[load]\nrate = 1/s\n"
+                                       "[service api]\nservice = exp(1ms)\nreplicas = 48\n"};
+    run_answer(&a, &rows, &api_default_limits);
+    assert_int_equal(a.status, 422);
+    assert_non_null(strstr(a.buf, "980000 rows of services.csv and caches.csv; the page takes at most 100000"));
+    free(a.buf);
+    /* caches' memory counts with the state: 10^7 keys of 25 bytes */
+    lim = api_default_limits;
+    lim.max_state_bytes = 100e6;
+    struct api_request keys = {.scenario = "cache-flush", .sets = {"load.keys=10000000"}, .nsets = 1};
+    run_answer(&a, &keys, &lim);
+    assert_int_equal(a.status, 422);
+    assert_non_null(strstr(a.buf, "budget, breaker and cache state of 250 MB: the page runs at most 100 MB"));
+    free(a.buf);
+    /* a shutdown stops a run: 503 */
+    volatile sig_atomic_t cancel = 1;
+    lim = api_default_limits;
+    lim.cancel = &cancel;
+    run_answer(&a, &storm, &lim);
+    assert_int_equal(a.status, 503);
+    assert_non_null(strstr(a.buf, "the server is stopping"));
+    free(a.buf);
+}
+
+/* A run's answer carries the effective knobs (overrides applied) and
+ * whole numbers as written: a seed past 2^53 keeps its digits. */
+static void test_run_shape_is_effective(void **state)
+{
+    (void)state;
+    struct api_request rq = {.scenario = "storm", .sets = {"run.seed=12345678901234567", "phase.spike.end=90s", "run.duration=100s"}, .nsets = 3};
+    struct answer a;
+    run_answer(&a, &rq, &api_default_limits);
+    assert_int_equal(a.status, 200);
+    assert_non_null(strstr(a.buf, "\"seed\":12345678901234567,"));
+    assert_non_null(strstr(a.buf, "\"phases\":[{\"name\":\"spike\",\"start\":\"1m\",\"end\":\"90s\""));
+    assert_non_null(strstr(a.buf, "\"duration_s\":100,"));
+    free(a.buf);
 }
 
 static void test_scenarios_and_escaping(void **state)
@@ -224,6 +269,7 @@ int main(void)
         cmocka_unit_test(test_bad_input_gets_checks_messages),
         cmocka_unit_test(test_limits_refuse_or_stop),
         cmocka_unit_test(test_scenarios_and_escaping),
+        cmocka_unit_test(test_run_shape_is_effective),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -45,7 +45,7 @@ function addKnob(parent, label, key, value, input) {
   row.append(set);
   parent.append(row);
   const k = { key, base: String(value), get: input.get, put: input.put, row, set, id: input.id };
-  input.onchange(() => { refreshKnob(k); saveState(); });
+  input.onchange(() => { refreshKnob(k); saveSoon(); });
   knobs.push(k);
   refreshKnob(k);
   return k;
@@ -59,14 +59,14 @@ function refreshKnob(k) {
 }
 
 // A text field with a slider that writes into it (unit appended).
-function slider(id, value, min, max, step, unit, parse) {
+function slider(id, value, min, max, step, unit, parse, prefix = "") {
   const text = document.createElement("input");
   text.type = "text"; text.id = id; text.value = value;
   const range = document.createElement("input");
   range.type = "range"; range.min = min; range.max = max; range.step = step;
   const n = parse(value);
   range.value = n === null ? max : n;
-  range.addEventListener("input", () => { text.value = range.value + unit; text.dispatchEvent(new Event("change")); });
+  range.addEventListener("input", () => { text.value = prefix + range.value + unit; text.dispatchEvent(new Event("change")); });
   return {
     id, nodes: [range, text], get: () => text.value.trim(),
     put: (v) => { text.value = v; const p = parse(v); if (p !== null) range.value = p; },
@@ -122,7 +122,7 @@ function buildKnobs(s) {
   if (P) {
     if (P.factor !== null)
       addKnob($("trigger"), `${P.name} size`, `phase.${P.name}.rate`, `x${P.factor}`,
-              slider("k-spike", `x${P.factor}`, 1, 10, 0.5, "", (v) => num(v.replace(/^x/, ""))));
+              slider("k-spike", `x${P.factor}`, 1, 10, 0.5, "", (v) => num(v.replace(/^x/, "")), "x"));
     const len = +(P.end_s - P.start_s).toFixed(3);
     const lenKnob = slider("k-length", `${len}s`, 0.5, 60, 0.5, "s", secs);
     const k = addKnob($("trigger"), `${P.name} length`, `phase.${P.name}.end`, P.end, lenKnob);
@@ -155,6 +155,12 @@ function sets() {
 }
 
 // ---- state in the URL ----
+let saveTimer = 0;
+function saveSoon() { // a slider fires on every step: the URL follows at most 5 times a second
+  clearTimeout(saveTimer);
+  saveTimer = setTimeout(saveState, 200);
+}
+
 function saveState() {
   const p = new URLSearchParams();
   if ($("paste-on").checked) p.set("text", $("text").value);
@@ -199,13 +205,17 @@ function showMessages(list) {
   ul.replaceChildren(...(list || []).map((m) => { const li = document.createElement("li"); li.textContent = m; return li; }));
 }
 
+// Checks the pasted text; the knobs are rebuilt from it, keeping the
+// overrides already set (those that still name a knob).
 async function check() {
   const j = await post("/api/check", [["text", $("text").value]]);
   if (!j.ok) { showMessages(j.messages); return false; }
   showMessages([]);
+  const keep = sets();
   shape = j.shape;
   checkedText = $("text").value;
   buildKnobs(shape);
+  applySets(keep);
   return true;
 }
 
@@ -226,7 +236,7 @@ async function run() {
     return;
   }
   showMessages([]);
-  results = { a: digest(a), b: b ? digest(b) : null };
+  results = { a: digest(a), b: b ? digest(b) : null, shape: a.shape }; // the scenario as run
   const ev = a.events >= 1e6 ? `${(a.events / 1e6).toFixed(1)} M` : `${Math.round(a.events / 1e3)} k`;
   $("status").textContent = `${ev} events in ${a.wall_s.toFixed(2)} s; answered and drawn in ${((performance.now() - t0) / 1000).toFixed(2)} s`;
   draw(Infinity);
@@ -242,7 +252,7 @@ function digest(j) {
 // ---- summary cards: the numbers of summary.csv ----
 const cardDefs = [
   { key: "recovered", label: "recovered", fmt: (v) => (v === "1" ? "yes" : v === "0" ? "no" : "no phase"), tone: (v) => (v === "1" ? "good" : v === "0" ? "bad" : "") },
-  { key: "recovery_s", label: "time to recover", fmt: (v) => (v === "" ? "never" : `${(+v).toFixed(1)} s`) },
+  { key: "recovery_s", label: "time to recover", fmt: (v, row) => (v !== "" ? `${(+v).toFixed(1)} s` : row.recovered === "0" ? "never" : "—") },
   { key: "attempts_mean", label: "attempts per request", fmt: (v) => (+v).toFixed(2) },
   { key: "lat_p99", label: "p99 latency", fmt: (v) => (v === "" ? "—" : `${(+v * 1000).toFixed(0)} ms`) },
   { key: "ok_share", label: "requests ok", fmt: (v) => `${(+v * 100).toFixed(1)} %` },
@@ -261,12 +271,12 @@ function cards() {
     const label = document.createElement("div");
     label.className = "label"; label.textContent = d.label;
     const a = document.createElement("div");
-    a.className = "value"; a.dataset.value = va; a.textContent = d.fmt(va);
+    a.className = "value"; a.dataset.value = va; a.textContent = d.fmt(va, results.a.sum);
     c.append(label, a);
     if (results.b) {
       const b = document.createElement("div");
       const vb = results.b.sum[d.key];
-      b.className = "value b"; b.dataset.value = vb; b.textContent = "B: " + d.fmt(vb);
+      b.className = "value b"; b.dataset.value = vb; b.textContent = "B: " + d.fmt(vb, results.b.sum);
       c.append(b);
     }
     box.append(c);
@@ -311,7 +321,7 @@ function phaseShade(u) {
   const ctx = u.ctx;
   ctx.save();
   ctx.fillStyle = "rgba(230, 159, 0, 0.15)";
-  for (const p of shape.phases) {
+  for (const p of results.shape.phases) {
     const x0 = u.valToPos(p.start_s, "x", true), x1 = u.valToPos(p.end_s, "x", true);
     ctx.fillRect(x0, u.bbox.top, Math.max(1, x1 - x0), u.bbox.height);
   }
@@ -320,15 +330,19 @@ function phaseShade(u) {
 
 const COLORS = { arrivals: "#0072b2", ok: "#009e73", offered: "#777777", queue: "#cc79a7", p99: "#e69f00" };
 
-function seriesFor(run, tag, upto, n) {
-  const ts = run.ts, cut = (xs) => xs.slice(0, upto);
+function seriesFor(run, tag, n) {
+  const ts = run.ts;
   return {
     load: [["offered", ts.offered], ["server arrivals", ts.server_arrivals], ["ok (goodput)", ts.ok]]
-      .map(([name, xs]) => [name + tag, cut(rolling(xs, n))]),
-    queue: [["queue" + tag, cut(rolling(ts.queue_len, n))], ["p99 latency (s, right)" + tag, cut(ts.lat_p99)]],
+      .map(([name, xs]) => [name + tag, rolling(xs, n)]),
+    queue: [["queue" + tag, rolling(ts.queue_len, n)], ["p99 latency (s, right)" + tag, ts.lat_p99]],
   };
 }
 
+const maxOf = (xs) => xs.reduce((m, v) => (v !== null && v > m ? v : m), 0);
+
+// Draws the series up to simulated time tmax on axes fixed by the whole
+// run, so that play reveals the storm without rescaling.
 function draw(tmax) {
   for (const c of charts) c.destroy();
   charts = [];
@@ -339,18 +353,22 @@ function draw(tmax) {
   const runs = [[a, ""]].concat(results.b ? [[results.b, " B"]] : []);
   const width = Math.max(400, $("results").clientWidth - 10);
   const smooth = n > 1 ? ` (rolling mean over ${n} buckets = 1 s)` : "";
-  charts.push(chart("chart-load", `load per second${smooth}`, t, upto, width, runs.map(([r, tag]) => seriesFor(r, tag, upto, n).load), ["offered", "arrivals", "ok"]));
-  charts.push(chart("chart-queue", `queue length${smooth} and p99 latency per bucket`, t, upto, width, runs.map(([r, tag]) => seriesFor(r, tag, upto, n).queue), ["queue", "p99"], bucket < 0.1));
+  const sets = runs.map(([r, tag]) => seriesFor(r, tag, n));
+  charts.push(chart("chart-load", `load per second${smooth}`, t, upto, width, sets.map((x) => x.load), ["offered", "arrivals", "ok"]));
+  charts.push(chart("chart-queue", `queue length${smooth} and p99 latency per bucket`, t, upto, width, sets.map((x) => x.queue), ["queue", "p99"], bucket < 0.1));
+  document.body.dataset.drawn = String(upto); // rows drawn (the browser test watches play)
 }
 
 function chart(id, title, t, upto, width, groups, colorKeys, fine) {
   const data = [t.slice(0, upto)], series = [{ label: "t (s)" }];
-  const full = Math.max(1, ...groups.flat().map(([, xs]) => Math.max(0, ...xs.filter((v) => v !== null))));
+  const right = (i) => colorKeys[i] === "p99";
+  let ymax = 1, smax = 0.001;
   groups.forEach((g, gi) => g.forEach(([label, xs], i) => {
-    data.push(xs);
-    const right = colorKeys[i] === "p99";
-    const s = { label, stroke: gi ? ["#d55e00", "#cc3311", "#882255"][i] : COLORS[colorKeys[i]], width: 2, dash: gi ? [8, 4] : undefined, scale: right ? "s" : "y", spanGaps: false };
-    if (right && fine) { // a p99 per fine bucket is a cloud, not a line
+    data.push(xs.slice(0, upto));
+    if (right(i)) smax = Math.max(smax, maxOf(xs));
+    else ymax = Math.max(ymax, maxOf(xs));
+    const s = { label, stroke: gi ? ["#d55e00", "#cc3311", "#882255"][i] : COLORS[colorKeys[i]], width: 2, dash: gi ? [8, 4] : undefined, scale: right(i) ? "s" : "y", spanGaps: false };
+    if (right(i) && fine) { // a p99 per fine bucket is a cloud, not a line
       s.paths = () => null;
       s.points = { show: true, size: 4, fill: s.stroke };
     }
@@ -358,10 +376,10 @@ function chart(id, title, t, upto, width, groups, colorKeys, fine) {
   }));
   const el = $(id);
   el.replaceChildren();
-  const dur = shape.duration_s;
   const opts = {
     title, width, height: 300,
-    scales: { x: { time: false, auto: false, range: [0, dur] }, y: { auto: false, range: [0, full * 1.05] }, s: { auto: true } },
+    scales: { x: { time: false, auto: false, range: [0, results.shape.duration_s] },
+              y: { auto: false, range: [0, ymax * 1.05] }, s: { auto: false, range: [0, smax * 1.05] } },
     // the same axis widths in both charts, so their time axes (and phase shading) line up
     axes: [{ label: "simulated time (s)" }, { size: 70 },
       // (no axis labels at the sides: a label's room would differ between the charts)
@@ -370,10 +388,6 @@ function chart(id, title, t, upto, width, groups, colorKeys, fine) {
     series,
     hooks: { drawClear: [phaseShade] },
   };
-  if (colorKeys.includes("p99")) {
-    const qmax = Math.max(1, ...groups.map((g) => Math.max(0, ...g[0][1].filter((v) => v !== null))));
-    opts.scales.y.range = [0, qmax * 1.05];
-  }
   return new uPlot(opts, data, el);
 }
 
@@ -393,7 +407,7 @@ function play() {
   const step = () => {
     const tsim = ((performance.now() - start) / 1000) * speed;
     draw(tsim);
-    if (tsim < shape.duration_s && playing) playing.frame = requestAnimationFrame(step);
+    if (tsim < results.shape.duration_s && playing) playing.frame = requestAnimationFrame(step);
     else stopPlay();
   };
   playing.frame = requestAnimationFrame(step);
@@ -408,23 +422,12 @@ async function chooseScenario(name) {
   buildKnobs(shape);
 }
 
-async function start() {
-  catalog = await (await fetch("/api/scenarios")).json();
-  for (const s of catalog.scenarios) $("scenario").append(new Option(s.name, s.name));
-  const st = loadState();
-  if (st.text !== null) {
-    $("paste-on").checked = true; $("paste").hidden = false; $("text").value = st.text;
-    if (!(await check())) return;
-  } else {
-    await chooseScenario(st.s || "storm");
-  }
-  applySets(st.sets);
-  $("ab-on").checked = st.ab;
-  $("b-sets").value = st.b.join("\n");
+function listen() {
   $("scenario").addEventListener("change", async () => { await chooseScenario($("scenario").value); $("extra").value = ""; saveState(); });
-  $("paste-on").addEventListener("change", () => {
+  $("paste-on").addEventListener("change", async () => {
     $("paste").hidden = !$("paste-on").checked;
     if ($("paste-on").checked && !$("text").value) $("text").value = catalog.scenarios.find((x) => x.name === $("scenario").value).text;
+    if (!$("paste-on").checked) { checkedText = null; showMessages([]); await chooseScenario($("scenario").value); }
     saveState();
   });
   $("check").addEventListener("click", async () => { if (await check()) saveState(); });
@@ -434,7 +437,22 @@ async function start() {
   $("play").addEventListener("click", play);
   $("smooth").addEventListener("change", () => results && draw(Infinity));
   for (const id of ["extra", "b-sets", "ab-on"]) $(id).addEventListener("change", saveState);
+}
+
+async function start() {
+  catalog = await (await fetch("/api/scenarios")).json();
+  for (const s of catalog.scenarios) $("scenario").append(new Option(s.name, s.name));
+  listen(); // before anything can fail: a link with a bad pasted scenario is fixed on the page
   document.body.dataset.ready = "1";
+  const st = loadState();
+  $("ab-on").checked = st.ab;
+  $("b-sets").value = st.b.join("\n");
+  await chooseScenario(st.s || "storm");
+  if (st.text !== null) {
+    $("paste-on").checked = true; $("paste").hidden = false; $("text").value = st.text;
+    if (!(await check())) { $("extra").value = st.sets.join("\n"); return; }
+  }
+  applySets(st.sets);
   await run();
 }
 

@@ -522,6 +522,11 @@ uint64_t sim_in_flight(const struct sim *s)
     return s->m.requests - done;
 }
 
+uint64_t sim_live_objects(const struct sim *s)
+{
+    return (uint64_t)s->requests.live + s->calls.live + s->jobs.live + s->msgs.live + s->joins.live;
+}
+
 rs_time sim_last_phase_end(const struct sim *s)
 {
     rs_time end = -1;

@@ -80,6 +80,10 @@ uint32_t sim_cache_max_loading(const struct sim *s, unsigned cache);
  * had no outcome when the run ended. */
 uint64_t sim_in_flight(const struct sim *s);
 
+/* Requests, attempts, executions, messages and joins alive now: what a
+ * run's memory grows with (a few hundred bytes each with their events). */
+uint64_t sim_live_objects(const struct sim *s);
+
 /* The end of the last phase, or -1 if the scenario has none. */
 rs_time sim_last_phase_end(const struct sim *s);
 

@@ -22,8 +22,11 @@ const struct api_limits api_default_limits = {
     .max_wall_s = 10.0,
     .max_events = 200000000ULL,
     .max_buckets = 20000ULL,
+    .max_rows = 100000ULL,
     .max_clients = 1000000ULL,
     .max_state_bytes = 512e6,
+    .max_live = 2000000ULL, /* ~1 GB at the most */
+    .cancel = NULL,
 };
 
 void api_json_string(FILE *f, const char *s)
@@ -54,6 +57,12 @@ static void json_str_field(FILE *f, const char *key, const char *value, bool fir
 {
     json_key(f, key, first);
     api_json_string(f, value);
+}
+
+static void json_uint_field(FILE *f, const char *key, unsigned long long v, bool first)
+{
+    json_key(f, key, first);
+    fprintf(f, "%llu", v);
 }
 
 static void json_num_field(FILE *f, const char *key, double v, bool first)
@@ -131,7 +140,7 @@ static void shape(FILE *f, const struct scenario *sc)
     json_str_field(f, "name", sc->name, true);
     json_str_field(f, "duration", duration_text(sc->duration, b, sizeof b), false);
     json_num_field(f, "duration_s", units_seconds(sc->duration), false);
-    json_num_field(f, "seed", (double)sc->seed, false);
+    json_uint_field(f, "seed", (unsigned long long)sc->seed, false);
     json_str_field(f, "model", sc->model == LOAD_OPEN ? "open" : "closed", false);
     json_num_field(f, "rate", sc->rate, false);
     json_num_field(f, "clients", sc->clients, false);
@@ -230,6 +239,22 @@ int api_check(FILE *f, const char *text)
     return status;
 }
 
+/* The rows of services.csv and caches.csv a run writes. */
+static unsigned long long graph_rows(const struct scenario *sc, unsigned long long buckets)
+{
+    unsigned long long per = sc->ncaches;
+    if (sc->graph)
+        for (unsigned i = 0; i < sc->nservices; i++)
+            per += 1 + (sc->services[i].replicas > 1 ? sc->services[i].replicas : 0);
+    return buckets * per;
+}
+
+/* Budget and breaker states, and the caches' arrays (cache.h: 25 bytes a key). */
+static double state_bytes(const struct scenario *sc)
+{
+    return scenario_state_bytes(sc) + 25.0 * sc->keys * sc->ncaches;
+}
+
 /* Whether the run fits a page: a message naming the limit if not. */
 static bool fits(const struct scenario *sc, const struct api_limits *lim, char *why, size_t size)
 {
@@ -239,14 +264,19 @@ static bool fits(const struct scenario *sc, const struct api_limits *lim, char *
                  "[run] duration / bucket: %llu time-series rows; the page draws at most %llu "
                  "(a larger run.bucket or a shorter run.duration)",
                  buckets, lim->max_buckets);
+    else if (graph_rows(sc, buckets) > lim->max_rows)
+        snprintf(why, size,
+                 "services and caches: %llu rows of services.csv and caches.csv; the page takes at most %llu "
+                 "(a larger run.bucket, fewer replicas or a shorter run.duration)",
+                 graph_rows(sc, buckets), lim->max_rows);
     else if (sc->clients > lim->max_clients)
         snprintf(why, size, "[load] clients = %u: the page runs at most %llu clients (the command line takes more)",
                  sc->clients, lim->max_clients);
-    else if (scenario_state_bytes(sc) > lim->max_state_bytes)
+    else if (state_bytes(sc) > lim->max_state_bytes)
         snprintf(why, size,
-                 "budget and breaker states of %.0f MB: the page runs at most %.0f MB "
-                 "(fewer clients, or budget_scope/breaker_scope = shared)",
-                 scenario_state_bytes(sc) / 1e6, lim->max_state_bytes / 1e6);
+                 "budget, breaker and cache state of %.0f MB: the page runs at most %.0f MB "
+                 "(fewer clients or keys, or budget_scope/breaker_scope = shared)",
+                 state_bytes(sc) / 1e6, lim->max_state_bytes / 1e6);
     else
         return true;
     return false;
@@ -254,9 +284,10 @@ static bool fits(const struct scenario *sc, const struct api_limits *lim, char *
 
 struct watch {
     const struct api_limits *lim;
+    const struct sim *sim;
     double start;
     volatile sig_atomic_t stop;
-    int why; /* 1: wall time, 2: events */
+    enum { STOP_NONE, STOP_WALL, STOP_EVENTS, STOP_LIVE, STOP_CANCEL } why;
 };
 
 static double wall_now(void)
@@ -271,10 +302,16 @@ static void watch_progress(void *user, rs_time now, rs_time duration, uint64_t e
 {
     (void)now, (void)duration;
     struct watch *w = user;
-    if (wall_now() - w->start > w->lim->max_wall_s)
-        w->why = 1, w->stop = 1;
+    if (w->lim->cancel != NULL && *w->lim->cancel)
+        w->why = STOP_CANCEL;
+    else if (wall_now() - w->start > w->lim->max_wall_s)
+        w->why = STOP_WALL;
     else if (events > w->lim->max_events)
-        w->why = 2, w->stop = 1;
+        w->why = STOP_EVENTS;
+    else if (sim_live_objects(w->sim) > w->lim->max_live)
+        w->why = STOP_LIVE;
+    if (w->why != STOP_NONE)
+        w->stop = 1;
 }
 
 /* Every file of the run, each as a JSON string. */
@@ -306,17 +343,20 @@ static int write_files(FILE *f, const struct sim *s, const struct summary *sum)
 
 static int stopped(FILE *f, const struct watch *w)
 {
+    static const char more[] = ", the page's limit per run (a shorter run.duration, fewer clients or a lower "
+                               "rate; the command line has no limit)";
     char line[400];
-    if (w->why == 1)
-        snprintf(line, sizeof line,
-                 "the run was stopped after %.1f s of wall-clock time, the page's limit per run "
-                 "(a shorter run.duration or fewer clients; the command line has no limit)",
-                 w->lim->max_wall_s);
+    if (w->why == STOP_CANCEL)
+        return fail_messages(f, 503, NULL, "the server is stopping");
+    if (w->why == STOP_WALL)
+        snprintf(line, sizeof line, "the run was stopped after %.1f s of wall-clock time%s", w->lim->max_wall_s, more);
+    else if (w->why == STOP_EVENTS)
+        snprintf(line, sizeof line, "the run was stopped after %llu events%s", w->lim->max_events, more);
     else
         snprintf(line, sizeof line,
-                 "the run was stopped after %llu events, the page's limit per run "
-                 "(a shorter run.duration or fewer clients; the command line has no limit)",
-                 w->lim->max_events);
+                 "the run was stopped with more than %llu requests, attempts and messages in flight%s; "
+                 "a bounded queue or a timeout keeps them in check",
+                 w->lim->max_live, more);
     return fail_messages(f, 422, NULL, line);
 }
 
@@ -327,7 +367,7 @@ static int run_loaded(FILE *f, const struct scenario *sc, const struct api_limit
     struct sim *s = sim_create(sc, 0, err, sizeof err);
     if (s == NULL)
         return fail_messages(f, 422, NULL, err);
-    struct watch w = {.lim = lim, .start = wall_now()};
+    struct watch w = {.lim = lim, .sim = s, .start = wall_now()};
     sim_set_stop(s, &w.stop);
     int rc = sim_run(s, watch_progress, &w, err, sizeof err);
     int status = 200;
@@ -341,7 +381,9 @@ static int run_loaded(FILE *f, const struct scenario *sc, const struct api_limit
         output_summarise(s, wall, &sum);
         fputs("{\"ok\":true,", f);
         json_num_field(f, "wall_s", wall, true);
-        json_num_field(f, "events", (double)sum.events, false);
+        json_uint_field(f, "events", (unsigned long long)sum.events, false);
+        json_key(f, "shape", false);
+        shape(f, sc);
         fputc(',', f);
         if (write_files(f, s, &sum) != 0)
             status = 500;

@@ -10,8 +10,10 @@
  * every file a run writes, kept in memory (open_memstream): nothing is read
  * or written by path (scenario_load_sealed: a trace must be a built-in
  * one). A run is refused before it starts when it is too big for a page
- * (buckets, clients, state) and stopped when it passes its events or wall
- * time; each refusal says which limit and what to change.
+ * (time-series, service and cache rows, clients, state and cache memory)
+ * and stopped when it passes its events, its wall time or the requests in
+ * flight its memory grows with; each refusal says which limit and what to
+ * change.
  *
  * Every answer is a JSON object with "ok"; a failure carries "messages",
  * the same lines `check` prints. Costs: api_scenarios loads every built-in
@@ -20,6 +22,7 @@
 #ifndef RS_API_H
 #define RS_API_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -30,8 +33,11 @@ struct api_limits {
     double max_wall_s;        /* a run is stopped after this much wall-clock time */
     unsigned long long max_events;
     unsigned long long max_buckets; /* time-series rows the page draws */
+    unsigned long long max_rows;    /* services.csv and caches.csv rows */
     unsigned long long max_clients;
-    double max_state_bytes;   /* budget and breaker states (scenario_state_bytes) */
+    double max_state_bytes;   /* budget and breaker states and caches */
+    unsigned long long max_live;    /* requests, attempts, messages in flight (sim_live_objects) */
+    volatile sig_atomic_t *cancel;  /* set (by a shutdown): the run stops; NULL: none */
 };
 extern const struct api_limits api_default_limits;
 
@@ -44,7 +50,9 @@ struct api_request {
 
 /* Each writes one JSON object to f and returns the HTTP status it goes
  * with: 200, 400 (bad scenario or request: messages), 422 (too big for the
- * page, or stopped at a limit: messages) or 500 (a failure of ours). */
+ * page, or stopped at a limit: messages), 503 (cancelled) or 500 (a
+ * failure of ours). A run's answer also has the effective scenario's
+ * knobs ("shape", as api_scenarios gives them). */
 int api_scenarios(FILE *f);
 int api_check(FILE *f, const char *text);
 int api_run(FILE *f, const struct api_request *rq, const struct api_limits *lim);

@@ -2,14 +2,18 @@
  * serve — `retrystorm serve`: the live page for demonstrations, over HTTP
  * from GNU libmicrohttpd. See serve.h.
  *
- * One thread per connection (at most SERVE_MAX_CONNECTIONS); a run waits
- * for one of `jobs` slots (a semaphore: one simulation per core), and when
- * more than SERVE_MAX_WAITING runs already wait the request is answered
- * 503 at once. Requests are small: a body over SERVE_MAX_BODY bytes is
- * refused (413) without being kept. Only the page's own files and the api
- * exist; nothing is read or written by path. A request whose Host is not a
- * local name while bound to a loopback address (DNS rebinding), or whose
- * Origin is another site's, is refused (403).
+ * One thread per connection (at most SERVE_MAX_CONNECTIONS, each closed
+ * after SERVE_IDLE_TIMEOUT seconds without a byte); a run waits for one of
+ * `jobs` slots (a semaphore: one simulation per core), and when more than
+ * SERVE_MAX_WAITING runs already wait the request is answered 503 at once.
+ * Requests are small: a body over SERVE_MAX_BODY bytes is refused (413),
+ * before it is sent when its Content-Length says so, and never kept. Only
+ * the page's own files and the api exist; nothing is read or written by
+ * path. A request whose Host is not a local name while bound to a
+ * loopback address (DNS rebinding), or whose Origin is not the page's own
+ * (scheme, host and port), is refused (403). Ctrl-C stops the runs in
+ * progress and the waiting ones (503), then the server; a second Ctrl-C
+ * ends the process at once.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -32,12 +36,15 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "scenario.h"
 
 #define SERVE_MAX_BODY (256u * 1024u)
 #define SERVE_MAX_CONNECTIONS 64u
 #define SERVE_MAX_WAITING 16
 #define SERVE_MAX_SCENARIO_NAME 64
 #define SERVE_MAX_SET 256
+#define SERVE_IDLE_TIMEOUT 15u /* seconds a connection may send nothing */
+#define TOO_BIG "the request is larger than 256 KiB (a scenario file is a few KiB)"
 
 /* The page (web/), compiled in by sim/serve/embed_assets.cmake. */
 struct serve_asset {
@@ -50,12 +57,17 @@ extern const struct serve_asset serve_assets[];
 struct server {
     sem_t slots;
     atomic_int waiting;
+    atomic_int answering;          /* posts taken and not yet sent back (see on_completed) */
     bool loopback;
+    const char *bind;              /* as given: a local name when it is a loopback address */
+    volatile sig_atomic_t stopping; /* Ctrl-C: waiting runs give up, running ones stop */
     struct api_limits lim;
 };
 
 /* One POST in progress: its body, as the post processor hands it over. */
 struct body {
+    struct server *sv;
+    bool counted;                  /* in sv->answering */
     struct MHD_PostProcessor *pp;
     size_t bytes;
     bool too_big, bad;
@@ -99,6 +111,8 @@ static enum MHD_Result on_field(void *cls, enum MHD_ValueKind kind, const char *
 {
     (void)kind, (void)filename, (void)type, (void)encoding;
     struct body *b = cls;
+    if (memchr(data, '\0', size) != NULL) /* %00 would cut a field short without a word */
+        return b->bad = true, MHD_YES;
     if (strcmp(key, "scenario") == 0) {
         size_t have = strlen(b->scenario);
         if (have + size >= sizeof b->scenario)
@@ -126,8 +140,11 @@ static enum MHD_Result respond(struct MHD_Connection *c, unsigned status, const 
                                size_t size, enum MHD_ResponseMemoryMode mode)
 {
     struct MHD_Response *r = MHD_create_response_from_buffer(size, data, mode);
-    if (r == NULL)
+    if (r == NULL) {
+        if (mode == MHD_RESPMEM_MUST_FREE)
+            free(data);
         return MHD_NO;
+    }
     MHD_add_response_header(r, "Content-Type", type);
     MHD_add_response_header(r, "Cache-Control", "no-store");
     MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
@@ -198,21 +215,47 @@ static double wall_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* Waits for a run slot, looking every 100 ms whether the server is
+ * stopping. Returns 0 with the slot, 1 when stopping, -1 on a failure. */
+static int take_slot(struct server *sv)
+{
+    for (;;) {
+        if (sv->stopping)
+            return 1;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 100000000L;
+        if (ts.tv_nsec >= 1000000000L)
+            ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+        if (sem_timedwait(&sv->slots, &ts) == 0) {
+            if (!sv->stopping)
+                return 0;
+            sem_post(&sv->slots);
+            return 1;
+        }
+        if (errno != ETIMEDOUT && errno != EINTR)
+            return -1;
+    }
+}
+
 /* Runs (or checks) what the body asks, in a slot. */
 static enum MHD_Result post(struct server *sv, struct MHD_Connection *c, const char *url, struct body *b)
 {
     bool run = strcmp(url, "/api/run") == 0;
+    atomic_fetch_add(&sv->answering, 1);
+    b->counted = true;
     if (b->too_big)
-        return refuse(c, 413, "the request is larger than 256 KiB (a scenario file is a few KiB)");
+        return refuse(c, 413, TOO_BIG);
     if (b->bad)
         return refuse(c, 400, "a malformed request: fields scenario, text and set (at most 64 sets of 256 bytes)");
     if (atomic_fetch_add(&sv->waiting, 1) >= SERVE_MAX_WAITING) {
         atomic_fetch_sub(&sv->waiting, 1);
         return refuse(c, 503, "busy: 16 runs are waiting already; try again in a moment");
     }
-    while (sem_wait(&sv->slots) != 0 && errno == EINTR)
-        ;
+    int got = take_slot(sv);
     atomic_fetch_sub(&sv->waiting, 1);
+    if (got != 0)
+        return refuse(c, 503, got > 0 ? "the server is stopping" : "no run slot (a failure of ours)");
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -227,9 +270,12 @@ static enum MHD_Result post(struct server *sv, struct MHD_Connection *c, const c
         fclose(f);
     }
     sem_post(&sv->slots);
-    if (run)
-        printf("run %s%s, %zu override%s: %d in %.2f s\n", b->scenario[0] ? b->scenario : "(pasted)",
-               "", b->nsets, b->nsets == 1 ? "" : "s", status, wall_now() - t0);
+    if (run) /* a name from the request is shown only if it is a built-in's: no escapes to the terminal */
+        printf("run %s, %zu override%s: %d in %.2f s\n",
+               !b->scenario[0]                             ? "(pasted)"
+               : scenario_builtin_text(b->scenario) != NULL ? b->scenario
+                                                            : "(no such built-in)",
+               b->nsets, b->nsets == 1 ? "" : "s", status, wall_now() - t0);
     fflush(stdout);
     if (f == NULL)
         return MHD_NO;
@@ -245,9 +291,12 @@ static void host_of(const char *v, char *out, size_t size)
     snprintf(out, size, "%.*s", (int)(n < size ? n : size - 1), p);
 }
 
-static bool local_name(const char *h)
+static bool local_name(const struct server *sv, const char *h)
 {
-    return strcasecmp(h, "localhost") == 0 || strcmp(h, "127.0.0.1") == 0 || strcmp(h, "[::1]") == 0;
+    char bracketed[80];
+    snprintf(bracketed, sizeof bracketed, "[%s]", sv->bind);
+    return strcasecmp(h, "localhost") == 0 || strcmp(h, "127.0.0.1") == 0 || strcmp(h, "[::1]") == 0 ||
+           strcmp(h, sv->bind) == 0 || strcasecmp(h, bracketed) == 0;
 }
 
 /* DNS rebinding and cross-site requests: see the header comment. */
@@ -255,14 +304,15 @@ static bool allowed(const struct server *sv, struct MHD_Connection *c)
 {
     const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
     const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
-    char h[256], o[256];
+    char h[256], o[300];
     host_of(host != NULL ? host : "", h, sizeof h);
-    if (sv->loopback && !local_name(h))
+    if (sv->loopback && !local_name(sv, h))
         return false;
     if (origin == NULL)
         return true;
-    host_of(origin, o, sizeof o);
-    return strcmp(o, h) == 0;
+    /* the page's own origin: this scheme, host and port, nothing else */
+    snprintf(o, sizeof o, "http://%s", host != NULL ? host : "");
+    return strcasecmp(origin, o) == 0;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
@@ -280,9 +330,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                        : refuse(c, 405, "GET or POST only");
         if (strcmp(url, "/api/run") != 0 && strcmp(url, "/api/check") != 0)
             return refuse(c, 404, "no such page");
+        const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+        if (cl != NULL && strtoull(cl, NULL, 10) > SERVE_MAX_BODY) /* refused before it is sent */
+            return refuse(c, 413, TOO_BIG);
         struct body *b = calloc(1, sizeof *b);
         if (b == NULL)
             return MHD_NO;
+        b->sv = sv;
         b->pp = MHD_create_post_processor(c, 4096, on_field, b);
         if (b->pp == NULL) {
             body_free(b);
@@ -311,7 +365,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 static void on_completed(void *cls, struct MHD_Connection *c, void **state, enum MHD_RequestTerminationCode why)
 {
     (void)cls, (void)c, (void)why;
-    body_free(*state);
+    struct body *b = *state;
+    if (b != NULL && b->counted)
+        atomic_fetch_sub(&b->sv->answering, 1);
+    body_free(b);
     *state = NULL;
 }
 
@@ -415,8 +472,9 @@ int serve_main(int argc, char **argv)
     int rc = parse_opts(argc, argv, &o);
     if (rc != 0)
         return rc < 0 ? 0 : rc;
-    struct server sv = {.lim = api_default_limits};
+    struct server sv = {.lim = api_default_limits, .bind = o.bind};
     sv.lim.max_wall_s = o.max_seconds;
+    sv.lim.cancel = &sv.stopping;
     struct sockaddr_storage ss;
     bool v6;
     if (!parse_bind(o.bind, o.port, &ss, &v6, &sv.loopback)) {
@@ -426,6 +484,7 @@ int serve_main(int argc, char **argv)
     }
     sem_init(&sv.slots, 0, o.jobs);
     atomic_init(&sv.waiting, 0);
+    atomic_init(&sv.answering, 0);
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
@@ -437,7 +496,7 @@ int serve_main(int argc, char **argv)
     struct MHD_Daemon *d = MHD_start_daemon(
         flags, (uint16_t)o.port, NULL, NULL, on_request, &sv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_CONNECTION_LIMIT, SERVE_MAX_CONNECTIONS,
-        MHD_OPTION_CONNECTION_TIMEOUT, 60u, MHD_OPTION_END);
+        MHD_OPTION_CONNECTION_TIMEOUT, SERVE_IDLE_TIMEOUT, MHD_OPTION_END);
     if (d == NULL) {
         fprintf(stderr, "retrystorm serve: cannot listen on %s port %u (in use? try --port 0 for a free one)\n",
                 o.bind, o.port);
@@ -446,13 +505,23 @@ int serve_main(int argc, char **argv)
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
     unsigned port = info != NULL ? info->port : o.port;
-    printf("retrystorm serve: http://%s%s%s:%u/  (%u run%s at a time, %.0f s each at most; Ctrl-C stops)\n",
+    printf("retrystorm serve: http://%s%s%s:%u/  (%u run%s at a time, %g s each at most; Ctrl-C stops)\n",
            v6 ? "[" : "", o.bind, v6 ? "]" : "", port, o.jobs, o.jobs == 1 ? "" : "s", sv.lim.max_wall_s);
     if (!sv.loopback)
         printf("retrystorm serve: bound to %s: anyone who reaches it can run simulations on this machine\n",
                o.bind);
     fflush(stdout);
     int sig = wait_for_stop(&set);
+    /* a second Ctrl-C ends the process at once */
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    printf("retrystorm serve: stopping (runs in progress stop too)\n");
+    fflush(stdout);
+    sv.stopping = 1;
+    /* runs see it within about 0.1 s: let their 503s go out (for at most 3 s) */
+    for (int i = 0; i < 300 && atomic_load(&sv.answering) > 0; i++)
+        nanosleep(&(struct timespec){0, 10000000L}, NULL);
     MHD_stop_daemon(d);
     sem_destroy(&sv.slots);
     printf("retrystorm serve: stopped (%s)\n", sig == SIGINT ? "interrupt" : "terminated");
