@@ -1,21 +1,30 @@
-# End-to-end latency CDF by outcome (latency.csv), log time axis.
+# End-to-end latency CDF (latency.csv), log time axis: a run's by outcome,
+# or a comparison's by variant (its requests of every outcome, 'all').
 # Variables set by retrystorm (besides the look: fig_width, fig_height,
-# font_scale, line_scale, style_palette, frames): out, term, title, outcomes (an array).
+# font_scale, line_scale, style_palette, frames): out, term, title, outcomes
+# (an array), variants (an array; [''] for a run).
 if (term eq 'svg') { set terminal svg size fig_width(900),fig_height(600) dynamic enhanced font 'Sans,12' fontscale font_scale linewidth line_scale } else { set terminal pngcairo size fig_width(900),fig_height(600) enhanced font 'Sans,12' fontscale font_scale linewidth line_scale }
 set output out
 set datafile separator ','
-set title sprintf('%s: latency CDF by outcome', title) noenhanced
+byvar = variants[1] ne ''
+set title sprintf(byvar ? '%s: latency CDF by variant (every outcome)' : '%s: latency CDF by outcome', title) noenhanced
 set xlabel 'end-to-end latency (s)'
-set ylabel 'share of requests with this outcome'
+set ylabel (byvar ? 'share of requests' : 'share of requests with this outcome')
 set logscale x
 set format x '10^{%L}'   # decades, not 0.0000001
-set rmargin 4            # room for the last label
 set yrange [0:1]
 set key outside right top noenhanced
 set grid
 palette = '#000000 #0072B2 #D55E00 #009E73 #E69F00 #CC79A7 #56B4E9 #F0E442'
+if (byvar) { palette = '#000000 #E69F00 #56B4E9 #009E73 #0072B2 #D55E00 #CC79A7 #F0E442 #999999' } # compare's
 if (style_palette ne '') { palette = style_palette } # --style slide
 pos(x) = x > 0 ? x : NaN
-plot for [i=1:|outcomes|] 'latency.csv' \
-     using (strcol('outcome') eq outcomes[i] ? pos(column('latency_s')) : NaN):'quantile' \
-     with lines lw 2 lc rgb word(palette, i) title outcomes[i]
+if (byvar) {
+    plot for [i=|variants|:1:-1] 'latency.csv' \
+         using (strcol('variant') eq variants[i] && strcol('outcome') eq 'all' ? pos(column('latency_s')) : NaN):'quantile' \
+         with lines lw 2 lc rgb word(palette, (i - 1) % 9 + 1) title variants[i]
+} else {
+    plot for [i=1:|outcomes|] 'latency.csv' \
+         using (strcol('outcome') eq outcomes[i] ? pos(column('latency_s')) : NaN):'quantile' \
+         with lines lw 2 lc rgb word(palette, i) title outcomes[i]
+}

@@ -1,35 +1,72 @@
 # A sweep (sweep.csv): one metric over one key (line with 95 % error bars)
-# or two keys (heat map, the first key across, the second up).
-# Variables set by retrystorm (besides the look: fig_width, fig_height,
-# font_scale, line_scale, style_palette, frames): out, term, title, metric, key1, key2 ('' for one key),
-# xs, ys (arrays of the keys' values; ys [''] for one key), nys (0 for one key).
-if (term eq 'svg') { set terminal svg size fig_width(900),fig_height(650) dynamic enhanced font 'Sans,12' fontscale font_scale linewidth line_scale } else { set terminal pngcairo size fig_width(900),fig_height(650) enhanced font 'Sans,12' fontscale font_scale linewidth line_scale }
+# or two keys (heat map, the first key across, the second up). Or (summary
+# = 1) a comparison's summary (summary.csv): a bar per variant of four
+# metrics, with 95 % error bars (the _hw columns) when it has replications.
+# Variables set by retrystorm (and the look, see plot.c): out, term, title,
+# metric, key1, key2 ('' for one key), xs, ys (the keys' values; ys ['']
+# for one key), nys (0 for one key); summary, variants and reps.
+if (term eq 'svg') { set terminal svg size fig_width(summary ? 1200 : 900),fig_height(summary ? 900 : 650) dynamic enhanced font 'Sans,12' fontscale font_scale linewidth line_scale } else { set terminal pngcairo size fig_width(summary ? 1200 : 900),fig_height(summary ? 900 : 650) enhanced font 'Sans,12' fontscale font_scale linewidth line_scale }
 set output out
 set datafile separator ','
-nx = |xs|
-set xtics () noenhanced
-do for [i=1:nx] { set xtics add (xs[i] i - 1) }
-set xrange [-0.5:nx - 0.5]
-set xlabel key1 noenhanced
-if (key2 eq '') {
-    set title sprintf('%s: %s (mean and 95%% interval over replications)', title, metric) noenhanced
-    set ylabel metric noenhanced
-    set grid
+if (summary) {
+    n = |variants|
+    palette = '#000000 #E69F00 #56B4E9 #009E73 #0072B2 #D55E00 #CC79A7 #F0E442 #999999'
+    if (style_palette ne '') { palette = style_palette }
+    set multiplot layout 2,2 title sprintf('%s: variants compared%s', title, reps > 1 ? sprintf(' (mean and 95%% interval over %d replications)', reps) : '') noenhanced
+    set xtics () noenhanced rotate by -30
+    do for [i=1:n] { set xtics add (variants[i] i) }
+    set xrange [0.4:n + 0.6]
+    set style fill solid 0.7 border -1
+    set boxwidth 0.7
+    set offsets 0,0,graph 0.12,0
+    set grid y
     set key off
-    plot 'sweep.csv' using (column('point')):(column(metric)):(column(metric.'_hw')) \
-         with yerrorlines lw 2 pt 7 lc rgb '#0072B2'
+    array ms[4] = ['amplification', 'recovery_s', 'lat_p99', 'ok_share']
+    array ml[4] = ['attempts per request (server)', 'recovery after the last phase (s)', 'p99 latency (s)', 'share of requests ok']
+    is(i) = strcol('variant') eq variants[i]
+    hw(m) = strcol(m.'_hw') eq '' ? 0 : column(m.'_hw')
+    has(i, m) = is(i) && strcol(m) ne ''
+    top(i, m) = has(i, m) ? column(m) + hw(m) : 0 # gnuplot 5.4 crashes on labels of nothing
+    txt(i, m) = has(i, m) ? sprintf('%.3g', column(m)) : ''
+    late(i) = is(i) && (strcol('recovered') eq '' || column('recovered') < 1) ? i : NaN
+    said(r) = r == 0 ? 'never' : sprintf('%.0f%% of runs', 100 * r)
+    do for [j=1:4] {
+        set ylabel ml[j]
+        set yrange [0:*]
+        if (j == 4) { set yrange [0:1.1] }
+        plot for [i=1:n] 'summary.csv' using (is(i) ? i : NaN):(column(ms[j])):(hw(ms[j])) \
+             with boxerrorbars lc rgb word(palette, (i - 1) % 9 + 1), \
+             for [i=1:n] '' using (has(i, ms[j]) ? i : NaN):(top(i, ms[j])):(txt(i, ms[j])) with labels offset 0,0.7, \
+             for [i=1:n] '' using (j == 2 ? late(i) : NaN):(0):(strcol('recovered') eq '' ? 'no phase' : said(column('recovered'))) with labels offset 0,0.7, \
+             0 lc rgb '#000000' notitle
+    }
+    unset multiplot
 } else {
-    ny = nys
-    set ytics () noenhanced
-    do for [j=1:ny] { set ytics add (ys[j] j - 1) }
-    set yrange [-0.5:ny - 0.5]
-    set ylabel key2 noenhanced
-    set title sprintf('%s: %s (mean over replications)', title, metric) noenhanced
-    set palette defined (0 '#FDE725', 0.5 '#21918C', 1 '#440154')
-    set cblabel metric noenhanced
-    set style textbox opaque fc rgb '#FFFFFF' noborder
-    plot 'sweep.csv' using (floor(column('point') / ny)):(int(column('point')) % ny):(column(metric)) \
-         with image notitle, \
-         '' using (floor(column('point') / ny)):(int(column('point')) % ny):(sprintf('%.3g', column(metric))) \
-         with labels boxed font ',10' textcolor rgb '#000000' notitle
+    nx = |xs|
+    set xtics () noenhanced
+    do for [i=1:nx] { set xtics add (xs[i] i - 1) }
+    set xrange [-0.5:nx - 0.5]
+    set xlabel key1 noenhanced
+    if (key2 eq '') {
+        set title sprintf('%s: %s (mean and 95%% interval over replications)', title, metric) noenhanced
+        set ylabel metric noenhanced
+        set grid
+        set key off
+        plot 'sweep.csv' using (column('point')):(column(metric)):(column(metric.'_hw')) \
+             with yerrorlines lw 2 pt 7 lc rgb '#0072B2'
+    } else {
+        ny = nys
+        set ytics () noenhanced
+        do for [j=1:ny] { set ytics add (ys[j] j - 1) }
+        set yrange [-0.5:ny - 0.5]
+        set ylabel key2 noenhanced
+        set title sprintf('%s: %s (mean over replications)', title, metric) noenhanced
+        set palette defined (0 '#FDE725', 0.5 '#21918C', 1 '#440154')
+        set cblabel metric noenhanced
+        set style textbox opaque fc rgb '#FFFFFF' noborder
+        plot 'sweep.csv' using (floor(column('point') / ny)):(int(column('point')) % ny):(column(metric)) \
+             with image notitle, \
+             '' using (floor(column('point') / ny)):(int(column('point')) % ny):(sprintf('%.3g', column(metric))) \
+             with labels boxed font ',10' textcolor rgb '#000000' notitle
+    }
 }

@@ -27,6 +27,21 @@ check "$tmp/cmp/compare.png" "$tmp/cmp/compare.svg" "$tmp/cmp/summary.csv" "$tmp
       "$tmp/cmp/attempts=1/summary.csv" "$tmp/cmp/attempts=3/summary.csv"
 head -1 "$tmp/cmp/summary.csv" | grep -q '^variant,layer.app.attempts,scenario,' || fail "summary.csv header"
 [ "$(wc -l < "$tmp/cmp/summary.csv")" = 3 ] || fail "summary.csv rows"
+# A comparison draws a set: latency CDFs, attempts and a summary by variant,
+# from latency.csv and attempts.csv behind the variant's columns and
+# summary.csv's half-widths (empty with one replication, numbers with two)
+for fig in compare_cdf compare_attempts compare_summary; do check "$tmp/cmp/$fig.png" "$tmp/cmp/$fig.svg"; done
+head -1 "$tmp/cmp/latency.csv" | grep -q '^variant,layer.app.attempts,outcome,quantile,latency_s$' || fail "latency.csv header"
+head -1 "$tmp/cmp/attempts.csv" | grep -q '^variant,layer.app.attempts,level,attempts,' || fail "attempts.csv header"
+field() { awk -F, -v c="$2" -v r="${3:-2}" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i } NR == r { print $k }' "$1"; }
+[ -z "$(field "$tmp/cmp/summary.csv" amplification_hw)" ] || fail "a half-width from one replication"
+[ -n "$(field "$tmp/cmp/summary.csv" peak_rate_1s)" ] || fail "no peak_rate_1s in summary.csv"
+"$bin" compare storm --set run.duration=90s --vary layer.app.attempts=1,3 --reps 2 -o "$tmp/cmp2" --plot > "$tmp/cmp2.log" || { cat "$tmp/cmp2.log"; exit 1; }
+grep -q 'peak 1s/s' "$tmp/cmp2.log" || fail "the table's peak column is not the 1 s peak"
+[ -n "$(field "$tmp/cmp2/summary.csv" amplification_hw 3)" ] || fail "no half-width from two replications"
+[ -n "$(field "$tmp/cmp2/replications.csv" peak_rate_1s 5)" ] || fail "no peak_rate_1s in replications.csv"
+grep -qi nan "$tmp/cmp2/"*.csv && fail "NaN in a comparison's CSV"
+check "$tmp/cmp2/compare_summary.png"
 "$bin" compare aws-occ --vary layer.app.backoff=none,full --vary load.clients=10,20 --reps 2 -o "$tmp/occ" --plot > "$tmp/occ.log" || { cat "$tmp/occ.log"; exit 1; }
 check "$tmp/occ/occ.png" "$tmp/occ/occ.svg" "$tmp/occ/replications.csv"
 [ "$(wc -l < "$tmp/occ/replications.csv")" = 9 ] || fail "replications.csv rows"

@@ -347,6 +347,17 @@ static void malformed_comparison(void **state)
     put(d, "timeseries.csv", "variant,t,ok\na,0,1\nb,0,1\nc,0,1\nd,0,1\ne,0,1\nf,0,1\ng,0,1\n"
                              "h,0,1\ni,0,1\nj,0,1\nk,0,1\nl,0,1\nm,0,1\n");
     refused(d, PLOT_FAILED, "13 variants are too many lines for one figure");
+    /* the rest of a comparison's set is read before anything is drawn */
+    put(d, "timeseries.csv", "variant,t,ok\na,0,1\n");
+    put(d, "latency.csv", "variant,outcome,quantile,latency_s\na,all,0,1\nx\x1b]0;t\x07,all,1,2\n");
+    refused(d, PLOT_BAD_INPUT, "/latency.csv:3: a control character (byte 27) in column variant");
+    put(d, "latency.csv", "variant,outcome,quantile,latency_s\na,all,0,1\n");
+    put(d, "attempts.csv", "variant,level,attempts,share\na,app,1,1\na,ap\tp,1,1\n");
+    refused(d, PLOT_BAD_INPUT, "/attempts.csv:3: a control character (byte 9) in column level");
+    put(d, "attempts.csv", "variant,level,attempts,share\na,app,1,1\n");
+    put(d, "summary.csv", "variant,amplification,amplification_hw\na,1,\n");
+    put(d, "replications.csv", "variant,replication\na,0\na,1\n1\n");
+    refused(d, PLOT_BAD_INPUT, "/replications.csv:4: 1 columns, but the header has 2");
     rmtree(d);
     free(d);
 }

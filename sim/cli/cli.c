@@ -491,7 +491,7 @@ static void compare_row(void *user, const char *label, const char *const *names,
     bool *first = user;
     if (*first) {
         printf("  %-34s %9s %7s %7s %9s %9s %9s %10s %9s\n", "variant", "requests", "ok", "amplif",
-               "p50 ms", "p99 ms", "peak/s", "duplicates", "recovered");
+               "p50 ms", "p99 ms", "peak 1s/s", "duplicates", "recovered");
         *first = false;
     }
     char rec[32];

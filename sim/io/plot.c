@@ -1326,7 +1326,7 @@ static int plot_caches(struct ctx *c, const struct caches *cs)
  * when there is a services.csv, and per cache when there is a caches.csv. */
 static int plot_run(struct ctx *c)
 {
-    struct list outcomes = {0}, levels = {0};
+    struct list outcomes = {0}, levels = {0}, none_list = {0}; /* none_list: variants [''], a run's */
     struct services sv = {0};
     struct caches cs = {0};
     struct sbuf none = {0}, cdf = {0}, att = {0};
@@ -1338,7 +1338,8 @@ static int plot_run(struct ctx *c)
     if (rc >= 0)
         rc = read_caches(c, &cs);
     if (rc >= 0)
-        rc = sb_array(&cdf, "outcomes", &outcomes) | sb_array(&att, "levels", &levels);
+        rc = sb_array(&cdf, "outcomes", &outcomes) | sb_array(&att, "levels", &levels) |
+             sb_array(&cdf, "variants", &none_list) | sb_array(&att, "variants", &none_list);
     static const char *const ts[] = {"load", "queue", "latency"};
     for (size_t i = 0; i < 3 && rc == 0; i++)
         rc = draw_both(c, ts[i], ts[i], &none);
@@ -1355,11 +1356,78 @@ static int plot_run(struct ctx *c)
     return rc;
 }
 
+/* Whether DIR/name has a column col (every value of which is then
+ * checked): 0, 1 when it has not (or there is no such file), or a PLOT_
+ * code. */
+static int has_column(struct ctx *c, const char *name, const char *col)
+{
+    struct list l = {0};
+    int rc = column_values(c, name, col, &l);
+    list_fini(&l);
+    return rc;
+}
+
+/* What the rest of a comparison's set is drawn from, each part when its
+ * files are there (a comparison written before they were has none): 0
+ * when present, 1 when absent. */
+struct compare_set {
+    int lat, att, hw;   /* latency.csv and attempts.csv by variant, summary.csv's _hw columns */
+    struct list levels; /* attempts.csv's levels, the outermost first */
+    size_t reps;        /* replications (replications.csv) */
+};
+
+/* Reads and checks what the set is drawn from, before anything is drawn.
+ * 0 or a PLOT_ code. */
+static int compare_set_read(struct ctx *c, struct compare_set *set)
+{
+    struct list reps = {0};
+    int rc;
+    *set = (struct compare_set){.lat = 1, .att = 1, .hw = 1};
+    if ((rc = set->lat = has_column(c, "latency.csv", "variant")) < 0 ||
+        (rc = set->att = has_column(c, "attempts.csv", "variant")) < 0 ||
+        (rc = set->hw = has_column(c, "summary.csv", "amplification_hw")) < 0)
+        return rc;
+    if (set->att == 0 && (rc = column_values(c, "attempts.csv", "level", &set->levels)) < 0)
+        return rc;
+    if (set->hw == 0)
+        rc = column_values(c, "replications.csv", "replication", &reps);
+    set->reps = reps.n;
+    list_fini(&reps);
+    return rc < 0 ? rc : 0;
+}
+
+/* The rest of a comparison's set: compare_cdf (latency CDFs by variant),
+ * compare_attempts (attempts per request by variant, at the outermost
+ * level) and compare_summary (four metrics by variant, with 95 % error
+ * bars over replications). */
+static int compare_set_draw(struct ctx *c, const struct compare_set *set, const struct list *variants)
+{
+    struct sbuf vars = {0}, cdf = {0}, att = {0};
+    int rc = sb_array(&vars, "variants", variants) == 0 ? 0 : PLOT_FAILED;
+    if (rc == 0 && set->lat == 0) {
+        sb_printf(&cdf, "%sarray outcomes[1] = ['all']\n", vars.p);
+        rc = draw_both(c, "cdf", "compare_cdf", &cdf);
+    }
+    if (rc == 0 && set->att == 0 && set->levels.n > 0) {
+        sb_printf(&att, "%s", vars.p);
+        rc = sb_array(&att, "levels", &set->levels) == 0 ? draw_both(c, "attempts", "compare_attempts", &att)
+                                                          : PLOT_FAILED;
+    }
+    if (rc == 0 && set->hw == 0) {
+        sb_printf(&vars, "summary = 1\nreps = %zu\nmetric = ''\nkey1 = ''\nkey2 = ''\n", set->reps);
+        sb_printf(&vars, "array xs[1] = ['']\narray ys[1] = ['']\nnys = 0\n");
+        rc = draw_both(c, "sweep", "compare_summary", &vars);
+    }
+    free(vars.p), free(cdf.p), free(att.p);
+    return rc;
+}
+
 /* A comparison: one line per variant, or the AWS study's panels when it
  * varies load.clients and layer.app.backoff. */
 static int plot_comparison(struct ctx *c, const struct list *variants)
 {
     struct list clients = {0}, strategies = {0};
+    struct compare_set set = {0};
     struct sbuf extra = {0};
     int rc = column_values(c, "summary.csv", "load.clients", &clients);
     if (rc == 0)
@@ -1371,11 +1439,13 @@ static int plot_comparison(struct ctx *c, const struct list *variants)
     } else if (rc == 1 && variants->n > COMPARE_LINES) {
         rc = fail(c, PLOT_FAILED, "%s: %zu variants are too many lines for one figure (at most %d)",
                   c->dir, variants->n, COMPARE_LINES);
-    } else if (rc == 1) {
+    } else if (rc == 1 && (rc = compare_set_read(c, &set)) == 0) {
         rc = sb_array(&extra, "variants", variants) == 0 ? draw_both(c, "compare", "compare", &extra)
                                                           : PLOT_FAILED;
+        if (rc == 0)
+            rc = compare_set_draw(c, &set, variants);
     }
-    list_fini(&clients), list_fini(&strategies);
+    list_fini(&clients), list_fini(&strategies), list_fini(&set.levels);
     free(extra.p);
     return rc;
 }
@@ -1411,7 +1481,7 @@ static int plot_sweep(struct ctx *c)
         int q = sb_var(&extra, "metric", metrics[i]) | sb_var(&extra, "key1", keys[0]) |
                 sb_var(&extra, "key2", nk == 2 ? keys[1] : "") | sb_array(&extra, "xs", &xs) |
                 sb_array(&extra, "ys", &ys);
-        sb_printf(&extra, "nys = %zu\n", ys.n);
+        sb_printf(&extra, "nys = %zu\nsummary = 0\nreps = 0\narray variants[1] = ['']\n", ys.n);
         rc = q == 0 ? draw_both(c, "sweep", name, &extra) : PLOT_FAILED;
         free(extra.p);
     }

@@ -6,7 +6,9 @@
  * plot_dir looks at what DIR holds and draws every figure its files
  * support, each as PNG (pngcairo) and SVG: load, queue and latency over
  * time, the latency CDF and the attempts histogram of a run; the
- * comparison panels of a `compare` directory; the AWS study's two panels
+ * comparison panels of a `compare` directory and, when its files are
+ * there, its latency CDFs, attempts and summary by variant (compare_cdf,
+ * compare_attempts, compare_summary); the AWS study's two panels
  * when the comparison varies load.clients and layer.app.backoff; the
  * three panels of a sweep. A run with a services.csv (a service graph)
  * also gets one figure per service, service_NAME (at most 64 services;

@@ -6,11 +6,13 @@
 #include "compare.h"
 
 #include <errno.h>
+#include <gsl/gsl_cdf.h>
 #include <stdarg.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "metrics.h"
 #include "output.h"
 #include "sim.h"
 
@@ -93,35 +95,100 @@ static size_t split(char *line, char **fields, size_t max)
 
 #define MAX_COLS 256
 
+/* The columns of summary.csv that also get a 95 % half-width (NAME_hw, at
+ * the end of each row) over the replications that have a value. */
+static const char *const hw_names[] = {"ok_share", "amplification", "attempts_mean", "lat_p99",
+                                       "recovery_s", "goodput", "peak_rate_1s"};
+#define NHW (sizeof hw_names / sizeof *hw_names)
+
+/* The column of a replication's row holding the peak of the server's
+ * arrival rate averaged over PEAK_WINDOW_S (a rolling window of whole
+ * buckets), appended after the run's own summary columns. */
+#define PEAK_COLUMN "peak_rate_1s"
+#define PEAK_WINDOW_S 1.0
+
+/* The numeric values of column c over the rows (those with a value) into
+ * x; false when one is not a number. */
+static bool column_numbers(char *fields[][MAX_COLS], size_t nrows, size_t c, double *x, size_t *n)
+{
+    *n = 0;
+    for (size_t r = 0; r < nrows; r++) {
+        char *end;
+        if (fields[r][c][0] == '\0')
+            continue;
+        double v = strtod(fields[r][c], &end);
+        if (*end != '\0' || !isfinite(v))
+            return false;
+        x[(*n)++] = v;
+    }
+    return true;
+}
+
+/* The half-width of the 95 % interval of the mean of x (Student's t);
+ * NAN below 2 values. */
+static double half_width(const double *x, size_t n)
+{
+    if (n < 2)
+        return NAN;
+    double mean = 0, ss = 0;
+    for (size_t i = 0; i < n; i++)
+        mean += x[i] / (double)n;
+    for (size_t i = 0; i < n; i++)
+        ss += (x[i] - mean) * (x[i] - mean);
+    return gsl_cdf_tdist_Pinv(0.975, (double)(n - 1)) * sqrt(ss / (double)(n - 1)) / sqrt((double)n);
+}
+
 /* The mean over rows of each column that parses as a number in every row
- * that has a value; the first row's text otherwise. */
-static void write_means(FILE *f, char rows[][8192], size_t nrows)
+ * that has a value (empty when none has); the first row's text otherwise;
+ * then the half-width of each column hw[k] (empty below 2 values). */
+static void write_means(FILE *f, char rows[][8192], size_t nrows, const size_t *hw)
 {
     char *fields[64][MAX_COLS];
-    size_t ncol = 0;
+    double x[64];
+    size_t ncol = 0, n;
     for (size_t r = 0; r < nrows; r++)
         ncol = split(rows[r], fields[r], MAX_COLS);
     for (size_t c = 0; c < ncol; c++) {
         double sum = 0;
-        size_t n = 0;
-        bool numeric = true;
-        for (size_t r = 0; r < nrows && numeric; r++) {
-            char *end;
-            if (fields[r][c][0] == '\0')
-                continue;
-            double v = strtod(fields[r][c], &end);
-            if (*end != '\0' || !isfinite(v))
-                numeric = false;
-            else
-                sum += v, n++;
-        }
+        bool numeric = column_numbers(fields, nrows, c, x, &n);
+        for (size_t i = 0; i < n; i++)
+            sum += x[i];
         fputc(',', f);
         if (!numeric)
             fputs(fields[0][c], f);
         else if (n > 0)
             fprintf(f, "%.9g", sum / (double)n);
     }
+    for (size_t k = 0; k < NHW; k++) {
+        double h = hw[k] < ncol && column_numbers(fields, nrows, hw[k], x, &n) ? half_width(x, n) : NAN;
+        fputc(',', f);
+        if (!isnan(h))
+            fprintf(f, "%.9g", h);
+    }
     fputc('\n', f);
+}
+
+/* The peak of the server's arrivals per second averaged over the last
+ * PEAK_WINDOW_S of whole buckets (at least one): with a herd at 10 ms
+ * buckets, what the figure's rolling mean shows, not the one bucket that
+ * every variant shares. O(buckets). */
+static double peak_rate_window(const struct metrics *m)
+{
+    double best = -1, sum = 0, len = 0;
+    size_t from = 0;
+    for (size_t i = 0; i < m->nbuckets; i++) {
+        sum += (double)m->b[i].server_arrivals;
+        len += metrics_bucket_len(m, i);
+        while (i > from && len - metrics_bucket_len(m, from) >= PEAK_WINDOW_S - 1e-9) {
+            sum -= (double)m->b[from].server_arrivals;
+            len -= metrics_bucket_len(m, from++);
+        }
+        if (len >= PEAK_WINDOW_S - 1e-9 && sum / len > best)
+            best = sum / len;
+    }
+    if (best < 0) /* a run shorter than the window: its mean */
+        best = len > 0 ? sum / len : 0;
+    return best;
 }
 
 /* Reports the means over the replications of a few columns. */
@@ -129,7 +196,7 @@ static void report_means(compare_report_fn report, void *user, const char *label
                          const char *header, char rows[][8192], unsigned reps)
 {
     static const char *const want[] = {"requests", "ok_share", "amplification", "lat_p50",
-                                       "lat_p99", "peak_server_rate", "duplicates", "recovered",
+                                       "lat_p99", PEAK_COLUMN, "duplicates", "recovered",
                                        "recovery_s"};
     enum { NW = sizeof want / sizeof want[0] };
     char hdr[8192], tmp[8192], *hf[MAX_COLS], *rf[MAX_COLS];
@@ -292,35 +359,50 @@ static int load_variants(const struct compare_spec *spec, struct variants *vs,
     return rc;
 }
 
-/* The comparison's three combined files. */
+/* The comparison's combined files: summary.csv, timeseries.csv,
+ * replications.csv, and each variant's latency.csv and attempts.csv (its
+ * replication 0) behind its variant and key columns. */
+enum { C_SUM, C_TS, C_REPS, C_LAT, C_ATT, C_FILES };
+static const char *const combined_names[C_FILES] = {"summary.csv", "timeseries.csv", "replications.csv",
+                                                    "latency.csv", "attempts.csv"};
 struct combined {
-    struct output_file sum, ts, reps;
-    char header[8192]; /* summary.csv's header line, as the runs write it */
+    struct output_file f[C_FILES];
+    char header[8192]; /* a replication's row's header: the run's summary, then PEAK_COLUMN */
+    size_t hw[NHW];    /* where hw_names are in it (MAX_COLS: absent) */
 };
 
 static int combined_open(struct combined *c, const char *dir, char *err, size_t errsz)
 {
-    c->sum.f = c->ts.f = c->reps.f = NULL;
-    c->sum.dirfd = c->ts.dirfd = c->reps.dirfd = -1;
-    c->sum.tmp[0] = c->ts.tmp[0] = c->reps.tmp[0] = '\0';
-    return output_file_open(&c->sum, dir, "summary.csv", err, errsz) != 0 ||
-                   output_file_open(&c->ts, dir, "timeseries.csv", err, errsz) != 0 ||
-                   output_file_open(&c->reps, dir, "replications.csv", err, errsz) != 0
-               ? -1
-               : 0;
+    for (size_t i = 0; i < C_FILES; i++)
+        c->f[i] = (struct output_file){.f = NULL, .dirfd = -1, .tmp = ""};
+    for (size_t i = 0; i < C_FILES; i++)
+        if (output_file_open(&c->f[i], dir, combined_names[i], err, errsz) != 0)
+            return -1;
+    return 0;
 }
 
 static int combined_close(struct combined *c, bool commit, char *err, size_t errsz)
 {
     int rc = 0;
-    if (commit && (output_file_commit(&c->sum, err, errsz) != 0 ||
-                   output_file_commit(&c->ts, err, errsz) != 0 ||
-                   output_file_commit(&c->reps, err, errsz) != 0))
-        rc = -1;
-    output_file_discard(&c->sum);
-    output_file_discard(&c->ts);
-    output_file_discard(&c->reps);
+    for (size_t i = 0; i < C_FILES && commit && rc == 0; i++)
+        rc = output_file_commit(&c->f[i], err, errsz) != 0 ? -1 : 0;
+    for (size_t i = 0; i < C_FILES; i++)
+        output_file_discard(&c->f[i]);
     return rc;
+}
+
+/* Where each of hw_names is in c->header. */
+static void find_hw(struct combined *c)
+{
+    char hdr[8192], *hf[MAX_COLS];
+    snprintf(hdr, sizeof hdr, "%s", c->header);
+    size_t nh = split(hdr, hf, MAX_COLS);
+    for (size_t k = 0; k < NHW; k++) {
+        c->hw[k] = MAX_COLS;
+        for (size_t i = 0; i < nh; i++)
+            if (strcmp(hf[i], hw_names[k]) == 0)
+                c->hw[k] = i;
+    }
 }
 
 /* The header lines of summary.csv and replications.csv, once. */
@@ -335,26 +417,30 @@ static void combined_headers(struct combined *c, const struct compare_spec *spec
     output_write_summary_header(mf);
     fclose(mf);
     buf[strcspn(buf, "\n")] = '\0';
-    snprintf(c->header, sizeof c->header, "%s", buf);
-    fprintf(c->sum.f, "variant");
-    fprintf(c->reps.f, "variant");
+    snprintf(c->header, sizeof c->header, "%s,%s", buf, PEAK_COLUMN);
+    find_hw(c);
+    fprintf(c->f[C_SUM].f, "variant");
+    fprintf(c->f[C_REPS].f, "variant");
     for (size_t k = 0; k < spec->nvary; k++) {
-        fprintf(c->sum.f, ",%s", vs->axes[k].key);
-        fprintf(c->reps.f, ",%s", vs->axes[k].key);
+        fprintf(c->f[C_SUM].f, ",%s", vs->axes[k].key);
+        fprintf(c->f[C_REPS].f, ",%s", vs->axes[k].key);
     }
-    fprintf(c->sum.f, ",%s\n", buf);
-    fprintf(c->reps.f, ",replication,%s\n", buf);
+    fprintf(c->f[C_SUM].f, ",%s", c->header);
+    for (size_t k = 0; k < NHW; k++)
+        fprintf(c->f[C_SUM].f, ",%s_hw", hw_names[k]);
+    fprintf(c->f[C_SUM].f, "\n");
+    fprintf(c->f[C_REPS].f, ",replication,%s\n", c->header);
     free(buf);
 }
 
-/* Appends replication 0's time series of a variant (at vdir), each line
- * prefixed; the header once (v == 0). */
-static int append_timeseries(struct combined *c, const struct compare_spec *spec,
-                             const struct variants *vs, size_t v, const char *vdir,
-                             const char *prefix, char *err, size_t errsz)
+/* Appends replication 0's file `name` of a variant (at vdir) to out, each
+ * line prefixed; the header once (v == 0). */
+static int append_file(FILE *out, const char *name, const struct compare_spec *spec,
+                       const struct variants *vs, size_t v, const char *vdir, const char *prefix,
+                       char *err, size_t errsz)
 {
     char path[8300];
-    snprintf(path, sizeof path, "%s/timeseries.csv", vdir);
+    snprintf(path, sizeof path, "%s/%s", vdir, name);
     char *text = slurp(path);
     if (text == NULL) {
         snprintf(err, errsz, "cannot read %s: %s", path, strerror(errno));
@@ -366,16 +452,28 @@ static int append_timeseries(struct combined *c, const struct compare_spec *spec
         if (next)
             *next++ = '\0';
         if (!first)
-            fprintf(c->ts.f, "%s,%s\n", prefix, line);
+            fprintf(out, "%s,%s\n", prefix, line);
         else if (v == 0) {
-            fprintf(c->ts.f, "variant");
+            fprintf(out, "variant");
             for (size_t k = 0; k < spec->nvary; k++)
-                fprintf(c->ts.f, ",%s", vs->axes[k].key);
-            fprintf(c->ts.f, ",%s\n", line);
+                fprintf(out, ",%s", vs->axes[k].key);
+            fprintf(out, ",%s\n", line);
         }
         first = false;
     }
     free(text);
+    return 0;
+}
+
+/* Appends a variant's timeseries.csv, latency.csv and attempts.csv. */
+static int append_variant(struct combined *c, const struct compare_spec *spec, const struct variants *vs,
+                          size_t v, const char *vdir, const char *prefix, char *err, size_t errsz)
+{
+    static const size_t which[] = {C_TS, C_LAT, C_ATT};
+    for (size_t i = 0; i < sizeof which / sizeof *which; i++)
+        if (append_file(c->f[which[i]].f, combined_names[which[i]], spec, vs, v, vdir, prefix, err,
+                        errsz) != 0)
+            return -1;
     return 0;
 }
 
@@ -401,8 +499,9 @@ static int run_replication(struct combined *c, const struct compare_spec *spec,
     output_write_summary_csv(mf, s, &o, 0);
     fclose(mf);
     buf[strcspn(buf, "\n")] = '\0';
-    fprintf(c->reps.f, "%s,%u,%s\n", prefix, r, buf);
-    snprintf(row, rowsz, "%s", buf);
+    double peak = peak_rate_window(sim_metrics(s));
+    fprintf(c->f[C_REPS].f, "%s,%u,%s,%.9g\n", prefix, r, buf, peak);
+    snprintf(row, rowsz, "%s,%.9g", buf, peak);
     free(buf);
     int rc = r == 0 && output_write_dir(vdir, s, &o, err, errsz) != 0 ? 1 : 0;
     if (rc == 0 && !sim_complete(s))
@@ -434,9 +533,9 @@ static int run_variant(struct combined *c, const struct compare_spec *spec, cons
     /* the report reads copies of the rows; write_means then splits them in place */
     if (report != NULL)
         report_means(report, user, vs->labels[v], c->header, rows, ran);
-    fputs(prefix, c->sum.f);
-    write_means(c->sum.f, rows, ran);
-    if (append_timeseries(c, spec, vs, v, vdir, prefix, err, errsz) != 0)
+    fputs(prefix, c->f[C_SUM].f);
+    write_means(c->f[C_SUM].f, rows, ran, c->hw);
+    if (append_variant(c, spec, vs, v, vdir, prefix, err, errsz) != 0)
         return 1;
     return rc;
 }

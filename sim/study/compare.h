@@ -7,10 +7,16 @@
  * times), `reps` times with replication indices 0..reps−1. The run of
  * replication 0 of each variant is written to DIR/<variant>/ like any run;
  * DIR/summary.csv holds one row per variant (the mean of each column over
- * the replications that have a value), DIR/timeseries.csv the time series
- * of replication 0 of every variant, and DIR/replications.csv every
+ * the replications that have a value, then NAME_hw, the half-width of the
+ * 95 % interval (Student's t) of a few of them, empty below two values),
+ * DIR/timeseries.csv, DIR/latency.csv and DIR/attempts.csv the files of
+ * replication 0 of every variant, and DIR/replications.csv every
  * replication's row; each row starts with the variant's label and one
- * column per varied key. Cost: variants × reps runs.
+ * column per varied key. A replication's row is the run's summary and
+ * peak_rate_1s, the peak of the server's arrivals averaged over 1 s (the
+ * figures' rolling mean: with a herd at fine buckets the one bucket of the
+ * herd dominates peak_server_rate for every variant alike). Cost:
+ * variants × reps runs, and O(buckets) each for the peak.
  */
 #ifndef RS_COMPARE_H
 #define RS_COMPARE_H
