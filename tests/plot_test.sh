@@ -44,6 +44,8 @@ grep -qi nan "$tmp/cmp2/"*.csv && fail "NaN in a comparison's CSV"
 check "$tmp/cmp2/compare_summary.png"
 "$bin" compare aws-occ --vary layer.app.backoff=none,full --vary load.clients=10,20 --reps 2 -o "$tmp/occ" --plot > "$tmp/occ.log" || { cat "$tmp/occ.log"; exit 1; }
 check "$tmp/occ/occ.png" "$tmp/occ/occ.svg" "$tmp/occ/replications.csv"
+[ -n "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "lat_max_hw") k = i } NR == 2 && k { print $k }' "$tmp/occ/summary.csv")" ] ||
+  fail "aws-occ's summary.csv has no lat_max_hw for its error bars"
 [ "$(wc -l < "$tmp/occ/replications.csv")" = 9 ] || fail "replications.csv rows"
 "$bin" sweep storm --set run.duration=80s --grid layer.app.attempts=1..2 --grid layer.app.timeout=100ms,200ms \
   --reps 2 -o "$tmp/sweep" --quiet --plot > "$tmp/sweep.log" || { cat "$tmp/sweep.log"; exit 1; }

@@ -1433,7 +1433,11 @@ static int plot_comparison(struct ctx *c, const struct list *variants)
     if (rc == 0)
         rc = column_values(c, "summary.csv", "layer.app.backoff", &strategies);
     if (rc == 0) {
-        rc = sb_array(&extra, "strategies", &strategies) == 0 ? draw_both(c, "occ", "occ", &extra) : PLOT_FAILED;
+        int hw = has_column(c, "summary.csv", "lat_max_hw"); /* none before they were written */
+        sb_printf(&extra, "hw = %d\n", hw == 0);
+        rc = hw < 0                                        ? hw
+             : sb_array(&extra, "strategies", &strategies) == 0 ? draw_both(c, "occ", "occ", &extra)
+                                                                : PLOT_FAILED;
     } else if (rc == 1 && variants->n == 0) {
         rc = fail(c, PLOT_FAILED, "%s/timeseries.csv has no rows to plot", c->dir);
     } else if (rc == 1 && variants->n > COMPARE_LINES) {

@@ -98,7 +98,8 @@ static size_t split(char *line, char **fields, size_t max)
 /* The columns of summary.csv that also get a 95 % half-width (NAME_hw, at
  * the end of each row) over the replications that have a value. */
 static const char *const hw_names[] = {"ok_share", "amplification", "attempts_mean", "lat_p99",
-                                       "recovery_s", "goodput", "peak_rate_1s"};
+                                       "recovery_s", "goodput", "peak_rate_1s",
+                                       "server_arrivals", "lat_max"};
 #define NHW (sizeof hw_names / sizeof *hw_names)
 
 /* The column of a replication's row holding the peak of the server's
