@@ -40,18 +40,18 @@ if (frames > 1) {
     stats 'timeseries.csv' using 'ok' nooutput
     okmax = STATS_max > 0 ? STATS_max * 1.05 : 1
 }
-mean = smooth_n > 1 ? sprintf('lines: mean over %g s', smooth_s) : ''
+mean = smooth_n > 1 ? sprintf('lines: mean over the last %g s', smooth_s) : ''
 do for [k=1:frames] {
     if (frames > 1) { tcut = t0 + (t1 - t0) * k / frames }
     set multiplot layout 2,1 title sprintf('%s: variants compared on the same seed', title) noenhanced
-    set ylabel 'attempts reaching the server per second'
+    set ylabel 'attempts/s at the server'
     set yrange [0:*]
     if (frames > 1) { set yrange [0:(amax > 0 ? amax * 1.05 : 1)] }
     if (logy) {
         set logscale y
         set yrange [1:*]
         if (frames > 1) { set yrange [1:amax * 2] }
-        set ylabel 'attempts at the server per second (log scale)'
+        set ylabel 'attempts/s (log scale)'
         set label 99 sprintf('peak %.0f/s', amax) at graph 0.99, graph 0.90 right front noenhanced
     }
     if (smooth_n > 1) { set key title sprintf("%s\nneedles: a %g ms bucket\nover 10x that mean", mean, bucket_s * 1000) }
@@ -65,7 +65,7 @@ do for [k=1:frames] {
     unset label 99
     set yrange [0:*]
     if (frames > 1) { set yrange [0:okmax] }
-    set ylabel 'goodput (ok per second)'
+    set ylabel 'goodput (ok/s)'
     set key title mean
     plot for [i=|variants|:1:-1] 'timeseries.csv' \
          using (is(i) ? roll(i, column('t'), column('ok')) : NaN):(upto(rs_mean)) \

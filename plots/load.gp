@@ -35,7 +35,7 @@ if (frames > 1) { # fixed axes: the whole run's
 }
 # at fine buckets (smooth_n > 1) rolling means, and needles at the buckets
 # of attempts over 10x theirs (a herd's waves)
-if (smooth_n > 1) { set key title sprintf("lines: mean over %g s\nneedles: a %g ms bucket\nover 10x that mean", smooth_s, bucket_s * 1000) }
+if (smooth_n > 1) { set key title sprintf("lines: mean over the last %g s\nneedles: a %g ms bucket\nover 10x that mean", smooth_s, bucket_s * 1000) }
 spike(x) = smooth_n > 1 && x > 10 * rs_mean ? x : NaN
 # an instant that dwarfs the rest (a herd): a log scale, the peak named
 stats 'timeseries.csv' using 'server_arrivals' nooutput

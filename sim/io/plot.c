@@ -630,8 +630,9 @@ static void last_component(const char *path, char *out, size_t size)
 
 /* The rolling mean, in gnuplot, for the scripts that smooth a series:
  * `using (roll(i, column('t'), x)):(rs_mean)` takes series i's next
- * bucket (at t, value x), returns where to plot it (the window's centre)
- * and leaves the mean of the last smooth_n buckets in rs_mean (gnuplot
+ * bucket (at t, value x), returns t and leaves the mean of the last
+ * smooth_n buckets in rs_mean (a trailing window: on a slide nothing
+ * rises before it happens, as a centred one would show; gnuplot
  * evaluates a using spec's columns in order); another i, or a t not after
  * the last, starts a new window. smooth_n 1 gives x itself, exactly. */
 #define ROLL                                                                                      \
@@ -641,7 +642,7 @@ static void last_component(const char *path, char *out, size_t size)
     "rs_i = i, rs_t = t, "                                                                        \
     "rs_n < smooth_n ? (rs_n = rs_n + 1) : (rs_sum = rs_sum - ring[rs_pos + 1]), "               \
     "ring[rs_pos + 1] = x, rs_sum = rs_sum + x, rs_pos = (rs_pos + 1) % smooth_n, "               \
-    "rs_mean = rs_sum > 0 ? rs_sum / rs_n : 0, t - (rs_n - 1) * bucket_s / 2)\n"
+    "rs_mean = rs_sum > 0 ? rs_sum / rs_n : 0, t)\n"
 
 /* bucket_s (the run's bucket, s; 1 without a scenario) and the rolling
  * window of per-second series at fine buckets: smooth_n buckets, about
