@@ -10,7 +10,7 @@
 # (an array), nphases, phase_from, phase_to (s), phase_name, bucket_s,
 # smooth_n, smooth_s and roll() (see plot.c).
 if (term eq 'svg') { set terminal svg size fig_width(1200),fig_height(900) dynamic enhanced font 'Sans,12' fontscale font_scale linewidth line_scale } else { set terminal pngcairo size fig_width(1200),fig_height(900) enhanced font 'Sans,12' fontscale font_scale linewidth line_scale }
-if (term eq 'gif') { set terminal gif animate delay 10 loop 0 size fig_width(1200),fig_height(900) font 'Sans,12' fontscale font_scale linewidth line_scale }
+if (term eq 'gif') { set terminal gif animate delay int(600 / frames) loop 0 size fig_width(1200),fig_height(900) font 'Sans,12' fontscale font_scale linewidth line_scale }
 set output out
 set datafile separator ','
 palette = '#000000 #E69F00 #56B4E9 #009E73 #0072B2 #D55E00 #CC79A7 #F0E442 #999999'

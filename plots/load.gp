@@ -7,7 +7,7 @@
 # font_scale, line_scale, style_palette, frames): out, term, title, nphases
 # and the arrays phase_from, phase_to (s), phase_name.
 if (term eq 'svg') { set terminal svg size fig_width(1200),fig_height(600) dynamic enhanced font 'Sans,12' fontscale font_scale linewidth line_scale } else { set terminal pngcairo size fig_width(1200),fig_height(600) enhanced font 'Sans,12' fontscale font_scale linewidth line_scale }
-if (term eq 'gif') { set terminal gif animate delay 10 loop 0 size fig_width(1200),fig_height(600) font 'Sans,12' fontscale font_scale linewidth line_scale }
+if (term eq 'gif') { set terminal gif animate delay int(600 / frames) loop 0 size fig_width(1200),fig_height(600) font 'Sans,12' fontscale font_scale linewidth line_scale }
 set output out
 set datafile separator ','
 set title sprintf('%s: load over time', title) noenhanced

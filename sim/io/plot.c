@@ -343,6 +343,7 @@ static void put_style(struct sbuf *b, const struct plot_style *st)
 struct ctx {
     int dfd;                      /* DIR, which every name is relative to */
     const struct plot_style *style;
+    int gif_frames;               /* frames of an animated GIF */
     const char *dir;              /* for messages only */
     volatile sig_atomic_t *stop;  /* NULL: never stop */
     struct sbuf vars;             /* title and phases: the start of every script */
@@ -1246,7 +1247,7 @@ static int draw(struct ctx *c, const char *script_name, const char *name, const 
     struct sbuf s = {0};
     sb_var(&s, "out", "/dev/fd/3");
     sb_var(&s, "term", term);
-    sb_printf(&s, "frames = %d\n", strcmp(term, "gif") == 0 ? PLOT_FRAMES : 1);
+    sb_printf(&s, "frames = %d\n", strcmp(term, "gif") == 0 ? c->gif_frames : 1);
     sb_printf(&s, "%s%s%s\n", c->vars.p, extra->p ? extra->p : "", script(script_name));
     int st = 0, rc = run_gnuplot(c, fd, &s, said, sizeof said, &st);
     free(s.p);
@@ -1445,6 +1446,9 @@ static int plot_comparison(struct ctx *c, const struct list *variants)
         rc = fail(c, PLOT_FAILED, "%s: %zu variants are too many lines for one figure (at most %d)",
                   c->dir, variants->n, COMPARE_LINES);
     } else if (rc == 1 && (rc = compare_set_read(c, &set)) == 0) {
+        /* every frame reads every variant's rows: fewer frames for more variants */
+        c->gif_frames = PLOT_FRAMES / (int)variants->n > PLOT_FRAMES_MIN ? PLOT_FRAMES / (int)variants->n
+                                                                         : PLOT_FRAMES_MIN;
         rc = sb_array(&extra, "variants", variants) == 0 ? draw_both(c, "compare", "compare", &extra)
                                                           : PLOT_FAILED;
         if (rc == 0)
@@ -1520,7 +1524,8 @@ int plot_dir_styled(const char *dir, const struct plot_style *st, volatile sig_a
                     char *err, size_t errsz)
 {
     static const struct plot_style plain = {0};
-    struct ctx c = {.dir = dir, .style = st ? st : &plain, .stop = stop, .err = err, .errsz = errsz};
+    struct ctx c = {.dir = dir, .style = st ? st : &plain, .gif_frames = PLOT_FRAMES, .stop = stop,
+                    .err = err, .errsz = errsz};
     err[0] = '\0';
     if (stopped(&c))
         return fail(&c, PLOT_STOPPED, "interrupted before drawing the figures of %s", dir);

@@ -98,7 +98,8 @@ int plot_quote(const char *s, char *out, size_t size);
 #define PLOT_HEIGHT_MAX 4320
 #define PLOT_FONT_SCALE_MIN 0.5 /* --font-scale bounds */
 #define PLOT_FONT_SCALE_MAX 4.0
-#define PLOT_FRAMES 60          /* frames of the animated GIF */
+#define PLOT_FRAMES 60          /* frames of the animated GIF of a run */
+#define PLOT_FRAMES_MIN 12      /* a comparison's: PLOT_FRAMES / variants, at least this */
 struct plot_style {
     char title[PLOT_TITLE_MAX + 1]; /* "": the scenario's name; a newline breaks the line */
     unsigned width, height;         /* pixels, 0: the figure's own (slide: 1920x1080) */
