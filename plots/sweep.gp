@@ -22,7 +22,7 @@ if (summary) {
     set grid y
     set key off
     array ms[4] = ['amplification', 'recovery_s', 'lat_p99', 'ok_share']
-    array ml[4] = ['attempts per request (server)', 'recovery after the last phase (s)', 'p99 latency (s)', 'share of requests ok']
+    array ml[4] = ['attempts per request', 'time to recover (s)', 'p99 latency (s)', 'share ok']
     is(i) = strcol('variant') eq variants[i]
     hw(m) = strcol(m.'_hw') eq '' ? 0 : column(m.'_hw')
     has(i, m) = is(i) && strcol(m) ne ''
