@@ -46,13 +46,8 @@
 #define SERVE_IDLE_TIMEOUT 15u /* seconds a connection may send nothing */
 #define TOO_BIG "the request is larger than 256 KiB (a scenario file is a few KiB)"
 
-/* The page (web/), compiled in by sim/serve/embed_assets.cmake. */
-struct serve_asset {
-    const char *path;
-    const unsigned char *data;
-    size_t size;
-};
-extern const struct serve_asset serve_assets[];
+/* The page (web/: text files, without NUL bytes), compiled in by sim/io/embed.cmake. */
+extern const struct scenario_builtin serve_assets[];
 
 struct server {
     sem_t slots;
@@ -202,9 +197,9 @@ static enum MHD_Result get(struct MHD_Connection *c, const char *url)
         return respond_json(c, (unsigned)status, buf, len);
     }
     const char *path = strcmp(url, "/") == 0 ? "/index.html" : url;
-    for (const struct serve_asset *a = serve_assets; a->path != NULL; a++)
-        if (strcmp(a->path, path) == 0)
-            return respond(c, 200, content_type(path), (void *)a->data, a->size, MHD_RESPMEM_PERSISTENT);
+    for (const struct scenario_builtin *a = serve_assets; a->name != NULL; a++)
+        if (strcmp(a->name, path) == 0)
+            return respond(c, 200, content_type(path), (void *)a->text, strlen(a->text), MHD_RESPMEM_PERSISTENT);
     return refuse(c, 404, "no such page");
 }
 
