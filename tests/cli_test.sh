@@ -9,6 +9,44 @@ expect 0 'usage: retrystorm' -- "$bin" --help
 expect 0 '^storm ' -- "$bin" list
 expect 0 'storm.ini: ok \(storm, 1 layer, 1 phase\)' -- "$bin" check "$src/scenarios/storm.ini"
 expect 2 'unknown option' -- "$bin" run --frobnicate
+# Help everywhere (exit 0): each command's options and examples.
+for c in run compare sweep merge tune plot check list serve; do
+  expect 0 "^retrystorm $c: " -- "$bin" "$c" --help
+  expect 0 'examples?:' -- "$bin" help "$c"
+  expect 0 "usage: retrystorm .*$c|usage: retrystorm \[run\]" -- "$bin" "$c" -h
+done
+expect 0 '^retrystorm run: ' -- "$bin" storm --help
+expect 0 '^retrystorm run: ' -- "$bin" run storm --set layer.app.attempts=1 --help
+expect 0 'compare +run variants' -- "$bin" help
+expect 0 '^lat_p99 +s ' -- "$bin" help metrics
+expect 2 "help: no topic 'compre'; did you mean 'compare'" -- "$bin" help compre
+# Did you mean: commands, options, built-in scenarios, lists
+expect 2 "unknown command 'comapre'; did you mean 'compare'" -- "$bin" comapre jitter
+expect 2 "strom: cannot open: No such file or directory; did you mean the built-in 'storm'" -- "$bin" run strom -o "$tmp/refused"
+expect 2 "unknown option '--sed'; did you mean '--set'" -- "$bin" run storm --sed 3 -o "$tmp/refused"
+expect 2 "unknown option '--rep'; did you mean '--reps'" -- "$bin" compare storm --rep 3 -o "$tmp/refused"
+expect 2 "list prestes: no such list; did you mean 'presets'" -- "$bin" list prestes
+[ -e "$tmp/refused" ] && fail "a refused command created its output directory"
+# list metrics names every column a summary.csv can have: a run, a graph,
+# caches, --reps (_sd, _hw) and compare (peak_rate_1s, _hw)
+"$bin" list metrics > "$tmp/metrics.txt" || fail "list metrics"
+"$bin" run storm --set run.duration=70s -o "$tmp/m1" > /dev/null
+"$bin" run cascade --set run.duration=60s -o "$tmp/m2" > /dev/null
+"$bin" run cache-flush --set run.duration=90s -o "$tmp/m3" > /dev/null
+"$bin" run storm --set run.duration=70s --reps 2 -o "$tmp/m4" > /dev/null
+"$bin" compare storm --set run.duration=70s --vary layer.app.attempts=1,2 --reps 2 -o "$tmp/m5" > /dev/null
+for f in "$tmp"/m[1-5]/summary.csv; do
+  for col in $(head -1 "$f" | tr ',' ' '); do
+    name=$col
+    case $col in
+      variant | layer.*) continue ;; # compare's key columns: the --vary keys
+    esac
+    case $col in *_hw) name='<metric>_hw' ;; *_sd) name='<metric>_sd' ;; err_*) name='err_<class>' ;;
+      *_utilization) name='<service>_utilization' ;; *_hit_ratio) name='<cache>_hit_ratio' ;; esac
+    case $col in *_wasted) name='<service>_wasted' ;; esac
+    grep -q -F -- "$name " "$tmp/metrics.txt" || fail "list metrics does not name $col (of $f)"
+  done
+done
 expect 2 "cannot open: No such file" -- "$bin" check "$tmp/none.ini"
 expect 2 "not a regular file" -- "$bin" check "$tmp"
 printf '[run]\nduration = 5\n[load]\nrate = 10\n[server]\nservice = exp(1ms)\n' > "$tmp/bad.ini"

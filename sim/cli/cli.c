@@ -19,6 +19,7 @@
 
 #include "compare.h"
 #include "experiment.h"
+#include "help.h"
 #include "outdir.h"
 #include "output.h"
 #include "plot.h"
@@ -139,8 +140,15 @@ static int cmd_list(int argc, char **argv)
 {
     if (argc >= 3 && strcmp(argv[2], "presets") == 0)
         return cmd_list_presets();
+    if (argc >= 3 && strcmp(argv[2], "metrics") == 0) {
+        help_list_metrics(stdout);
+        return 0;
+    }
     if (argc >= 3) {
-        fprintf(stderr, "retrystorm: list what? 'retrystorm list' or 'retrystorm list presets'\n");
+        static const char *const what[] = {"presets", "metrics", NULL};
+        const char *s = help_suggest(argv[2], what);
+        fprintf(stderr, "retrystorm: list %s: no such list%s%s%s (retrystorm list, list presets, list metrics)\n",
+                argv[2], s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
         return 2;
     }
     for (const struct scenario_builtin *b = scenario_builtins; b->name; b++) {
@@ -320,7 +328,13 @@ static int parse_run_opts(int argc, char **argv, int i, struct opts *o)
         if (d != NULL)
             rc = d->take(o, a, d->value ? argv[++i] : NULL);
         else if (a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "retrystorm: unknown option '%s'\n%s", a, usage);
+            const char *names[sizeof options / sizeof *options + 1];
+            for (size_t k = 0; k < sizeof options / sizeof *options; k++)
+                names[k] = options[k].name;
+            names[sizeof options / sizeof *options] = NULL;
+            const char *s = help_suggest(a, names);
+            fprintf(stderr, "retrystorm: unknown option '%s'%s%s%s (retrystorm help lists each command's)\n", a,
+                    s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
             return 2;
         } else
             rc = take_positional(o, a);
@@ -880,16 +894,48 @@ static int cmd_serve(int argc, char **argv)
 #endif
 }
 
+/* Whether argv[from..] asks for help (--help or -h, not as an option's value). */
+static bool wants_help(int argc, char **argv, int from)
+{
+    for (int i = from; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return true;
+        for (size_t k = 0; k < sizeof options / sizeof *options; k++)
+            if (options[k].value && strcmp(argv[i], options[k].name) == 0)
+                i++;
+    }
+    return false;
+}
+
+/* A first word that is neither a command, a file nor a built-in but is
+ * near a command: a typo, not a scenario. */
+static int unknown_command(const char *word)
+{
+    const char *s = help_suggest_command(word);
+    if (word[0] == '-' || s == NULL || access(word, F_OK) == 0 || scenario_builtin_text(word) != NULL)
+        return 0;
+    fprintf(stderr, "retrystorm: unknown command '%s'; did you mean '%s'? (retrystorm help)\n", word, s);
+    return 2;
+}
+
 int cli_main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
     install_handlers();
     if (argc >= 2) {
         const char *c = argv[1];
-        if (strcmp(c, "--help") == 0 || strcmp(c, "-h") == 0 || strcmp(c, "help") == 0) {
+        if (strcmp(c, "--help") == 0 || strcmp(c, "-h") == 0) {
             fputs(usage, stdout);
             return 0;
         }
+        if (strcmp(c, "help") == 0)
+            return help_print(stdout, argc >= 3 ? argv[2] : NULL);
+        if (help_is_command(c) && wants_help(argc, argv, 2))
+            return help_print(stdout, c);
+        if (!help_is_command(c) && wants_help(argc, argv, 1))
+            return help_print(stdout, "run");
+        if (!help_is_command(c) && unknown_command(c))
+            return 2;
         if (strcmp(c, "--version") == 0) {
             printf("retrystorm %s\n", RS_VERSION);
             return 0;

@@ -563,6 +563,21 @@ int scenario_load_sealed(struct scenario *sc, const char *text, const char *sour
     return load_common(sc, &rd, source, NULL, true, sets, nsets, diag);
 }
 
+/* The built-in scenario nearest to name (at most 2 edits), or NULL. */
+static const char *nearest_builtin(const char *name)
+{
+    const char *best = NULL;
+    size_t best_d = 3;
+    if (strlen(name) > SCENARIO_NAME_MAX)
+        return NULL;
+    for (const struct scenario_builtin *b = scenario_builtins; b->name != NULL; b++) {
+        size_t d = scenario_edit_distance(name, b->name);
+        if (d < best_d)
+            best = b->name, best_d = d;
+    }
+    return best;
+}
+
 int scenario_load(struct scenario *sc, const char *path, const char *const *sets, size_t nsets,
                   struct scenario_diag *diag)
 {
@@ -575,9 +590,15 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
         const char *text = scenario_builtin_text(path);
         if (text != NULL)
             return scenario_load_text(sc, text, path, sets, nsets, diag);
+        int err = errno;
+        const char *near = nearest_builtin(path);
         diag_begin(diag);
-        scn_diag_add(diag, "%s: cannot open: %s (a scenario file, or a built-in: see 'retrystorm list')",
-                     path, strerror(errno));
+        if (near != NULL)
+            scn_diag_add(diag, "%s: cannot open: %s; did you mean the built-in '%s'? (retrystorm list)", path,
+                         strerror(err), near);
+        else
+            scn_diag_add(diag, "%s: cannot open: %s (a scenario file, or a built-in: see 'retrystorm list')",
+                         path, strerror(err));
         scn_defaults(sc);
         return diag_end(diag, path);
     }
