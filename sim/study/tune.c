@@ -5,6 +5,8 @@
 
 #include "tune.h"
 
+#include "scenario.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,23 @@
 #include "units.h"
 
 /* "lat_p99<=800ms" into metric, direction and value (durations in seconds). */
+/* text without its spaces, into out; false when it does not fit. */
+static bool squeeze(const char *text, size_t n, char *out, size_t size)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n && text[i] != '\0'; i++) {
+        if (text[i] == ' ' || text[i] == '\t')
+            continue;
+        if (k + 1 >= size)
+            return false;
+        out[k++] = text[i];
+    }
+    out[k] = '\0';
+    return true;
+}
+
+/* METRIC<=VALUE or METRIC>=VALUE, spaces allowed anywhere ('lat_p99 <= 1 s');
+ * VALUE a number or a duration (in seconds). */
 static bool parse_constraint(const char *text, char *metric, size_t msz, int *dir, double *value)
 {
     const char *op = strstr(text, "<=");
@@ -21,10 +40,10 @@ static bool parse_constraint(const char *text, char *metric, size_t msz, int *di
         op = strstr(text, ">=");
         *dir = 1;
     }
-    if (op == NULL || op == text || (size_t)(op - text) >= msz)
+    char v[64];
+    if (op == NULL || !squeeze(text, (size_t)(op - text), metric, msz) || metric[0] == '\0' ||
+        !squeeze(op + 2, strlen(op + 2), v, sizeof v))
         return false;
-    snprintf(metric, msz, "%.*s", (int)(op - text), text);
-    const char *v = op + 2;
     rs_time t;
     char *end;
     *value = strtod(v, &end);
@@ -37,6 +56,25 @@ static bool parse_constraint(const char *text, char *metric, size_t msz, int *di
     return false;
 }
 
+/* The metric nearest to name: one that ends in _NAME (p99: lat_p99), or
+ * at most 2 edits away; NULL if none. */
+static const char *near_metric(const char *name, char names[][64], size_t n)
+{
+    size_t len = strlen(name), best_d = 3;
+    const char *best = NULL;
+    for (size_t m = 0; m < n; m++) {
+        size_t l = strlen(names[m]);
+        if (l > len && names[m][l - len - 1] == '_' && strcmp(names[m] + l - len, name) == 0)
+            return names[m];
+    }
+    for (size_t m = 0; m < n; m++) {
+        size_t d = scenario_edit_distance(name, names[m]);
+        if (d < best_d)
+            best = names[m], best_d = d;
+    }
+    return best;
+}
+
 /* Whether name is a metric of jobs.csv (the summary's columns); says
  * which are when it is not. */
 static bool known_metric(const char *name, const char *option, char *err, size_t errsz)
@@ -47,6 +85,12 @@ static bool known_metric(const char *name, const char *option, char *err, size_t
     for (size_t m = 0; m < n; m++)
         if (strcmp(names[m], name) == 0)
             return true;
+    const char *near = near_metric(name, names, n);
+    if (near != NULL) {
+        snprintf(err, errsz, "%s %s: no such metric; did you mean '%s'? (retrystorm list metrics)", option, name,
+                 near);
+        return false;
+    }
     int w = snprintf(err, errsz, "%s %s: no such metric; the metrics are:", option, name);
     used = w > 0 ? (size_t)w : 0;
     for (size_t m = 0; m < n && used < errsz; m++) {
