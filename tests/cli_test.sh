@@ -30,6 +30,13 @@ tshort=(--set run.duration=70s --grid layer.app.attempts=1..2)
 expect 2 "objective okshare: no such metric; did you mean 'ok_share'" -- "$bin" tune storm "${tshort[@]}" --objective max:okshare -o "$tmp/refused"
 expect 2 "constraint p99: no such metric; did you mean 'lat_p99'" -- "$bin" tune storm "${tshort[@]}" --objective max:ok_share --constraint 'p99<=1s' -o "$tmp/refused"
 [ -e "$tmp/refused" ] && fail "a refused command created its output directory"
+# A built-in's name means the built-in, whatever the directory holds; a
+# file of that name is named by a path.
+mkdir -p "$tmp/names/herd" && cp "$src/scenarios/storm.ini" "$tmp/names/storm"
+sed 's/^name = storm/name = mine/' "$src/scenarios/storm.ini" > "$tmp/names/storm"
+(cd "$tmp/names" && "$bin" check herd) | grep -q 'herd: ok (herd,' || fail "a directory named herd hid the built-in"
+(cd "$tmp/names" && "$bin" check storm) | grep -q 'storm: ok (storm,' || fail "a file named storm hid the built-in"
+(cd "$tmp/names" && "$bin" check ./storm) | grep -q './storm: ok (mine,' || fail "./storm is not the file"
 # constraints take spaces and units
 expect 0 'best: ' -- "$bin" tune storm "${tshort[@]}" --objective max:ok_share --constraint 'lat_p99 <= 1 s' -o "$tmp/tune-spaces"
 # list metrics names every column a summary.csv can have: a run, a graph,

@@ -581,15 +581,18 @@ static const char *nearest_builtin(const char *name)
 int scenario_load(struct scenario *sc, const char *path, const char *const *sets, size_t nsets,
                   struct scenario_diag *diag)
 {
+    /* A built-in's name always means the built-in, whatever the current
+     * directory holds (an output directory `herd`, say); a file of that
+     * name is named by a path: ./herd */
+    const char *builtin = scenario_builtin_text(path);
+    if (builtin != NULL)
+        return scenario_load_text(sc, builtin, path, sets, nsets, diag);
     /* O_NONBLOCK: a fifo given as the scenario is refused below, not waited on */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     FILE *f = NULL;
     if (fd >= 0 && (fcntl(fd, F_SETFL, 0) != 0 || (f = fdopen(fd, "r")) == NULL))
         close(fd);
     if (f == NULL) {
-        const char *text = scenario_builtin_text(path);
-        if (text != NULL)
-            return scenario_load_text(sc, text, path, sets, nsets, diag);
         int err = errno;
         const char *near = nearest_builtin(path);
         diag_begin(diag);

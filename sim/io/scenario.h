@@ -229,8 +229,9 @@ const char *scenario_builtin_text(const char *name);
 extern const struct scenario_builtin scenario_traces[];
 const char *scenario_trace_text(const char *name);
 
-/* Loads the scenario at path (a file, or the name of a built-in when no such
- * file exists), applies the overrides and validates. Returns 0 on success, or
+/* Loads the scenario at path (the name of a built-in, which always means
+ * the built-in; or a file: a file named like a built-in is named by a path
+ * such as ./herd), applies the overrides and validates. Returns 0 on success, or
  * the number of problems (all of them, listed or not), appended to diag. */
 int scenario_load(struct scenario *sc, const char *path, const char *const *sets, size_t nsets,
                   struct scenario_diag *diag);
