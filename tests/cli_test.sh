@@ -37,6 +37,12 @@ sed 's/^name = storm/name = mine/' "$src/scenarios/storm.ini" > "$tmp/names/stor
 (cd "$tmp/names" && "$bin" check herd) | grep -q 'herd: ok (herd,' || fail "a directory named herd hid the built-in"
 (cd "$tmp/names" && "$bin" check storm) | grep -q 'storm: ok (storm,' || fail "a file named storm hid the built-in"
 (cd "$tmp/names" && "$bin" check ./storm) | grep -q './storm: ok (mine,' || fail "./storm is not the file"
+# compare --vary takes every form sweep --grid does, and says what is wrong once
+expect 0 'attempts=3 ' -- "$bin" compare storm --set run.duration=70s --vary layer.app.attempts=1..3 -o "$tmp/vary1"
+expect 0 'timeout=400ms ' -- "$bin" compare storm --set run.duration=70s --vary layer.app.timeout=100ms..400ms*2 -o "$tmp/vary2"
+expect 2 "vary load.clients=10..190\+10x: the step after '\+' must be a plain number" -- "$bin" compare herd --vary load.clients=10..190+10x -o "$tmp/refused"
+n=$("$bin" compare herd --vary load.clients=10..190+10x -o "$tmp/refused" 2>&1 | grep -c 'must be a plain number')
+[ "$n" = 1 ] || fail "a bad --vary's message printed $n times"
 # constraints take spaces and units
 expect 0 'best: ' -- "$bin" tune storm "${tshort[@]}" --objective max:ok_share --constraint 'lat_p99 <= 1 s' -o "$tmp/tune-spaces"
 # list metrics names every column a summary.csv can have: a run, a graph,

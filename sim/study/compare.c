@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "experiment.h"
 #include "metrics.h"
 #include "output.h"
 #include "sim.h"
@@ -23,26 +24,37 @@ struct axis {
     char buf[8192];
 };
 
-/* Splits "KEY=V1,V2" into an axis; false when it is not one. */
-static bool parse_axis(const char *text, struct axis *a)
+/* Expands one --vary into an axis: "KEY=V1,V2", or any form --grid takes
+ * (A..B, A..B*F, A..B+S, with units: experiment.h). 0, or 2 with a message. */
+static int parse_axis(const char *text, struct axis *a, char *err, size_t errsz)
 {
-    const char *eq = strchr(text, '=');
-    if (eq == NULL || eq == text || eq[1] == '\0' || (size_t)(eq - text) >= sizeof a->key ||
-        strlen(eq + 1) >= sizeof a->buf)
-        return false;
-    memcpy(a->key, text, (size_t)(eq - text));
-    a->key[eq - text] = '\0';
-    strcpy(a->buf, eq + 1);
-    a->n = 0;
-    for (char *tok = a->buf, *next; tok != NULL; tok = next) {
-        next = strchr(tok, ',');
-        if (next)
-            *next++ = '\0';
-        if (*tok == '\0' || a->n == COMPARE_MAX_VARIANTS || strlen(tok) > 380)
-            return false;
-        a->values[a->n++] = tok;
+    char(*vals)[128] = malloc(COMPARE_MAX_VARIANTS * sizeof *vals);
+    char why[400];
+    if (vals == NULL) {
+        snprintf(err, errsz, "out of memory");
+        return 2;
     }
-    return a->n > 0;
+    size_t n = exp_expand_axis(text, a->key, sizeof a->key, vals, COMPARE_MAX_VARIANTS, why, sizeof why), used = 0;
+    int rc = 0;
+    a->n = 0;
+    if (n == 0) { /* why begins "--grid TEXT: " */
+        const char *m = strncmp(why, "--grid ", 7) == 0 && strstr(why, ": ") ? strstr(why, ": ") + 2 : why;
+        snprintf(err, errsz, "--vary %.200s: %s", text, m);
+        rc = 2;
+    }
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        size_t len = strlen(vals[i]) + 1;
+        if (used + len > sizeof a->buf) {
+            snprintf(err, errsz, "--vary %.200s: more values than a comparison draws", text);
+            rc = 2;
+            break;
+        }
+        memcpy(a->buf + used, vals[i], len);
+        a->values[a->n++] = a->buf + used;
+        used += len;
+    }
+    free(vals);
+    return rc;
 }
 
 /* The last component of a key: layer.app.backoff → backoff. */
@@ -266,11 +278,8 @@ static int parse_axes(const struct compare_spec *spec, struct variants *vs, char
     }
     for (size_t k = 0; k < spec->nvary; k++) {
         struct axis *a = &vs->axes[k];
-        if (!parse_axis(spec->vary[k], a)) {
-            snprintf(err, errsz, "--vary %.200s: expected KEY=V1,V2,... with a key of at most 127 bytes and values of at most 380 (for example --vary layer.app.backoff=none,full)",
-                     spec->vary[k]);
+        if (parse_axis(spec->vary[k], a, err, errsz) != 0)
             return 2;
-        }
         for (size_t j = 0; j < k; j++)
             if (strcmp(vs->axes[j].key, a->key) == 0) {
                 snprintf(err, errsz, "--vary %s: the key %s is varied twice; give its values in one --vary",
