@@ -7,6 +7,11 @@ src=$2
 expect 0 '^retrystorm [0-9]+\.[0-9]+\.[0-9]+$' -- "$bin" --version
 expect 0 'usage: retrystorm' -- "$bin" --help
 expect 0 '^storm ' -- "$bin" list
+# list and list presets: each column starts at the same place on every line
+cols=$("$bin" list | awk '{ match($0, /^[^ ]+ +/); print RLENGTH }' | sort -u | wc -l)
+[ "$cols" = 1 ] || fail "list's descriptions start at $cols different columns"
+cols=$("$bin" list presets | grep -v '^generic kinds:' | awk '/^[a-z]/ { match($0, /^[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +/); print RLENGTH }' | sort -u | wc -l)
+[ "$cols" = 1 ] || fail "list presets' retry_on starts at $cols different columns"
 expect 0 'storm.ini: ok \(storm, 1 layer, 1 phase\)' -- "$bin" check "$src/scenarios/storm.ini"
 expect 2 'unknown option' -- "$bin" run --frobnicate
 # Help everywhere (exit 0): each command's options and examples.

@@ -102,8 +102,17 @@ static void progress(void *user, rs_time now, rs_time duration, uint64_t events)
 
 static int cmd_list_presets(void)
 {
-    printf("%-16s %-8s %-9s %-9s %-7s %-44s %s\n", "preset", "attempts", "base", "cap",
-           "jitter", "retry_on", "source");
+    int wn = 6, ws = 8; /* columns as wide as their longest name and retry_on set */
+    for (unsigned i = 0; i < backoff_nkinds; i++) {
+        char set[160];
+        if (!backoff_is_preset(&backoff_kinds[i]))
+            continue;
+        errclass_format_set(backoff_kinds[i].retry_on, set, sizeof set);
+        wn = (int)strlen(backoff_kinds[i].name) > wn ? (int)strlen(backoff_kinds[i].name) : wn;
+        ws = (int)strlen(set) > ws ? (int)strlen(set) : ws;
+    }
+    printf("%-*s %-8s %-9s %-9s %-7s %-*s %s\n", wn, "preset", "attempts", "base", "cap", "jitter", ws,
+           "retry_on", "source");
     for (unsigned i = 0; i < backoff_nkinds; i++) {
         const struct backoff_kind *k = &backoff_kinds[i];
         if (!backoff_is_preset(k))
@@ -115,11 +124,11 @@ static int cmd_list_presets(void)
         else
             units_format_duration(k->defaults.cap, cap, sizeof cap);
         errclass_format_set(k->retry_on, set, sizeof set);
-        printf("%-16s %-8u %-9s %-9s %-7g %-44s %s\n", k->name, k->attempts, base, cap,
-               k->defaults.jitter, set, k->source);
+        printf("%-*s %-8u %-9s %-9s %-7g %-*s %s\n", wn, k->name, k->attempts, base, cap, k->defaults.jitter,
+               ws, set, k->source);
         if (k->honor_retry_after || k->deadline != RS_TIME_NEVER) {
             char ra[32], dl[32];
-            printf("%-16s honours Retry-After: %s (max %s); deadline %s\n", "",
+            printf("%-*s honours Retry-After: %s (max %s); deadline %s\n", wn, "",
                    k->honor_retry_after ? "yes" : "no",
                    k->retry_after_max == RS_TIME_NEVER
                        ? "none"
@@ -151,13 +160,19 @@ static int cmd_list(int argc, char **argv)
                 argv[2], s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
         return 2;
     }
+    int w = 0; /* the name column as wide as the longest name */
+    for (const struct scenario_builtin *b = scenario_builtins; b->name; b++)
+        w = (int)strlen(b->name) > w ? (int)strlen(b->name) : w;
     for (const struct scenario_builtin *b = scenario_builtins; b->name; b++) {
-        /* The first comment line of a built-in says what it shows. */
+        /* The first comment line of a built-in says what it shows, after its name. */
         const char *t = b->text;
         while (*t == ';' || *t == '#' || *t == ' ')
             t++;
+        size_t n = strlen(b->name);
+        if (strncmp(t, b->name, n) == 0 && t[n] == ':' && t[n + 1] == ' ')
+            t += n + 2;
         const char *nl = strchr(t, '\n');
-        printf("%-12s %.*s\n", b->name, nl ? (int)(nl - t) : (int)strlen(t), t);
+        printf("%-*s  %.*s\n", w, b->name, nl ? (int)(nl - t) : (int)strlen(t), t);
     }
     return 0;
 }
