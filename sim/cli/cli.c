@@ -165,14 +165,11 @@ static int cmd_list(int argc, char **argv)
         w = (int)strlen(b->name) > w ? (int)strlen(b->name) : w;
     for (const struct scenario_builtin *b = scenario_builtins; b->name; b++) {
         /* The first comment line of a built-in says what it shows, after its name. */
-        const char *t = b->text;
-        while (*t == ';' || *t == '#' || *t == ' ')
-            t++;
-        size_t n = strlen(b->name);
-        if (strncmp(t, b->name, n) == 0 && t[n] == ':' && t[n + 1] == ' ')
-            t += n + 2;
-        const char *nl = strchr(t, '\n');
-        printf("%-*s  %.*s\n", w, b->name, nl ? (int)(nl - t) : (int)strlen(t), t);
+        const char *t;
+        size_t len = scenario_about(b->text, &t), n = strlen(b->name);
+        if (len > n + 2 && strncmp(t, b->name, n) == 0 && t[n] == ':' && t[n + 1] == ' ')
+            t += n + 2, len -= n + 2;
+        printf("%-*s  %.*s\n", w, b->name, (int)len, t);
     }
     return 0;
 }

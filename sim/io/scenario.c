@@ -395,6 +395,19 @@ static int on_entry(void *user, const char *section, const char *name, const cha
 
 /* ---- entry points ---- */
 
+size_t scenario_about(const char *text, const char **start)
+{
+    if (text[0] != ';' && text[0] != '#') {
+        *start = text;
+        return 0;
+    }
+    const char *p = text;
+    while (*p == ';' || *p == '#' || *p == ' ')
+        p++;
+    *start = p;
+    return strcspn(p, "\n");
+}
+
 /* The built-in trace called name (with or without its .csv), or NULL. */
 const char *scenario_trace_text(const char *name)
 {

@@ -225,6 +225,10 @@ struct scenario_builtin {
 /* The built-in scenarios, ended by a {NULL, NULL} entry (generated from scenarios/). */
 extern const struct scenario_builtin scenario_builtins[];
 const char *scenario_builtin_text(const char *name);
+/* The first comment line of a scenario's text (what a built-in shows),
+ * without its "; ": its start in *start and its length; 0 when the text
+ * does not begin with a comment. */
+size_t scenario_about(const char *text, const char **start);
 /* The built-in traces (scenarios/NAME.csv), the same way; and one by name. */
 extern const struct scenario_builtin scenario_traces[];
 const char *scenario_trace_text(const char *name);

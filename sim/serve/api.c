@@ -6,6 +6,7 @@
 #include "api.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -160,39 +161,40 @@ static void shape(FILE *f, const struct scenario *sc)
     fputs("]}", f);
 }
 
-/* The first comment line of a scenario's text, without "; ". */
+/* The first comment line of a scenario's text, as a JSON string ("" if none). */
 static void about(FILE *f, const char *text)
 {
-    const char *p = text;
-    while (*p == ';' || *p == '#' || *p == ' ')
-        p++;
-    size_t n = strcspn(p, "\n");
+    const char *p;
+    size_t n = scenario_about(text, &p);
     char line[512];
     snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), p);
-    api_json_string(f, text[0] == ';' || text[0] == '#' ? line : "");
+    api_json_string(f, line);
+}
+
+/* The name of each entry of a kind table (backoff, budget, breaker), as a JSON list. */
+static void json_names(FILE *f, const char *key, const void *table, size_t stride, size_t offset, unsigned n,
+                       bool first)
+{
+    json_key(f, key, first);
+    fputc('[', f);
+    for (unsigned i = 0; i < n; i++) {
+        if (i > 0)
+            fputc(',', f);
+        api_json_string(f, *(const char *const *)((const char *)table + i * stride + offset));
+    }
+    fputc(']', f);
 }
 
 static void kinds(FILE *f)
 {
-    fputs("\"kinds\":{\"backoff\":[", f);
-    for (unsigned i = 0; i < backoff_nkinds; i++) {
-        if (i > 0)
-            fputc(',', f);
-        api_json_string(f, backoff_kinds[i].name);
-    }
-    fputs("],\"budget\":[", f);
-    for (unsigned i = 0; i < budget_nkinds; i++) {
-        if (i > 0)
-            fputc(',', f);
-        api_json_string(f, budget_kinds[i].name);
-    }
-    fputs("],\"breaker\":[", f);
-    for (unsigned i = 0; i < breaker_nkinds; i++) {
-        if (i > 0)
-            fputc(',', f);
-        api_json_string(f, breaker_kinds[i].name);
-    }
-    fputs("]}", f);
+    fputs("\"kinds\":{", f);
+    json_names(f, "backoff", backoff_kinds, sizeof backoff_kinds[0], offsetof(struct backoff_kind, name),
+               backoff_nkinds, true);
+    json_names(f, "budget", budget_kinds, sizeof budget_kinds[0], offsetof(struct budget_kind, name),
+               budget_nkinds, false);
+    json_names(f, "breaker", breaker_kinds, sizeof breaker_kinds[0], offsetof(struct breaker_kind, name),
+               breaker_nkinds, false);
+    fputc('}', f);
 }
 
 int api_scenarios(FILE *f)
