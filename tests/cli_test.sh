@@ -50,6 +50,18 @@ n=$("$bin" compare herd --vary load.clients=10..190+10x -o "$tmp/refused" 2>&1 |
 [ "$n" = 1 ] || fail "a bad --vary's message printed $n times"
 # constraints take spaces and units
 expect 0 'best: ' -- "$bin" tune storm "${tshort[@]}" --objective max:ok_share --constraint 'lat_p99 <= 1 s' -o "$tmp/tune-spaces"
+# list keys: every key it names is one the parser knows (and the other way:
+# a known key of storm's layer is listed)
+"$bin" list keys > "$tmp/keys.txt" || fail "list keys"
+grep -q '^layer.NAME.attempts  *an integer from 1 to 100' "$tmp/keys.txt" || fail "list keys lacks layer.NAME.attempts"
+while read -r key _; do
+  k=${key/.NAME./.x.}
+  out=$("$bin" check "$src/scenarios/storm.ini" --set "$k=@@@" 2>&1)
+  echo "$out" | grep -q 'unknown key' && fail "list keys names $key, which --set refuses: $out"
+done < "$tmp/keys.txt"
+for k in $(sed -n 's/^allowed: //p' <<< "$("$bin" check "$src/scenarios/storm.ini" --set layer.app.zz=1 2>&1 | sed 's/.*; allowed: /allowed: /')" | tr -d ','); do
+  grep -q "^layer.NAME.$k " "$tmp/keys.txt" || fail "list keys does not name layer.NAME.$k"
+done
 # list metrics names every column a summary.csv can have: a run, a graph,
 # caches, --reps (_sd, _hw) and compare (peak_rate_1s, _hw)
 "$bin" list metrics > "$tmp/metrics.txt" || fail "list metrics"

@@ -153,10 +153,14 @@ static int cmd_list(int argc, char **argv)
         help_list_metrics(stdout);
         return 0;
     }
+    if (argc >= 3 && strcmp(argv[2], "keys") == 0) {
+        scenario_print_keys(stdout);
+        return 0;
+    }
     if (argc >= 3) {
-        static const char *const what[] = {"presets", "metrics", NULL};
+        static const char *const what[] = {"presets", "metrics", "keys", NULL};
         const char *s = help_suggest(argv[2], what);
-        fprintf(stderr, "retrystorm: list %s: no such list%s%s%s (retrystorm list, list presets, list metrics)\n",
+        fprintf(stderr, "retrystorm: list %s: no such list%s%s%s (retrystorm list, list presets, list metrics, list keys)\n",
                 argv[2], s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
         return 2;
     }

@@ -93,13 +93,14 @@ static const struct command_help commands[] = {
      "\n"
      "example:\n"
      "  retrystorm check my.ini\n"},
-    {"list", "list the built-in scenarios, the library presets or the metrics",
-     "usage: retrystorm list [presets|metrics]\n"
+    {"list", "list the built-in scenarios, the library presets, the metrics or the keys",
+     "usage: retrystorm list [presets|metrics|keys]\n"
      "\n"
      "examples:\n"
      "  retrystorm list\n"
      "  retrystorm list presets\n"
-     "  retrystorm list metrics\n"},
+     "  retrystorm list metrics\n"
+     "  retrystorm list keys      (every --set key and what it allows)\n"},
     {"serve", "a local web page for live demonstrations",
      "usage: retrystorm serve [--bind ADDR] [--port N] [--jobs N] [--max-seconds S]\n"
      "\n"

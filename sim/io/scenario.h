@@ -260,4 +260,8 @@ int scenario_write_ini(const struct scenario *sc, FILE *f);
 /* The Levenshtein distance between a and b (for "did you mean"); O(|a|·|b|). */
 size_t scenario_edit_distance(const char *a, const char *b);
 
+/* Prints every scenario key, one per line: its --set name (section.key, or
+ * section.NAME.key for a named section) and what it allows. O(keys). */
+void scenario_print_keys(FILE *f);
+
 #endif

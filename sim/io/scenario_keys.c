@@ -193,6 +193,28 @@ void scn_list_keys(enum sect_kind k, char *buf, size_t size)
     }
 }
 
+void scenario_print_keys(FILE *f)
+{
+    /* [service NAME] takes [server]'s keys; the graph keys only there */
+    static const enum sect_kind order[] = {S_RUN, S_LOAD, S_SERVER, S_SERVICE, S_HERD, S_PHASE, S_LAYER, S_CACHE};
+    for (size_t o = 0; o < sizeof order / sizeof order[0]; o++) {
+        enum sect_kind k = order[o];
+        bool named = k == S_PHASE || k == S_LAYER || k == S_SERVICE || k == S_CACHE;
+        for (size_t i = 0; i < NKEYS; i++) {
+            if (scn_keys[i].sect != key_kind(k))
+                continue;
+            bool graph = false;
+            for (const char *const *g = scn_graph_keys; *g != NULL; g++)
+                graph = graph || strcmp(*g, scn_keys[i].key) == 0;
+            if (k == S_SERVER && graph)
+                continue;
+            char name[64];
+            snprintf(name, sizeof name, "%s.%s%s", scn_sect_names[k], named ? "NAME." : "", scn_keys[i].key);
+            fprintf(f, "%-32s %s\n", name, scn_keys[i].allowed);
+        }
+    }
+}
+
 static bool parse_enum(const char *v, const char *const *names, size_t n, int *out)
 {
     for (size_t i = 0; i < n; i++)
