@@ -14,13 +14,14 @@ rs_need_packages() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
     --no-install-recommends "${missing[@]}" > /dev/null
 }
-RS_BUILD_PACKAGES=(gcc make cmake pkg-config libc6-dev libgsl-dev libcmocka-dev libinih-dev libmicrohttpd-dev)
+RS_BUILD_PACKAGES=(gcc make cmake pkg-config libc6-dev libgsl-dev libcmocka-dev libinih-dev libmicrohttpd-dev libjson-c-dev)
 # gnuplot draws the figures; the tests check them (and skip without it).
 RS_PLOT_PACKAGES=(gnuplot-nox)
 # GNU parallel runs a sharded sweep in the tests; clang and its runtime
 # build the libFuzzer target; valgrind checks runs for leaks and bad reads;
-# Chromium is the browser the live page is tested in.
-RS_TEST_PACKAGES=(parallel clang libclang-rt-14-dev valgrind chromium curl bc)
+# Chromium is the browser the live page is tested in; python3-jsonschema
+# validates summary.json against its schema.
+RS_TEST_PACKAGES=(parallel clang libclang-rt-14-dev valgrind chromium curl bc python3-jsonschema)
 
 # npm fetches the page's chart library at build time (web/package-lock.json)
 # and the browser test's driver: Node.js from Debian when none is installed.

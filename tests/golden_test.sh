@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Golden outputs: runs each tests/golden/NAME.ini and compares every output
-# file, byte for byte, with tests/golden/NAME/ (summary.csv without its
-# wall-clock column wall_s). RS_UPDATE_GOLDEN=1 rewrites the expected files.
+# file, byte for byte, with tests/golden/NAME/ (summary.csv and summary.json
+# without their wall-clock column wall_s). RS_UPDATE_GOLDEN=1 rewrites the expected files.
 set -euo pipefail
 bin=$1 dir=$2
 tmp=$(mktemp -d)
@@ -15,6 +15,8 @@ for ini in "$dir"/*.ini; do
   "$bin" run "$ini" -o "$tmp/$name" > /dev/null
   strip_wall "$tmp/$name/summary.csv" > "$tmp/$name/summary.nowall"
   rm "$tmp/$name/summary.csv"
+  grep -v '"wall_s":' "$tmp/$name/summary.json" > "$tmp/$name/summary.json.nowall"
+  rm "$tmp/$name/summary.json"
   # scenario.ini names its source path, which depends on the checkout
   sed -i '1d' "$tmp/$name/scenario.ini"
   if [ "${RS_UPDATE_GOLDEN:-0}" = 1 ]; then

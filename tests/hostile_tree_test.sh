@@ -146,7 +146,7 @@ mkworld
 snap > "$tmp/pristine"
 none='^$'
 tmpname='/\.[^/]*\.tmp$' # a temporary that a command renamed away (it shows in no snapshot)
-runnames="^$t/(summary|timeseries|latency|attempts|layers|replications)\.csv\$|^$t/scenario\.ini\$|^$t\$"
+runnames="^$t/(summary|timeseries|latency|attempts|layers|replications)\.csv\$|^$t/(scenario\.ini|summary\.json)\$|^$t\$"
 short=(--set run.duration=2s --set load.rate=50/s)
 
 echo "== run"
@@ -188,7 +188,7 @@ try 2 "$none" -- "$bin" "${cmp[@]}" -o $t/planted
 try 0 "^$t/cmp(/|\$)" -- "$bin" "${cmp[@]}" -o $t/cmp
 
 echo "== sweep"
-sweepnames="^$t/(experiment|jobs|status|sweep)\.csv\$|^$t\$"
+sweepnames="^$t/(experiment|jobs|status|sweep)\.csv\$|/summary\.json\$|^$t\$"
 try 2 "$none" -- "$bin" sweep tiny.ini "${grid[@]}" -o $t
 try 2 "$none" -- "$bin" sweep tiny.ini "${grid[@]}" -o $t/link-dir
 try 2 "$none" -- "$bin" sweep tiny.ini "${grid[@]}" -o $t/link-dir --force
@@ -201,9 +201,9 @@ try 2 "$none" -- "$bin" sweep tiny.ini "${grid[@]}" -o $t/fifoshard --resume
 try 2 "$none" -- "$bin" sweep tiny.ini "${grid[@]}" -o $t/fifoshard --resume --force
 try 2 "$none" -- "$bin" sweep tiny.ini "${grid[@]}" -o $t/fifolinkshard --resume --force
 try 2 "$none" -- "$bin" sweep tiny.ini "${grid[@]}" -o $t/fifostatus
-try 0 "^$t/fifostatus/(experiment|jobs|status|sweep)\.csv\$|^$t/fifostatus\$" -- \
+try 0 "^$t/fifostatus/(experiment|jobs|status|sweep)\.csv\$|/summary\.json\$|^$t/fifostatus\$" -- \
   "$bin" sweep tiny.ini "${grid[@]}" -o $t/fifostatus --force
-try any "^$t/linkshard/(experiment|jobs|status|sweep)\.csv\$|^$t/linkshard\$" -- \
+try any "^$t/linkshard/(experiment|jobs|status|sweep)\.csv\$|/summary\.json\$|^$t/linkshard\$" -- \
   "$bin" sweep tiny.ini "${grid[@]}" --shard 1/2 -o $t/linkshard --resume --force
 try 0 "$sweepnames" -- "$bin" sweep tiny.ini "${grid[@]}" -o $t --force
 [ -L $t/.retrystorm ] || fail "sweep --force replaced the planted marker link"
@@ -212,7 +212,7 @@ try 0 "^$t/sw(/|\$)" -- "$bin" sweep tiny.ini "${grid[@]}" -o $t/sw
 echo "== merge"
 try 2 "$none" -- "$bin" merge good1 good2 -o $t
 try 0 "$sweepnames" -- "$bin" merge good1 good2 -o $t --force
-try 0 "^$t/planted-merge/(experiment|jobs|status|sweep)\.csv\$|^$t/planted-merge\$" -- \
+try 0 "^$t/planted-merge/(experiment|jobs|status|sweep)\.csv\$|/summary\.json\$|^$t/planted-merge\$" -- \
   "$bin" merge good1 good2 -o $t/planted-merge --force
 for target in link-dir link-emptydir link-dangling fifo notes.txt chardev res.work-BBBBBB; do
   [ $target != chardev ] || [ "$(id -u)" = 0 ] || continue # mknod needs root

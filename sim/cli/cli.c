@@ -20,6 +20,7 @@
 #include "compare.h"
 #include "experiment.h"
 #include "help.h"
+#include "jsonout.h"
 #include "outdir.h"
 #include "output.h"
 #include "plot.h"
@@ -39,6 +40,10 @@ static volatile sig_atomic_t stop_signal;
 
 static void on_signal(int sig) { stop_signal = sig; }
 
+/* Where the human summary goes: stdout, or stderr under --format json (stdout
+ * then holds the JSON document only). */
+static FILE *human;
+
 
 static void install_handlers(void)
 {
@@ -53,7 +58,7 @@ static void install_handlers(void)
 
 static const char usage[] =
     "usage: retrystorm [run] [SCENARIO] [-o DIR] [--set SECTION.KEY=VALUE]... [--seed N] [--reps N]\n"
-    "                  [--plot] [--force]\n"
+    "                  [--plot] [--force] [--format text|json]\n"
     "       retrystorm compare SCENARIO --vary KEY=V1,V2,... [--vary ...] [--reps N] [-o DIR]\n"
     "                  [--set ...] [--seed N] [--plot]\n"
     "       retrystorm sweep SCENARIO --grid KEY=V1,V2,...|KEY=A..B[*F|+S] [--grid ...] [--reps N]\n"
@@ -66,7 +71,7 @@ static const char usage[] =
     "                  [--style slide|default] [--animate]\n"
     "       retrystorm check SCENARIO\n"
     "       retrystorm serve [--bind ADDR] [--port N] [--jobs N] [--max-seconds S]\n"
-    "       retrystorm list [presets]\n"
+    "       retrystorm list [presets|metrics|keys]\n"
     "       retrystorm --help | --version\n"
     "\n"
     "SCENARIO is a scenario file or the name of a built-in scenario (see 'list');\n"
@@ -199,6 +204,7 @@ struct opts {
     size_t nrest;
     bool collect_rest;
     bool resume, force;
+    bool json; /* --format json */
 };
 
 /* ---- options: one descriptor per option, one small taker each ---- */
@@ -301,6 +307,21 @@ static int take_reps(struct opts *o, const char *name, const char *v)
     return 0;
 }
 
+static int take_format(struct opts *o, const char *name, const char *v)
+{
+    (void)name;
+    static const char *const formats[] = {"text", "json", NULL};
+    if (strcmp(v, "text") != 0 && strcmp(v, "json") != 0) {
+        const char *s = help_suggest(v, formats);
+        fprintf(stderr, "retrystorm: --format %s: expected text or json%s%s%s\n", v,
+                s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
+        return 2;
+    }
+    o->json = strcmp(v, "json") == 0;
+    human = o->json ? stderr : stdout;
+    return 0;
+}
+
 static const struct option_desc {
     const char *name;
     bool value; /* takes the next argument */
@@ -311,6 +332,7 @@ static const struct option_desc {
     {"--quiet", false, take_flag},  {"--progress", false, take_flag},    {"--grid", true, take_list},
     {"--vary", true, take_list},    {"--objective", true, take_list},    {"--constraint", true, take_list},
     {"-j", true, take_threads},     {"--shard", true, take_shard},       {"--reps", true, take_reps},
+    {"--format", true, take_format},
 };
 
 /* A positional argument: the scenario, or (merge) one more directory. */
@@ -469,7 +491,7 @@ static int plot_and_say_styled(const char *dir, const char *shown, const struct 
         fprintf(stderr, "retrystorm: %s\n", err);
         return n == PLOT_BAD_INPUT ? 2 : 1;
     }
-    printf("  %d figures (PNG and SVG%s) in %s/\n", n, st && st->animate ? ", an animated GIF" : "", shown);
+    fprintf(human, "  %d figures (PNG and SVG%s) in %s/\n", n, st && st->animate ? ", an animated GIF" : "", shown);
     return 0;
 }
 
@@ -514,13 +536,63 @@ static int cmd_plot(int argc, char **argv)
     return plot_and_say_styled(dir, dir, &st);
 }
 
+/* summary.json in dir from its table `source` (jsonout_write_dir); under
+ * --format json the document is also kept in *text, for print_json to show
+ * once the outputs are in place. Returns 0, or 1 after a message. */
+static int write_json(const struct opts *o, const char *dir, const char *command, const char *scenario,
+                      const char *source, char **text)
+{
+    struct jsonout_meta m = {command, scenario, source};
+    char err[4600];
+    size_t len = 0;
+    FILE *mem = NULL;
+    *text = NULL;
+    if (o->json && (mem = open_memstream(text, &len)) == NULL) {
+        fprintf(stderr, "retrystorm: out of memory\n");
+        return 1;
+    }
+    int rc = jsonout_write_dir(dir, &m, mem, err, sizeof err);
+    if (mem != NULL && fclose(mem) != 0)
+        rc = -1, snprintf(err, sizeof err, "out of memory");
+    if (rc != 0) {
+        fprintf(stderr, "retrystorm: %s\n", err);
+        free(*text);
+        *text = NULL;
+        return 1;
+    }
+    return 0;
+}
+
+/* Prints the JSON kept by write_json when the command succeeded; frees it.
+ * Returns rc. */
+static int print_json(char *text, int rc)
+{
+    if (text != NULL && rc == 0)
+        fputs(text, stdout);
+    free(text);
+    return rc;
+}
+
+/* The name of the scenario o names (its [run] name), for summary.json; the
+ * name as given when it does not load (the run that follows says why). */
+static void scenario_name(const struct opts *o, char *name, size_t size)
+{
+    struct scenario sc;
+    struct scenario_diag d = {0};
+    if (scenario_load(&sc, o->scenario, o->sets, o->nsets, &d) == 0)
+        snprintf(name, size, "%s", sc.name);
+    else
+        snprintf(name, size, "%s", o->scenario);
+    scenario_diag_fini(&d);
+}
+
 static void compare_row(void *user, const char *label, const char *const *names,
                         const double *v, size_t n)
 {
     (void)names, (void)n;
     bool *first = user;
     if (*first) {
-        printf("  %-34s %9s %7s %7s %9s %9s %9s %10s %9s\n", "variant", "requests", "ok", "amplif",
+        fprintf(human, "  %-34s %9s %7s %7s %9s %9s %9s %10s %9s\n", "variant", "requests", "ok", "amplif",
                "p50 ms", "p99 ms", "peak 1s/s", "duplicates", "recovered");
         *first = false;
     }
@@ -531,7 +603,7 @@ static void compare_row(void *user, const char *label, const char *const *names,
         snprintf(rec, sizeof rec, "%s", v[7] > 0 ? "some" : "no");
     else
         snprintf(rec, sizeof rec, "%s %.0fs", v[7] >= 1 ? "yes" : "some", v[8]);
-    printf("  %-34.34s %9.0f %6.1f%% %7.3f %9.1f %9.1f %9.0f %10.0f %9s\n", label, v[0], 100 * v[1],
+    fprintf(human, "  %-34.34s %9.0f %6.1f%% %7.3f %9.1f %9.1f %9.0f %10.0f %9s\n", label, v[0], 100 * v[1],
            v[2], 1e3 * v[3], 1e3 * v[4], v[5], v[6], rec);
 }
 
@@ -575,17 +647,20 @@ static int cmd_compare(int argc, char **argv)
     }
     spec.dir = work;
     bool first = true;
-    printf("retrystorm %s: %s compared on seed %llu (%u replication%s each)\n", RS_VERSION, sc.name,
+    fprintf(human, "retrystorm %s: %s compared on seed %llu (%u replication%s each)\n", RS_VERSION, sc.name,
            (unsigned long long)sc.seed, spec.reps, spec.reps == 1 ? "" : "s");
     rc = compare_run(&spec, &d, compare_row, &first, err, sizeof err);
     print_diag(&d);
     scenario_diag_fini(&d);
     if (rc != 0 && err[0])
         fprintf(stderr, "retrystorm: %s\n", err);
+    char *json = NULL;
     if (rc == 0)
-        printf("  outputs in %s/ (summary.csv and timeseries.csv with a variant column; one directory per variant)\n",
+        rc = write_json(&o, work, "compare", sc.name, "summary.csv", &json);
+    if (rc == 0)
+        fprintf(human, "  outputs in %s/ (summary.csv and timeseries.csv with a variant column; one directory per variant)\n",
                dir);
-    return finish_work(work, dir, &o, rc);
+    return print_json(json, finish_work(work, dir, &o, rc));
 }
 
 static unsigned default_threads(void)
@@ -639,11 +714,15 @@ static int cmd_sweep(int argc, char **argv)
     rc = run_sweep(&o, dir, NULL, true);
     if (rc == 3)
         return interrupted_exit();
+    char *json = NULL, name[64];
+    scenario_name(&o, name, sizeof name);
+    if (rc == 0 && !o.shard_n)
+        rc = write_json(&o, dir, "sweep", name, "sweep.csv", &json);
     if (rc == 0)
-        printf("%s: %s written to %s/\n", o.scenario,
-               o.shard_n ? "this shard's jobs.csv (merge the shards for sweep.csv)" : "sweep.csv",
+        fprintf(human, "%s: %s written to %s/\n", o.scenario,
+               o.shard_n ? "this shard's jobs.csv (merge the shards for sweep.csv)" : "sweep.csv and summary.json",
                dir);
-    return rc == 0 && o.plot && !o.shard_n ? plot_and_say(dir) : rc;
+    return print_json(json, rc == 0 && o.plot && !o.shard_n ? plot_and_say(dir) : rc);
 }
 
 static int cmd_merge(int argc, char **argv)
@@ -671,8 +750,11 @@ static int cmd_merge(int argc, char **argv)
         fprintf(stderr, "retrystorm: %s\n", err);
         return rc;
     }
-    printf("merged %zu shard%s into %s/sweep.csv\n", n, n == 1 ? "" : "s", out);
-    return o.plot ? plot_and_say(out) : 0;
+    char *json = NULL;
+    if (write_json(&o, out, "merge", NULL, "sweep.csv", &json) != 0)
+        return 1;
+    fprintf(human, "merged %zu shard%s into %s/sweep.csv and summary.json\n", n, n == 1 ? "" : "s", out);
+    return print_json(json, o.plot ? plot_and_say(out) : 0);
 }
 
 static int metric_index(const struct exp_result *r, const char *name)
@@ -706,6 +788,7 @@ static int cmd_tune(int argc, char **argv)
         return 2;
     }
     struct exp_result r;
+    char *json = NULL;
     memset(&r, 0, sizeof r);
     rc = run_sweep(&o, dir, &r, true);
     if (rc != 0) {
@@ -714,18 +797,22 @@ static int cmd_tune(int argc, char **argv)
     }
     struct tune_rank k;
     if (tune_rank(&t, &r, &k, err, sizeof err) == 0) {
+        char name[64];
+        scenario_name(&o, name, sizeof name);
         if (tune_write_csv(dir, &t, &r, &k, err, sizeof err) != 0) {
             fprintf(stderr, "retrystorm: %s\n", err);
             rc = 1;
+        } else {
+            rc = write_json(&o, dir, "tune", name, "tune.csv", &json);
         }
-        tune_print(stdout, o.scenario, dir, &t, &r, &k);
+        tune_print(human, o.scenario, dir, &t, &r, &k);
     } else {
         fprintf(stderr, "retrystorm: %s\n", err);
         rc = 1;
     }
     tune_rank_fini(&k);
     exp_result_fini(&r);
-    return rc;
+    return print_json(json, rc);
 }
 
 static int cmd_check(int argc, char **argv)
@@ -736,6 +823,10 @@ static int cmd_check(int argc, char **argv)
         return rc;
     if (o.scenario == NULL) {
         fprintf(stderr, "retrystorm: check needs a scenario\n%s", usage);
+        return 2;
+    }
+    if (o.json) {
+        fprintf(stderr, "retrystorm: check writes no summary: --format is for run, compare, sweep, merge and tune\n");
         return 2;
     }
     struct scenario sc;
@@ -787,16 +878,16 @@ static int write_reps_summary(const char *dir, const struct exp_result *res, boo
 
 static void print_reps(const struct exp_result *res)
 {
-    printf("  over %zu replications (mean ± 95%% half-width):\n", res->done);
+    fprintf(human, "  over %zu replications (mean ± 95%% half-width):\n", res->done);
     static const char *const show[] = {"ok_share", "amplification", "lat_p50", "lat_p99", "goodput",
                                        "recovered", "recovery_s"};
     for (size_t i = 0; i < sizeof show / sizeof show[0]; i++) {
         int m = metric_index(res, show[i]);
         if (m < 0 || isnan(res->mean[m]))
             continue;
-        printf("    %-14s %.4g ± %.2g\n", show[i], res->mean[m], isnan(res->hw[m]) ? 0.0 : res->hw[m]);
+        fprintf(human, "    %-14s %.4g ± %.2g\n", show[i], res->mean[m], isnan(res->hw[m]) ? 0.0 : res->hw[m]);
     }
-    printf("  summary.csv holds the means, sd and half-widths; replications.csv each replication\n");
+    fprintf(human, "  summary.csv holds the means, sd and half-widths; replications.csv each replication\n");
 }
 
 /* run --reps N into the work directory: every replication's summary row
@@ -804,7 +895,7 @@ static void print_reps(const struct exp_result *res)
  * deviation and 95 % half-width of every metric over the replications.
  * Interrupted, both hold the replications done, marked complete = 0, and
  * it returns 3. */
-static int replicate(const struct opts *o, const char *dir)
+static int replicate(const struct opts *o, const char *dir, const char *name)
 {
     char tmp[PATH_MAX + 64], from[PATH_MAX + 64], to[PATH_MAX + 64];
     if (outdir_join(tmp, sizeof tmp, dir, ".replications") != 0 ||
@@ -831,6 +922,9 @@ static int replicate(const struct opts *o, const char *dir)
     }
     outdir_remove_ours(tmp);
     int wrc = write_reps_summary(dir, &res, rc == 0);
+    char *unused;
+    if (wrc == 0)
+        wrc = write_json(&(struct opts){0}, dir, "run", name, "summary.csv", &unused);
     if (wrc == 0 && rc == 0)
         print_reps(&res);
     exp_result_fini(&res);
@@ -861,7 +955,7 @@ static int simulate(const struct scenario *sc, const char *work, const char *dir
     if (rc != 0)
         fprintf(stderr, "retrystorm: %s\n", err);
     else
-        output_print_summary(stdout, s, &sum, dir);
+        output_print_summary(human, s, &sum, dir);
     bool complete = sim_complete(s);
     sim_destroy(s);
     return rc != 0 ? 1 : complete ? 0 : 3;
@@ -893,8 +987,11 @@ static int cmd_run(int argc, char **argv, int first)
     }
     rc = simulate(&sc, work, dir);
     if (rc == 0 && o.reps > 1)
-        rc = replicate(&o, work);
-    return finish_work(work, dir, &o, rc);
+        rc = replicate(&o, work, sc.name);
+    char *json = NULL;
+    if (rc == 0 && o.json)
+        rc = write_json(&o, work, "run", sc.name, "summary.csv", &json);
+    return print_json(json, finish_work(work, dir, &o, rc));
 }
 
 /* serve: the live page (sim/serve/), when this binary was built with it. */
@@ -938,6 +1035,7 @@ int cli_main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
     install_handlers();
+    human = stdout;
     if (argc >= 2) {
         const char *c = argv[1];
         if (strcmp(c, "--help") == 0 || strcmp(c, "-h") == 0) {

@@ -14,7 +14,7 @@ struct command_help {
 static const struct command_help commands[] = {
     {"run", "run a scenario once (or --reps times) and write its outputs",
      "usage: retrystorm [run] [SCENARIO] [-o DIR] [--set SECTION.KEY=VALUE]... [--seed N]\n"
-     "                  [--reps N] [--plot] [--force]\n"
+     "                  [--reps N] [--plot] [--force] [--format text|json]\n"
      "\n"
      "SCENARIO   a built-in's name (retrystorm list) or a scenario file; default: storm\n"
      "-o DIR     where the outputs go (default: out/<name>/)\n"
@@ -23,19 +23,21 @@ static const struct command_help commands[] = {
      "--reps N   N replications: summary.csv holds means, sd and 95 % half-widths (default 1)\n"
      "--plot     draw the figures with gnuplot\n"
      "--force    write into a directory that is not a retrystorm output\n"
+     "--format json  print summary.json on stdout (the human summary goes to stderr)\n"
      "\n"
      "examples:\n"
      "  retrystorm run storm --plot\n"
      "  retrystorm run storm --set layer.app.attempts=1 -o out/no-retries\n"
-     "  retrystorm run payments --reps 10\n"},
+     "  retrystorm run payments --reps 10\n"
+     "  retrystorm run storm --format json | jq '.rows[0].lat_p99'\n"},
     {"compare", "run variants of a scenario on the same seed, side by side",
      "usage: retrystorm compare SCENARIO --vary KEY=V1,V2,... [--vary ...] [--reps N] [-o DIR]\n"
-     "                  [--set ...] [--seed N] [--plot] [--force]\n"
+     "                  [--set ...] [--seed N] [--plot] [--force] [--format text|json]\n"
      "\n"
      "--vary KEY=V1,V2  one variant per value (several --vary: every combination)\n"
      "--reps N          replications per variant, with 95 % half-widths (default 1)\n"
      "-o DIR            default: out/<name>-compare/\n"
-     "--set, --seed, --plot, --force as for run\n"
+     "--set, --seed, --plot, --force, --format as for run\n"
      "\n"
      "examples:\n"
      "  retrystorm compare jitter --vary layer.app.backoff=none,exponential,full,equal,decorrelated --plot\n"
@@ -43,19 +45,20 @@ static const struct command_help commands[] = {
     {"sweep", "run a grid of parameter values, with replications, on every core",
      "usage: retrystorm sweep SCENARIO --grid KEY=V1,V2,...|KEY=A..B[*F|+S] [--grid ...] [--reps N]\n"
      "                  [-j N] [--shard K/N] [-o DIR] [--set ...] [--quiet|--progress] [--plot]\n"
-     "                  [--resume] [--force]\n"
+     "                  [--resume] [--force] [--format text|json]\n"
      "\n"
      "--grid      an axis: a list, A..B (step 1), A..B*F (geometric) or A..B+S; units allowed\n"
      "--reps N    replications per point (default 1)\n"
      "-j N        threads (default: one per core)\n"
      "--shard K/N run only jobs j with j mod N = K-1 (merge them with retrystorm merge)\n"
      "--resume    finish an interrupted sweep in DIR\n"
+     "--format json  print summary.json (sweep.csv's rows) on stdout\n"
      "\n"
      "examples:\n"
      "  retrystorm sweep storm --grid layer.app.attempts=1..4 --grid layer.app.timeout=100ms..800ms*2 --reps 4\n"
      "  retrystorm sweep storm --grid load.rate=600/s..1000/s+100/s --shard 1/4 -o part1\n"},
     {"merge", "merge the shard directories of a sweep",
-     "usage: retrystorm merge DIR... -o OUT [--plot] [--force]\n"
+     "usage: retrystorm merge DIR... -o OUT [--plot] [--force] [--format text|json]\n"
      "\n"
      "Reads every shard's jobs.csv (as hostile input) and writes OUT/sweep.csv, byte for byte\n"
      "what one machine would have written.\n"
@@ -65,8 +68,10 @@ static const struct command_help commands[] = {
     {"tune", "search a grid for the best parameters under constraints",
      "usage: retrystorm tune SCENARIO --grid ... --objective max:METRIC|min:METRIC...\n"
      "                  [--constraint 'METRIC<=VALUE'...] [--reps N] [-j N] [-o DIR]\n"
+     "                  [--format text|json]\n"
      "\n"
      "METRIC is a column of summary.csv: retrystorm list metrics\n"
+     "--format json  print summary.json (tune.csv's ranked rows) on stdout\n"
      "\n"
      "examples:\n"
      "  retrystorm tune storm --grid layer.app.attempts=1..4 --objective max:ok_share --reps 5\n"

@@ -21,9 +21,9 @@
 
 /* Every file name retrystorm writes into an output directory. */
 static const char *const our_files[] = {
-    MARKER, "timeseries.csv", "summary.csv", "latency.csv", "attempts.csv", "layers.csv", "services.csv",
-    "caches.csv", "scenario.ini", "replications.csv", "experiment.csv", "jobs.csv", "sweep.csv", "status.csv",
-    "tune.csv",
+    MARKER, "timeseries.csv", "summary.csv", "summary.json", "latency.csv", "attempts.csv", "layers.csv",
+    "services.csv", "caches.csv", "scenario.ini", "replications.csv", "experiment.csv", "jobs.csv", "sweep.csv",
+    "status.csv", "tune.csv",
 };
 /* The figures of plot (see plot.h), besides one per service and one per
  * cache (below). */

@@ -6,6 +6,7 @@
 
 #include "output.h"
 
+#include "jsonout.h"
 #include "outdir.h"
 
 #include <errno.h>
@@ -422,6 +423,22 @@ static void write_summary(FILE *f, const struct sim *s, const struct summary *su
     output_write_summary_csv(f, s, sum, OUTPUT_HEADER | OUTPUT_SERVICES);
 }
 
+/* summary.json: summary.csv's text as JSON (jsonout). */
+static void write_summary_json(FILE *f, const struct sim *s, const struct summary *sum)
+{
+    char *buf = NULL, err[128];
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (m == NULL)
+        return;
+    write_summary(m, s, sum);
+    if (fclose(m) == 0) {
+        struct jsonout_meta meta = {"run", sim_scenario(s)->name, "summary.csv"};
+        jsonout_write(f, buf, len, &meta, err, sizeof err); /* our own table: always well formed */
+    }
+    free(buf);
+}
+
 static void write_scenario(FILE *f, const struct sim *s, const struct summary *sum)
 {
     (void)sum;
@@ -443,6 +460,7 @@ static bool has_caches(const struct scenario *sc) { return sc->ncaches > 0; }
 static const struct file_desc files[] = {
     {"timeseries.csv", always, write_timeseries},
     {"summary.csv", always, write_summary},
+    {"summary.json", always, write_summary_json},
     {"latency.csv", always, write_latency},
     {"attempts.csv", always, write_attempts},
     {"layers.csv", always, write_layers},

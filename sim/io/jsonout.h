@@ -1,0 +1,46 @@
+/*
+ * jsonout — summary.json: a summary table (summary.csv, sweep.csv or
+ * tune.csv) as a JSON document, for scripts and notebooks.
+ *
+ * The document is made from the CSV text the command has just written, so
+ * its names and values are the CSV's, always: each row is an object keyed
+ * by the CSV's column names; a field that is a JSON number is written as a
+ * number with the CSV's own digits (no rounding on the way), an empty
+ * field as null, any other as a string. The format (schema version 1) is
+ * described in the README, and docs/summary.schema.json is its JSON Schema:
+ *
+ *   { "schema": "retrystorm-summary", "version": 1, "retrystorm": "0.1.0",
+ *     "command": "run", "scenario": "storm", "source": "summary.csv",
+ *     "columns": ["scenario", ...], "rows": [ { "scenario": "storm", ... } ] }
+ *
+ * The JSON is built and escaped by json-c. Costs: linear in the table.
+ */
+#ifndef RS_JSONOUT_H
+#define RS_JSONOUT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define JSONOUT_VERSION 1
+
+struct jsonout_meta {
+    const char *command;  /* run, compare, sweep, tune */
+    const char *scenario; /* the scenario's [run] name; NULL (null): merge's */
+    const char *source;   /* the CSV file the rows are: summary.csv, sweep.csv, tune.csv */
+};
+
+/* Writes the JSON document of the CSV text `csv` (a header line, then rows
+ * of as many comma-separated fields; our files quote nothing) to f, ending
+ * with a newline. Returns 0, or -1 with a message when the text is not
+ * such a table. */
+int jsonout_write(FILE *f, const char *csv, size_t len, const struct jsonout_meta *m, char *err,
+                  size_t errsz);
+
+/* dir/summary.json from dir/`m->source` (read back as any file is: hostile,
+ * at most 256 MiB), written in place of an earlier one; and the same
+ * document to `also` when it is not NULL (--format json). Returns 0 or -1
+ * with a message. */
+int jsonout_write_dir(const char *dir, const struct jsonout_meta *m, FILE *also, char *err,
+                      size_t errsz);
+
+#endif

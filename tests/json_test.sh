@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# summary.json and --format json: every command that writes a summary table
+# (run, run --reps, compare, sweep, merge, tune) writes summary.json beside
+# it, valid against docs/summary.schema.json by a real validator (Debian's
+# python3-jsonschema) and parsed by a real parser (Python's json), holding
+# exactly the CSV's columns and values; --format json prints the same
+# document on stdout and nothing else, the human summary going to stderr.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+src=$2
+py=/usr/bin/python3
+if ! "$py" -c 'import jsonschema' 2> /dev/null; then
+  echo "python3-jsonschema is not installed (scripts/test.sh installs it): skipped"; exit 77
+fi
+schema="$src/docs/summary.schema.json"
+# check DIR [SOURCE]: summary.json valid, and the same table as DIR/SOURCE
+check() {
+  local dir=$1 source=${2:-summary.csv}
+  "$py" - "$schema" "$dir/summary.json" "$dir/$source" "$bin" <<'PY' || { fail "$dir/summary.json (see above)"; return 1; }
+import csv, json, subprocess, sys
+import jsonschema
+schema, doc_path, csv_path, binary = sys.argv[1:5]
+doc = json.load(open(doc_path))
+jsonschema.validate(doc, json.load(open(schema)))
+rows = list(csv.reader(open(csv_path)))
+head, body = rows[0], rows[1:]
+assert doc["columns"] == head, f"columns differ from {csv_path}'s header"
+assert doc["source"] == csv_path.rsplit("/", 1)[1]
+assert len(doc["rows"]) == len(body), f"{len(doc['rows'])} rows, the CSV {len(body)}"
+units = {}
+for line in subprocess.run([binary, "list", "metrics"], capture_output=True, text=True).stdout.splitlines()[1:]:
+    f = line.split()
+    if len(f) >= 2:
+        units[f[0]] = f[1]
+for r, (obj, fields) in enumerate(zip(doc["rows"], body)):
+    assert list(obj) == head, f"row {r}: keys differ from the header"
+    for k, v in zip(head, fields):
+        j = obj[k]
+        if v == "":
+            assert j is None, f"row {r} {k}: empty in the CSV, {j!r} in JSON"
+        elif isinstance(j, str):
+            assert j == v, f"row {r} {k}: {v!r} in the CSV, {j!r} in JSON"
+            base = k[:-3] if k.endswith(("_hw", "_sd")) else k
+            assert units.get(base, "name") == "name", f"row {r} {k}: metric of unit {units.get(base)} is a string: {j!r}"
+        else:
+            assert not isinstance(j, bool) and float(v) == j, f"row {r} {k}: {v!r} in the CSV, {j!r} in JSON"
+PY
+}
+short=(--set run.duration=70s --set load.rate=100/s)
+"$bin" run storm "${short[@]}" -o "$tmp/run" > /dev/null || fail "run"
+check "$tmp/run"
+# --format json: stdout is the document (parsed), the same as summary.json
+# but for the wall-clock column; the human summary is on stderr
+"$bin" run storm "${short[@]}" -o "$tmp/runj" --format json > "$tmp/runj.out" 2> "$tmp/runj.err" || fail "run --format json"
+cmp -s "$tmp/runj.out" "$tmp/runj/summary.json" || fail "run --format json: stdout is not summary.json"
+"$py" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["command"]=="run" and d["scenario"]=="storm"' "$tmp/runj.out" \
+  || fail "run --format json: not a run of storm"
+grep -q 'requests' "$tmp/runj.err" || fail "run --format json: the human summary is not on stderr"
+diff <(grep -v '"wall_s"' "$tmp/run/summary.json") <(grep -v '"wall_s"' "$tmp/runj.out") > /dev/null \
+  || fail "the same run gives another summary.json (apart from wall_s)"
+"$bin" run storm "${short[@]}" --reps 3 -j 2 -o "$tmp/reps" --format json > "$tmp/reps.out" 2> /dev/null || fail "run --reps"
+check "$tmp/reps"
+"$py" -c 'import json,sys; r=json.load(open(sys.argv[1]))["rows"][0]; assert r["reps"]==3 and r["ok_share_hw"]>=0' "$tmp/reps.out" \
+  || fail "run --reps --format json: no reps or ok_share_hw"
+"$bin" compare storm "${short[@]}" --vary layer.app.attempts=1,3 -o "$tmp/cmp" --format json > "$tmp/cmp.out" 2> /dev/null || fail "compare"
+check "$tmp/cmp"
+"$py" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [r["variant"] for r in d["rows"]]==["attempts=1","attempts=3"]' "$tmp/cmp.out" \
+  || fail "compare --format json: not the two variants"
+"$bin" sweep storm "${short[@]}" --grid layer.app.attempts=1..3 --reps 2 -j 2 --quiet -o "$tmp/sweep" --format json > "$tmp/sweep.out" || fail "sweep"
+check "$tmp/sweep" sweep.csv
+cmp -s "$tmp/sweep.out" "$tmp/sweep/summary.json" || fail "sweep --format json: stdout is not summary.json"
+for k in 1 2; do
+  "$bin" sweep storm "${short[@]}" --grid layer.app.attempts=1..3 --shard $k/2 --quiet -o "$tmp/shard$k" > /dev/null || fail "shard $k"
+  [ -e "$tmp/shard$k/summary.json" ] && fail "a shard wrote summary.json (its jobs.csv is not a summary)"
+done
+"$bin" merge "$tmp/shard1" "$tmp/shard2" -o "$tmp/merged" > /dev/null || fail "merge"
+check "$tmp/merged" sweep.csv
+"$bin" tune storm "${short[@]}" --grid layer.app.attempts=1..2 --objective max:ok_share -o "$tmp/tune" --format json > "$tmp/tune.out" 2> /dev/null || fail "tune"
+check "$tmp/tune" tune.csv
+"$py" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["rows"][0]["rank"]==1' "$tmp/tune.out" || fail "tune --format json: no rank 1 first"
+expect 2 "--format jsn: expected text or json; did you mean 'json'" -- "$bin" run storm --format jsn -o "$tmp/refused"
+# The validator and the checks can fail: a document with a wrong version,
+# and one whose value differs from its CSV, are refused.
+mkdir -p "$tmp/bad" && cp "$tmp/run/summary.csv" "$tmp/bad/"
+sed 's/"version": 1/"version": "1"/' "$tmp/run/summary.json" > "$tmp/bad/summary.json"
+( check "$tmp/bad" ) > /dev/null 2>&1 && fail "a version given as a string passed the schema"
+sed 's/"seed": 1,/"seed": 2,/' "$tmp/run/summary.json" > "$tmp/bad/summary.json"
+( check "$tmp/bad" ) > /dev/null 2>&1 && fail "a seed that differs from summary.csv's passed"
+finish
