@@ -1,7 +1,7 @@
 /*
  * Backoff formulas: the deterministic kinds exactly; the jittered kinds by
  * range, mean and a chi-square goodness-of-fit test against the uniform law
- * each formula promises (POLICIES.md §1), and the cap at huge retry counts.
+ * each formula promises (docs/presets.md), and the cap at huge retry counts.
  *
  * Tolerance: 200,000 draws in 40 equiprobable bins; the test fails if the
  * chi-square p-value is below 1e-4 (a correct sampler fails once in 10,000

@@ -1,6 +1,6 @@
 /*
  * Breakers as state machines, driven by scripted results, against the
- * transitions POLICIES.md §3 and §7 give.
+ * transitions docs/breakers.md give.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 /*
  * Budgets as state machines, driven by scripted results, against the
- * numbers POLICIES.md §2 and §7 give.
+ * numbers docs/budgets.md give.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -98,7 +98,7 @@ const struct key_desc scn_keys[] = {
     {S_LAYER, "multiplier", T_MULT, LY(bp.multiplier), 0, 0, "a number from 1 to 1000", NULL, 0},
     {S_LAYER, "cap", T_CAP, LY(bp.cap), 0, 0, "a duration such as 20s, or none", NULL, 0},
     {S_LAYER, "jitter", T_REAL, LY(bp.jitter), 0, 1, "a number from 0 to 1", NULL, 0},
-    {S_LAYER, "retry_on", T_CLASSES, LY(retry_on), 0, 0, "classes among timeout conn 400 403 404 409 429 500 502 503 504 deadline bulkhead, or none", NULL, 0},
+    {S_LAYER, "retry_on", T_CLASSES, LY(retry_on), 0, 0, "classes among timeout conn 400 403 404 409 429 500 502 503 504 deadline throttled breaker bulkhead, or none", NULL, 0},
     {S_LAYER, "retry_after", T_ENUM, LY(retry_after), 0, 0, "honor, ignore", scn_honor_names, 0},
     {S_LAYER, "retry_after_max", T_CAP, LY(retry_after_max), 0, 0, "a duration such as 60s, or none", NULL, 0},
     {S_LAYER, "deadline", T_CAP, LY(deadline), 0, 0, "a duration such as 2s, or none", NULL, 0},

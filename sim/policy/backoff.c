@@ -1,6 +1,6 @@
 /*
  * backoff — delay formulas as a table of descriptors. See backoff.h.
- * Each preset's function says which library it follows; POLICIES.md §1
+ * Each preset's function says which library it follows; docs/presets.md
  * holds the sources.
  */
 #include "backoff.h"

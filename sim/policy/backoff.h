@@ -17,7 +17,7 @@
  *   equal         e(k)/2 + U(0, e(k)/2)      AWS "Equal Jitter"
  *   decorrelated  s = min(cap, U(base, multiplier·s_prev)), s_0 = base
  * The AWS formulas follow the 2015 study's companion simulator
- * (POLICIES.md §1), where the first retry uses n = 1. The presets' formulas
+ * (docs/presets.md), where the first retry uses n = 1. The presets' formulas
  * are documented at their functions in backoff.c and in the README, each
  * with its source. Arithmetic is done in double and clamped to the cap and
  * to RS_TIME_LIMIT, so huge exponents never wrap. Every call is O(1) with

@@ -1,5 +1,5 @@
 /*
- * breaker — circuit breakers as state machines (POLICIES.md §3, §7), one
+ * breaker — circuit breakers as state machines (docs/breakers.md), one
  * state per scope (client, instance or shared). The layer asks before each
  * attempt; an open breaker fails it at once (class `breaker`, which ends the
  * call). Results are reported with the generation the attempt was admitted

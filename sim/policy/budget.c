@@ -173,7 +173,7 @@ bool budget_allow_retry(const struct budget_kind *k, const struct budget_params 
     return true;
 }
 
-/* botocore adaptive.py / throttling.py, steps 1-4 (POLICIES.md §2). */
+/* botocore adaptive.py / throttling.py, steps 1-4 (docs/budgets.md). */
 static void adaptive_result(struct budget_state *bs, rs_time now, bool throttle)
 {
     struct budget_adaptive *s = bs->ad;

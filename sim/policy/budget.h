@@ -1,6 +1,6 @@
 /*
  * budget — retry budgets and client-side throttling, as the libraries that
- * ship them do it (POLICIES.md §2, §7). One state per scope (client,
+ * ship them do it (docs/budgets.md). One state per scope (client,
  * instance or shared); the layer asks before every attempt (adaptive and
  * sre may reject even first attempts locally) and before every retry, and
  * reports every result. A refused retry or attempt ends the call
