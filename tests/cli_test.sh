@@ -129,4 +129,26 @@ expect 0 'cache objects: hit ratio' -- "$bin" run cache-flush --set run.duration
 [ -s "$tmp/cached/caches.csv" ] || fail "caches.csv missing"
 "$bin" run "$tmp/cached/scenario.ini" -o "$tmp/cached2" > /dev/null || fail "the effective scenario of cache-flush is refused"
 cmp -s "$tmp/cached/caches.csv" "$tmp/cached2/caches.csv" || fail "rerunning cache-flush's scenario.ini gives other results"
+# The compact tables (one unit per kind: shares in %, latencies in ms,
+# durations in s): compare --reps and run --reps show mean ± half-width;
+# --sort orders sweep and compare; past 10 points a sweep shows the first
+# and last 5; a bad --sort is refused before anything runs.
+st=(--set run.duration=90s)
+"$bin" compare storm "${st[@]}" --vary layer.app.attempts=1,3 --reps 3 -o "$tmp/tab-cmp" > "$tmp/tab.txt" 2>&1 || fail "compare --reps: $(cat "$tmp/tab.txt")"
+grep -qE '^ +requests +ok % +amplif +p50 ms +p99 ms' "$tmp/tab.txt" || fail "compare's table has not its units: $(head -3 "$tmp/tab.txt")"
+grep -qE '^  attempts=3 .*[0-9] ± [0-9]' "$tmp/tab.txt" || fail "compare --reps shows no ± half-widths: $(cat "$tmp/tab.txt")"
+"$bin" run storm "${st[@]}" --reps 3 -o "$tmp/tab-reps" > "$tmp/tab.txt" 2>&1 || fail "run --reps"
+grep -qE '^  storm +[0-9]+ ± [0-9]+ +[0-9.]+ ± [0-9.]+' "$tmp/tab.txt" || fail "run --reps shows no table with ±: $(cat "$tmp/tab.txt")"
+grep -q 'p99 ms' "$tmp/tab.txt" || fail "run --reps does not give latencies in ms"
+"$bin" sweep storm "${st[@]}" --grid layer.app.attempts=1..3 --quiet --sort max:amplification -o "$tmp/tab-sw" > "$tmp/tab.txt" 2>&1 || fail "sweep --sort"
+[ "$(sed -n 2p "$tmp/tab.txt" | awk '{print $1}')" = attempts=3 ] && [ "$(sed -n 4p "$tmp/tab.txt" | awk '{print $1}')" = attempts=1 ] \
+  || fail "sweep --sort max:amplification: not attempts 3 to 1: $(cat "$tmp/tab.txt")"
+"$bin" sweep storm "${st[@]}" --grid layer.app.attempts=1..3 --quiet --sort min:amplification -o "$tmp/tab-sw" --force > "$tmp/tab.txt" 2>&1
+[ "$(sed -n 2p "$tmp/tab.txt" | awk '{print $1}')" = attempts=1 ] || fail "sweep --sort min:amplification: attempts=1 not first: $(cat "$tmp/tab.txt")"
+"$bin" sweep storm --set run.duration=70s --set load.rate=100/s --grid layer.app.attempts=1..12 --quiet -o "$tmp/tab-12" > "$tmp/tab.txt" 2>&1
+grep -q '^  \.\.\. 2 more (all in sweep.csv)$' "$tmp/tab.txt" || fail "a 12-point sweep does not say it left 2 out: $(cat "$tmp/tab.txt")"
+[ "$(grep -c '^  attempts=' "$tmp/tab.txt")" = 10 ] || fail "a 12-point sweep does not show 10 rows"
+expect 2 "--sort okshare: no such metric; did you mean 'ok_share'" -- "$bin" sweep storm --grid layer.app.attempts=1..2 --sort okshare -o "$tmp/refused"
+expect 2 "--sort max:: expected max:METRIC" -- "$bin" compare storm --vary layer.app.attempts=1,2 --sort max: -o "$tmp/refused"
+[ -e "$tmp/refused" ] && fail "a refused --sort wrote its output directory"
 finish

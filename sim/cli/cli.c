@@ -24,6 +24,7 @@
 #include "outdir.h"
 #include "output.h"
 #include "plot.h"
+#include "screen.h"
 #include "scenario.h"
 #include "sim.h"
 #include "tune.h"
@@ -205,6 +206,8 @@ struct opts {
     bool collect_rest;
     bool resume, force;
     bool json; /* --format json */
+    const char *sort; /* --sort */
+    struct screen_sort by;
 };
 
 /* ---- options: one descriptor per option, one small taker each ---- */
@@ -213,6 +216,18 @@ static int take_outdir(struct opts *o, const char *name, const char *v)
 {
     (void)name;
     o->outdir = v;
+    return 0;
+}
+
+static int take_sort(struct opts *o, const char *name, const char *v)
+{
+    (void)name;
+    char err[4600];
+    if (screen_parse_sort(v, &o->by, err, sizeof err) != 0) {
+        fprintf(stderr, "retrystorm: %s\n", err);
+        return 2;
+    }
+    o->sort = v;
     return 0;
 }
 
@@ -332,7 +347,7 @@ static const struct option_desc {
     {"--quiet", false, take_flag},  {"--progress", false, take_flag},    {"--grid", true, take_list},
     {"--vary", true, take_list},    {"--objective", true, take_list},    {"--constraint", true, take_list},
     {"-j", true, take_threads},     {"--shard", true, take_shard},       {"--reps", true, take_reps},
-    {"--format", true, take_format},
+    {"--format", true, take_format},  {"--sort", true, take_sort},
 };
 
 /* A positional argument: the scenario, or (merge) one more directory. */
@@ -586,25 +601,29 @@ static void scenario_name(const struct opts *o, char *name, size_t size)
     scenario_diag_fini(&d);
 }
 
-static void compare_row(void *user, const char *label, const char *const *names,
-                        const double *v, size_t n)
+/* A variant done: a progress line on a terminal (the table comes at the end). */
+static void compare_row(void *user, const char *label, const char *const *names, const double *v, size_t n)
 {
-    (void)names, (void)n;
-    bool *first = user;
-    if (*first) {
-        fprintf(human, "  %-34s %9s %7s %7s %9s %9s %9s %10s %9s\n", "variant", "requests", "ok", "amplif",
-               "p50 ms", "p99 ms", "peak 1s/s", "duplicates", "recovered");
-        *first = false;
+    (void)names, (void)v, (void)n;
+    size_t *done = user;
+    if (isatty(STDERR_FILENO))
+        fprintf(stderr, "\r  %zu variants done, the last %-40.40s", ++*done, label);
+}
+
+/* The compact table of dir/file on the human stream (screen.h). Returns 0
+ * or 1 after a message. */
+static int print_table(const struct opts *o, const char *dir, const char *file, const char *label,
+                       const char *default_sort, size_t show)
+{
+    struct screen_spec sp = {dir, file, label, o->by, show};
+    char err[4600];
+    if (o->sort == NULL && default_sort != NULL && screen_parse_sort(default_sort, &sp.sort, err, sizeof err) != 0)
+        sp.sort.metric[0] = '\0';
+    if (screen_print(human, &sp, err, sizeof err) != 0) {
+        fprintf(stderr, "retrystorm: %s\n", err);
+        return 1;
     }
-    char rec[32];
-    if (isnan(v[7]))
-        snprintf(rec, sizeof rec, "-");
-    else if (isnan(v[8]))
-        snprintf(rec, sizeof rec, "%s", v[7] > 0 ? "some" : "no");
-    else
-        snprintf(rec, sizeof rec, "%s %.0fs", v[7] >= 1 ? "yes" : "some", v[8]);
-    fprintf(human, "  %-34.34s %9.0f %6.1f%% %7.3f %9.1f %9.1f %9.0f %10.0f %9s\n", label, v[0], 100 * v[1],
-           v[2], 1e3 * v[3], 1e3 * v[4], v[5], v[6], rec);
+    return 0;
 }
 
 static int cmd_compare(int argc, char **argv)
@@ -646,15 +665,19 @@ static int cmd_compare(int argc, char **argv)
         return 1;
     }
     spec.dir = work;
-    bool first = true;
+    size_t done = 0;
     fprintf(human, "retrystorm %s: %s compared on seed %llu (%u replication%s each)\n", RS_VERSION, sc.name,
            (unsigned long long)sc.seed, spec.reps, spec.reps == 1 ? "" : "s");
-    rc = compare_run(&spec, &d, compare_row, &first, err, sizeof err);
+    rc = compare_run(&spec, &d, compare_row, &done, err, sizeof err);
+    if (done > 0 && isatty(STDERR_FILENO))
+        fprintf(stderr, "\r%80s\r", "");
     print_diag(&d);
     scenario_diag_fini(&d);
     if (rc != 0 && err[0])
         fprintf(stderr, "retrystorm: %s\n", err);
     char *json = NULL;
+    if (rc == 0)
+        rc = print_table(&o, work, "summary.csv", NULL, NULL, 0);
     if (rc == 0)
         rc = write_json(&o, work, "compare", sc.name, "summary.csv", &json);
     if (rc == 0)
@@ -717,6 +740,8 @@ static int cmd_sweep(int argc, char **argv)
     char *json = NULL, name[64];
     scenario_name(&o, name, sizeof name);
     if (rc == 0 && !o.shard_n)
+        rc = print_table(&o, dir, "sweep.csv", NULL, "max:ok_share", 10);
+    if (rc == 0 && !o.shard_n)
         rc = write_json(&o, dir, "sweep", name, "sweep.csv", &json);
     if (rc == 0)
         fprintf(human, "%s: %s written to %s/\n", o.scenario,
@@ -751,18 +776,11 @@ static int cmd_merge(int argc, char **argv)
         return rc;
     }
     char *json = NULL;
-    if (write_json(&o, out, "merge", NULL, "sweep.csv", &json) != 0)
+    if (print_table(&o, out, "sweep.csv", NULL, "max:ok_share", 10) != 0 ||
+        write_json(&o, out, "merge", NULL, "sweep.csv", &json) != 0)
         return 1;
     fprintf(human, "merged %zu shard%s into %s/sweep.csv and summary.json\n", n, n == 1 ? "" : "s", out);
     return print_json(json, o.plot ? plot_and_say(out) : 0);
-}
-
-static int metric_index(const struct exp_result *r, const char *name)
-{
-    for (size_t m = 0; m < r->nmetrics; m++)
-        if (strcmp(r->metric[m], name) == 0)
-            return (int)m;
-    return -1;
 }
 
 static int cmd_tune(int argc, char **argv)
@@ -876,25 +894,14 @@ static int write_reps_summary(const char *dir, const struct exp_result *res, boo
     return 0;
 }
 
-static void print_reps(const struct exp_result *res)
-{
-    fprintf(human, "  over %zu replications (mean ± 95%% half-width):\n", res->done);
-    static const char *const show[] = {"ok_share", "amplification", "lat_p50", "lat_p99", "goodput",
-                                       "recovered", "recovery_s"};
-    for (size_t i = 0; i < sizeof show / sizeof show[0]; i++) {
-        int m = metric_index(res, show[i]);
-        if (m < 0 || isnan(res->mean[m]))
-            continue;
-        fprintf(human, "    %-14s %.4g ± %.2g\n", show[i], res->mean[m], isnan(res->hw[m]) ? 0.0 : res->hw[m]);
-    }
-    fprintf(human, "  summary.csv holds the means, sd and half-widths; replications.csv each replication\n");
-}
-
 /* run --reps N into the work directory: every replication's summary row
  * in replications.csv, and summary.csv rewritten with the mean, standard
  * deviation and 95 % half-width of every metric over the replications.
  * Interrupted, both hold the replications done, marked complete = 0, and
  * it returns 3. */
+static int print_table(const struct opts *o, const char *dir, const char *file, const char *label,
+                       const char *default_sort, size_t show);
+
 static int replicate(const struct opts *o, const char *dir, const char *name)
 {
     char tmp[PATH_MAX + 64], from[PATH_MAX + 64], to[PATH_MAX + 64];
@@ -925,8 +932,11 @@ static int replicate(const struct opts *o, const char *dir, const char *name)
     char *unused;
     if (wrc == 0)
         wrc = write_json(&(struct opts){0}, dir, "run", name, "summary.csv", &unused);
-    if (wrc == 0 && rc == 0)
-        print_reps(&res);
+    if (wrc == 0 && rc == 0) {
+        fprintf(human, "  over %zu replications (mean ± 95%% half-width):\n", res.done);
+        wrc = print_table(o, dir, "summary.csv", name, NULL, 0);
+        fprintf(human, "  summary.csv holds the means, sd and half-widths; replications.csv each replication\n");
+    }
     exp_result_fini(&res);
     return wrc ? wrc : rc;
 }

@@ -77,7 +77,7 @@ static const char *near_metric(const char *name, char names[][64], size_t n)
 
 /* Whether name is a metric of jobs.csv (the summary's columns); says
  * which are when it is not. */
-static bool known_metric(const char *name, const char *option, char *err, size_t errsz)
+bool tune_check_metric(const char *name, const char *option, char *err, size_t errsz)
 {
     char names[128][64];
     int cols[256];
@@ -112,7 +112,7 @@ int tune_parse(struct tune_spec *t, const char *const *objectives, size_t nobjec
         }
         t->osign[i] = v[1] == 'a' ? 1 : -1;
         snprintf(t->oname[i], sizeof t->oname[i], "%s", v + 4);
-        if (!known_metric(t->oname[i], "--objective", err, errsz))
+        if (!tune_check_metric(t->oname[i], "--objective", err, errsz))
             return 2;
         t->nobjective++;
     }
@@ -122,7 +122,7 @@ int tune_parse(struct tune_spec *t, const char *const *objectives, size_t nobjec
                      constraints[i]);
             return 2;
         }
-        if (!known_metric(t->cname[i], "--constraint", err, errsz))
+        if (!tune_check_metric(t->cname[i], "--constraint", err, errsz))
             return 2;
         t->nconstraint++;
     }

@@ -46,6 +46,10 @@ struct tune_rank {
 int tune_parse(struct tune_spec *t, const char *const *objectives, size_t nobjective,
                const char *const *constraints, size_t nconstraint, char *err, size_t errsz);
 
+/* Whether name is a metric of the summary (a column of jobs.csv); when
+ * not, err names the option, and the nearest metric or all of them. */
+bool tune_check_metric(const char *name, const char *option, char *err, size_t errsz);
+
 /* Ranks the points of r. Returns 0, or -1 (out of memory, or a metric
  * missing from r, with a message). */
 int tune_rank(const struct tune_spec *t, const struct exp_result *r, struct tune_rank *k, char *err,

@@ -1,0 +1,341 @@
+/*
+ * screen — the compact tables printed on screen. See screen.h.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "screen.h"
+
+#include "csvread.h"
+#include "tune.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SCREEN_MAX_BYTES ((size_t)256 << 20)
+#define SCREEN_MAX_COLUMNS 4096
+#define NSHOWN 10 /* the columns below, and the sort metric when it is none of them */
+#define CELL 48
+
+/* The columns shown, each in the one unit of its kind; one is left out
+ * when the table has the column `unless` (compare's 1 s peak rather than
+ * the busiest bucket's). */
+static const struct shown {
+    const char *metric, *unless, *head;
+    double scale;
+    int decimals;
+} shown[] = {
+    {"requests", NULL, "requests", 1, 0},
+    {"ok_share", NULL, "ok %", 100, 2},
+    {"amplification", NULL, "amplif", 1, 3},
+    {"lat_p50", NULL, "p50 ms", 1e3, 1},
+    {"lat_p99", NULL, "p99 ms", 1e3, 1},
+    {"peak_rate_1s", NULL, "peak 1s /s", 1, 0},
+    {"peak_server_rate", "peak_rate_1s", "peak /s", 1, 0},
+    {"duplicates", NULL, "duplicates", 1, 0},
+};
+#define NFIXED (sizeof shown / sizeof shown[0])
+
+int screen_parse_sort(const char *text, struct screen_sort *s, char *err, size_t errsz)
+{
+    s->dir = -1;
+    const char *m = text;
+    if (strncmp(text, "max:", 4) == 0 || strncmp(text, "min:", 4) == 0) {
+        s->dir = text[1] == 'a' ? 1 : -1;
+        m = text + 4;
+    }
+    if (strlen(m) >= sizeof s->metric || m[0] == '\0') {
+        snprintf(err, errsz, "--sort %.80s: expected max:METRIC, min:METRIC or METRIC (e.g. max:ok_share)", text);
+        return 2;
+    }
+    snprintf(s->metric, sizeof s->metric, "%s", m);
+    if (strcmp(m, "peak_rate_1s") == 0) /* compare's own column */
+        return 0;
+    return tune_check_metric(m, "--sort", err, errsz) ? 0 : 2;
+}
+
+/* A table's column: its index (or -1) and its half-width's. */
+struct colref {
+    int v, hw;
+    const struct shown *d; /* NULL: the sort metric, shown raw */
+    const char *name;
+};
+
+struct row {
+    char label[160];
+    double v[NSHOWN], hw[NSHOWN];
+    double rec, rec_s; /* recovered, recovery_s */
+    size_t seq;        /* its place in the table: ties keep it */
+};
+
+static int find(char **head, size_t n, const char *name)
+{
+    for (size_t c = 0; c < n; c++)
+        if (strcmp(head[c], name) == 0)
+            return (int)c;
+    return -1;
+}
+
+static int find_hw(char **head, size_t n, const char *name)
+{
+    char hw[80];
+    snprintf(hw, sizeof hw, "%s_hw", name);
+    return find(head, n, hw);
+}
+
+static double number(char **f, int c)
+{
+    double x;
+    return c >= 0 && f[c][0] != '\0' && csv_double(f[c], &x) ? x : NAN;
+}
+
+/* The columns shown from this header, the sort metric last if it is not
+ * among them. Returns their number. */
+static size_t pick_columns(char **head, size_t n, const struct screen_sort *sort, struct colref *cols)
+{
+    size_t k = 0;
+    bool sorted_shown = sort->metric[0] == '\0';
+    for (size_t i = 0; i < NFIXED; i++) {
+        const char *name = shown[i].metric;
+        if (find(head, n, name) < 0 || (shown[i].unless != NULL && find(head, n, shown[i].unless) >= 0))
+            continue;
+        cols[k++] = (struct colref){find(head, n, name), find_hw(head, n, name), &shown[i], name};
+        sorted_shown = sorted_shown || strcmp(name, sort->metric) == 0;
+    }
+    if (!sorted_shown && find(head, n, sort->metric) >= 0)
+        cols[k++] = (struct colref){find(head, n, sort->metric), find_hw(head, n, sort->metric), NULL,
+                                    sort->metric};
+    return k;
+}
+
+/* The label of a row: the variant, the grid values (KEY=VALUE with the
+ * key's last part), or the given label. */
+static void row_label(char **head, char **f, int variant, int from, int to, const char *label, char *out,
+                      size_t size)
+{
+    if (variant >= 0) {
+        snprintf(out, size, "%s", f[variant]);
+        return;
+    }
+    if (from < 0 || from >= to) {
+        snprintf(out, size, "%s", label ? label : "");
+        return;
+    }
+    size_t used = 0;
+    out[0] = '\0';
+    for (int c = from; c < to && used < size; c++) {
+        const char *key = strrchr(head[c], '.');
+        int w = snprintf(out + used, size - used, "%s%s=%s", used ? " " : "", key ? key + 1 : head[c], f[c]);
+        used += w > 0 ? (size_t)w : 0;
+    }
+}
+
+static _Thread_local const struct screen_sort *sort_by; /* qsort has no context argument */
+static _Thread_local size_t sort_col;
+
+/* Rows with a value first, by value in the sort's direction; ties as read. */
+static int by_metric(const void *a, const void *b)
+{
+    const struct row *x = a, *y = b;
+    double u = x->v[sort_col], w = y->v[sort_col];
+    if (isnan(u) != isnan(w))
+        return isnan(u) - isnan(w);
+    if (!isnan(u) && u != w)
+        return u < w ? sort_by->dir : -sort_by->dir;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* A number in its column's decimals (the sort metric's: 4 significant digits). */
+static void format_value(char *out, size_t size, const struct colref *c, double x)
+{
+    if (c->d != NULL)
+        snprintf(out, size, "%.*f", c->d->decimals, x);
+    else
+        snprintf(out, size, "%.4g", x);
+}
+
+/* One cell: the value (and ± half-width) in its column's unit. */
+static void cell(const struct colref *c, double v, double hw, char *out)
+{
+    double scale = c->d ? c->d->scale : 1;
+    char a[CELL / 2], b[CELL / 2];
+    if (isnan(v)) {
+        snprintf(out, CELL, "-");
+        return;
+    }
+    format_value(a, sizeof a, c, v * scale);
+    if (isnan(hw)) {
+        snprintf(out, CELL, "%s", a);
+        return;
+    }
+    format_value(b, sizeof b, c, hw * scale);
+    snprintf(out, CELL, "%s ± %s", a, b);
+}
+
+static void recovered_cell(const struct row *r, char *out)
+{
+    if (isnan(r->rec))
+        snprintf(out, CELL, "-");
+    else if (r->rec <= 0)
+        snprintf(out, CELL, "no");
+    else if (isnan(r->rec_s))
+        snprintf(out, CELL, "%.0f %%", 100 * r->rec);
+    else if (r->rec >= 1)
+        snprintf(out, CELL, "yes %.0f s", r->rec_s);
+    else
+        snprintf(out, CELL, "%.0f %% %.0f s", 100 * r->rec, r->rec_s);
+}
+
+/* Reads the rows: returns their number, or -1 with a message. */
+static long read_rows(struct csv *t, const struct screen_spec *s, struct colref *cols, size_t *ncols,
+                      struct row **rows, int *has_rec, char *err, size_t errsz)
+{
+    static _Thread_local char *f[SCREEN_MAX_COLUMNS]; /* 32 KiB: off the stack */
+    char *head[SCREEN_MAX_COLUMNS];
+    bool more;
+    size_t nh = csv_next(t, head, SCREEN_MAX_COLUMNS, &more), cap = 0;
+    if (nh == 0 || more) {
+        snprintf(err, errsz, "%s/%s: %s", s->dir, s->file, nh ? "too many columns" : "empty");
+        return -1;
+    }
+    *ncols = pick_columns(head, nh, &s->sort, cols);
+    int variant = find(head, nh, "variant"), point = find(head, nh, "point"), reps = find(head, nh, "reps");
+    int rec = find(head, nh, "recovered"), rec_s = find(head, nh, "recovery_s");
+    *has_rec = rec >= 0;
+    long n = 0;
+    size_t k;
+    while ((k = csv_next(t, f, SCREEN_MAX_COLUMNS, &more)) > 0) {
+        if (k != nh || more) {
+            snprintf(err, errsz, "%s/%s:%u: %zu fields, the header has %zu", s->dir, s->file, t->line, k, nh);
+            return -1;
+        }
+        if ((size_t)n == cap) {
+            cap = cap ? 2 * cap : 64;
+            struct row *m = realloc(*rows, cap * sizeof **rows);
+            if (m == NULL) {
+                snprintf(err, errsz, "out of memory");
+                return -1;
+            }
+            *rows = m;
+        }
+        struct row *r = &(*rows)[n];
+        r->seq = (size_t)n++;
+        row_label(head, f, variant, point >= 0 ? point + 1 : -1, reps, s->label, r->label, sizeof r->label);
+        for (size_t c = 0; c < *ncols; c++)
+            r->v[c] = number(f, cols[c].v), r->hw[c] = number(f, cols[c].hw);
+        r->rec = number(f, rec), r->rec_s = number(f, rec_s);
+    }
+    return n;
+}
+
+/* The columns text takes on a terminal: its UTF-8 characters (± is two bytes). */
+static int display_width(const char *text)
+{
+    int w = 0;
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+        w += (*p & 0xC0) != 0x80;
+    return w;
+}
+
+/* text right-aligned in w columns, after two spaces. */
+static void right(FILE *f, const char *text, int w)
+{
+    fprintf(f, "  %*s%s", w - display_width(text) > 0 ? w - display_width(text) : 0, "", text);
+}
+
+static void print_row(FILE *f, const struct row *r, const struct colref *cols, size_t ncols, int has_rec,
+                      const int *w, int lw)
+{
+    char c[CELL];
+    fprintf(f, "  %-*s", lw, r->label);
+    for (size_t i = 0; i < ncols; i++) {
+        cell(&cols[i], r->v[i], r->hw[i], c);
+        right(f, c, w[i]);
+    }
+    if (has_rec) {
+        recovered_cell(r, c);
+        right(f, c, w[ncols]);
+    }
+    fputc('\n', f);
+}
+
+/* Column widths: the widest of the header and the cells printed. */
+static int widths(const struct row *rows, size_t n, const size_t *idx, size_t nidx, const struct colref *cols,
+                  size_t ncols, int has_rec, int *w)
+{
+    char c[CELL];
+    int lw = 7;
+    for (size_t i = 0; i < ncols; i++)
+        w[i] = (int)strlen(cols[i].d ? cols[i].d->head : cols[i].name);
+    w[ncols] = 9;
+    for (size_t j = 0; j < nidx; j++) {
+        const struct row *r = &rows[idx[j]];
+        lw = display_width(r->label) > lw ? display_width(r->label) : lw;
+        for (size_t i = 0; i < ncols; i++) {
+            cell(&cols[i], r->v[i], r->hw[i], c);
+            w[i] = display_width(c) > w[i] ? display_width(c) : w[i];
+        }
+        if (has_rec) {
+            recovered_cell(r, c);
+            w[ncols] = display_width(c) > w[ncols] ? display_width(c) : w[ncols];
+        }
+    }
+    (void)n;
+    return lw > 60 ? 60 : lw;
+}
+
+int screen_print(FILE *f, const struct screen_spec *s, char *err, size_t errsz)
+{
+    char path[4400];
+    if (snprintf(path, sizeof path, "%s/%s", s->dir, s->file) >= (int)sizeof path) {
+        snprintf(err, errsz, "%s/%s: path too long", s->dir, s->file);
+        return -1;
+    }
+    struct csv t;
+    if (csv_open(&t, path, SCREEN_MAX_BYTES, err, errsz) != 0)
+        return -1;
+    struct colref cols[NSHOWN];
+    struct row *rows = NULL;
+    size_t ncols = 0;
+    int has_rec = 0;
+    long n = read_rows(&t, s, cols, &ncols, &rows, &has_rec, err, errsz);
+    csv_close(&t);
+    if (n < 0) {
+        free(rows);
+        return -1;
+    }
+    for (size_t c = 0; c < ncols && s->sort.metric[0]; c++)
+        if (strcmp(cols[c].name, s->sort.metric) == 0) {
+            sort_by = &s->sort, sort_col = c;
+            qsort(rows, (size_t)n, sizeof *rows, by_metric);
+        }
+    /* the rows shown: all, or the first and last show/2 */
+    size_t nn = (size_t)n, half = s->show / 2, nidx = 0;
+    size_t *idx = malloc((nn ? nn : 1) * sizeof *idx);
+    if (idx == NULL) {
+        free(rows);
+        snprintf(err, errsz, "out of memory");
+        return -1;
+    }
+    bool cut = s->show > 0 && nn > s->show;
+    for (size_t i = 0; i < nn; i++)
+        if (!cut || i < half || i >= nn - half)
+            idx[nidx++] = i;
+    int w[NSHOWN + 1];
+    int lw = widths(rows, nn, idx, nidx, cols, ncols, has_rec, w);
+    fprintf(f, "  %-*s", lw, "");
+    for (size_t i = 0; i < ncols; i++)
+        right(f, cols[i].d ? cols[i].d->head : cols[i].name, w[i]);
+    if (has_rec)
+        right(f, "recovered", w[ncols]);
+    fputc('\n', f);
+    for (size_t j = 0; j < nidx; j++) {
+        if (cut && j == half)
+            fprintf(f, "  ... %zu more (all in %s)\n", nn - 2 * half, s->file);
+        print_row(f, &rows[idx[j]], cols, ncols, has_rec, w, lw);
+    }
+    free(idx);
+    free(rows);
+    return 0;
+}

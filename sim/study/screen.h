@@ -1,0 +1,42 @@
+/*
+ * screen — the compact table a command prints from the summary table it
+ * has just written (run --reps: summary.csv; compare: summary.csv; sweep
+ * and merge: sweep.csv), read back as any file is (csvread: hostile).
+ *
+ * One row per variant or point, labelled by the variant, the grid values
+ * or the scenario; the columns are a few metrics in one unit per kind of
+ * quantity: counts as they are, shares in %, latencies in ms, durations in
+ * s, rates per s, amplification as a factor. With replications each cell
+ * is "mean ± 95 % half-width" (the NAME_hw column beside it). Rows may be
+ * sorted by any metric (--sort max:METRIC, min:METRIC or METRIC, smallest
+ * first); a table longer than `show` rows prints its first and last
+ * show/2 (the best and the worst when sorted) and says how many it left
+ * out. Costs: one read of the table, O(rows log rows) for the sort.
+ */
+#ifndef RS_SCREEN_H
+#define RS_SCREEN_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct screen_sort {
+    char metric[64]; /* empty: the table's own order */
+    int dir;         /* +1 largest first, -1 smallest first */
+};
+
+/* Parses --sort's value (max:METRIC, min:METRIC or METRIC) and checks the
+ * metric (tune_check_metric). Returns 0, or 2 with a message. */
+int screen_parse_sort(const char *text, struct screen_sort *s, char *err, size_t errsz);
+
+struct screen_spec {
+    const char *dir, *file;   /* the table: dir/file */
+    const char *label;        /* the rows' label when the table has no variant or grid columns */
+    struct screen_sort sort;
+    size_t show;              /* at most this many rows (0: all) */
+};
+
+/* Prints the table. Returns 0, or -1 with a message (the table unreadable
+ * or malformed). */
+int screen_print(FILE *f, const struct screen_spec *s, char *err, size_t errsz);
+
+#endif
