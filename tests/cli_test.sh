@@ -49,7 +49,7 @@ expect 2 "vary load.clients=10..190\+10x: the step after '\+' must be a plain nu
 n=$("$bin" compare herd --vary load.clients=10..190+10x -o "$tmp/refused" 2>&1 | grep -c 'must be a plain number')
 [ "$n" = 1 ] || fail "a bad --vary's message printed $n times"
 # constraints take spaces and units
-expect 0 'best: ' -- "$bin" tune storm "${tshort[@]}" --objective max:ok_share --constraint 'lat_p99 <= 1 s' -o "$tmp/tune-spaces"
+expect 0 'recommended: ' -- "$bin" tune storm "${tshort[@]}" --objective max:ok_share --constraint 'lat_p99 <= 1 s' -o "$tmp/tune-spaces"
 # list keys: every key it names is one the parser knows (and the other way:
 # a known key of storm's layer is listed)
 "$bin" list keys > "$tmp/keys.txt" || fail "list keys"

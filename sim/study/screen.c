@@ -55,6 +55,40 @@ int screen_parse_sort(const char *text, struct screen_sort *s, char *err, size_t
     return tune_check_metric(m, "--sort", err, errsz) ? 0 : 2;
 }
 
+/* The unit of a metric's kind, from its name: shares (and recovered) in
+ * %, latencies in ms, durations in s; other metrics as they are. */
+static const char *unit_of(const char *m, double *scale, int *decimals)
+{
+    size_t n = strlen(m);
+    *scale = 1, *decimals = -1;
+    if ((n > 6 && strcmp(m + n - 6, "_share") == 0) || strcmp(m, "recovered") == 0)
+        return *scale = 100, *decimals = 2, " %";
+    if (strncmp(m, "lat_", 4) == 0 || strncmp(m, "ok_lat_", 7) == 0)
+        return *scale = 1e3, *decimals = 1, " ms";
+    if (n > 2 && strcmp(m + n - 2, "_s") == 0)
+        return *decimals = 1, " s";
+    if (strcmp(m, "amplification") == 0 || strcmp(m, "attempts_mean") == 0)
+        return *decimals = 3, "";
+    return "";
+}
+
+void screen_format(char *out, size_t size, const char *metric, double value, double hw)
+{
+    double scale;
+    int d;
+    const char *unit = unit_of(metric, &scale, &d);
+    char a[40] = "-", b[40] = "";
+    if (!isnan(value) && d < 0)
+        snprintf(a, sizeof a, "%.4g", value * scale);
+    else if (!isnan(value))
+        snprintf(a, sizeof a, "%.*f", d, value * scale);
+    if (!isnan(hw) && !isnan(value) && d < 0)
+        snprintf(b, sizeof b, " ± %.2g", hw * scale);
+    else if (!isnan(hw) && !isnan(value))
+        snprintf(b, sizeof b, " ± %.*f", d, hw * scale);
+    snprintf(out, size, "%s%s%s", a, isnan(value) ? "" : unit, b);
+}
+
 /* A table's column: its index (or -1) and its half-width's. */
 struct colref {
     int v, hw;

@@ -35,6 +35,10 @@ struct screen_spec {
     size_t show;              /* at most this many rows (0: all) */
 };
 
+/* value ± hw (hw NaN: the value alone) in the unit of the metric's kind,
+ * with the unit: "99.97 % ± 0.02", "46.8 ms ± 0.3", "28.0 s", "2.607". */
+void screen_format(char *out, size_t size, const char *metric, double value, double hw);
+
 /* Prints the table. Returns 0, or -1 with a message (the table unreadable
  * or malformed). */
 int screen_print(FILE *f, const struct screen_spec *s, char *err, size_t errsz);

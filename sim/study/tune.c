@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "output.h"
+#include "screen.h"
 #include "units.h"
 
 /* "lat_p99<=800ms" into metric, direction and value (durations in seconds). */
@@ -156,6 +157,15 @@ static int find_metrics(const struct tune_spec *t, const struct exp_result *r, s
     return 0;
 }
 
+/* The pessimistic side of objective i's 95 % interval at point p, signed
+ * so that more is better (the statistic ranking and the front both use). */
+static double pessimistic(const struct tune_spec *t, const struct exp_result *r, const struct tune_rank *k,
+                          size_t p, size_t i)
+{
+    double m = r->mean[p * r->nmetrics + k->oi[i]], h = r->hw[p * r->nmetrics + k->oi[i]];
+    return isnan(m) ? -INFINITY : t->osign[i] * m - (isnan(h) ? 0 : h);
+}
+
 /* Point p's feasibility (the pessimistic side of each interval must clear
  * every constraint) and score. */
 static void judge(const struct tune_spec *t, const struct exp_result *r, struct tune_rank *k, size_t p)
@@ -169,20 +179,32 @@ static void judge(const struct tune_spec *t, const struct exp_result *r, struct 
         if (isnan(m) || (t->cdir[i] < 0 ? m + h > t->cval[i] : m - h < t->cval[i]))
             k->feasible[p] = false;
     }
-    double m = r->mean[p * nm + k->oi[0]], h = r->hw[p * nm + k->oi[0]];
-    k->score[p] = isnan(m) ? -INFINITY : t->osign[0] * m - (isnan(h) ? 0 : h);
+    k->score[p] = pessimistic(t, r, k, p, 0);
 }
 
-/* Whether feasible point p is dominated on the objectives' means. */
+/* Whether p ranks before q: the first objective's pessimistic side, then
+ * the next objectives', then grid order. */
+static bool ranks_before(const struct tune_spec *t, const struct exp_result *r, const struct tune_rank *k,
+                         size_t p, size_t q)
+{
+    for (size_t i = 0; i < t->nobjective; i++) {
+        double x = pessimistic(t, r, k, p, i), y = pessimistic(t, r, k, q, i);
+        if (x != y)
+            return x > y;
+    }
+    return p < q;
+}
+
+/* Whether feasible point p is dominated on the objectives' pessimistic
+ * sides (the statistic it is ranked by: the best is never dominated). */
 static bool dominated(const struct tune_spec *t, const struct exp_result *r, const struct tune_rank *k,
                       size_t p)
 {
-    size_t nm = r->nmetrics;
     for (size_t b = 0; b < k->nf; b++) {
         size_t q = k->order[b];
         bool ge = true, gt = false;
         for (size_t i = 0; i < t->nobjective; i++) {
-            double x = t->osign[i] * r->mean[q * nm + k->oi[i]], y = t->osign[i] * r->mean[p * nm + k->oi[i]];
+            double x = pessimistic(t, r, k, q, i), y = pessimistic(t, r, k, p, i);
             ge = ge && x >= y;
             gt = gt || x > y;
         }
@@ -190,6 +212,17 @@ static bool dominated(const struct tune_spec *t, const struct exp_result *r, con
             return true;
     }
     return false;
+}
+
+/* Whether metric m at points p and q is the same within their 95 %
+ * intervals (they overlap; without replications, equal). */
+static bool same_within(const struct exp_result *r, size_t m, size_t p, size_t q)
+{
+    double a = r->mean[p * r->nmetrics + m], b = r->mean[q * r->nmetrics + m];
+    double ha = r->hw[p * r->nmetrics + m], hb = r->hw[q * r->nmetrics + m];
+    if (isnan(a) || isnan(b))
+        return isnan(a) && isnan(b);
+    return fabs(a - b) <= (isnan(ha) ? 0 : ha) + (isnan(hb) ? 0 : hb);
 }
 
 int tune_rank(const struct tune_spec *t, const struct exp_result *r, struct tune_rank *k, char *err,
@@ -201,7 +234,8 @@ int tune_rank(const struct tune_spec *t, const struct exp_result *r, struct tune
     k->pareto = calloc(np, sizeof *k->pareto);
     k->score = calloc(np, sizeof *k->score);
     k->order = calloc(np, sizeof *k->order);
-    if (!k->feasible || !k->pareto || !k->score || !k->order) {
+    k->tied = calloc(np, sizeof *k->tied);
+    if (!k->feasible || !k->pareto || !k->score || !k->order || !k->tied) {
         snprintf(err, errsz, "out of memory for %zu points", np);
         return -1;
     }
@@ -212,14 +246,16 @@ int tune_rank(const struct tune_spec *t, const struct exp_result *r, struct tune
         if (k->feasible[p])
             k->order[k->nf++] = p;
     }
-    for (size_t a = 1; a < k->nf; a++) /* best first; ties keep grid order */
-        for (size_t b = a; b > 0 && k->score[k->order[b]] > k->score[k->order[b - 1]]; b--) {
+    for (size_t a = 1; a < k->nf; a++) /* best first */
+        for (size_t b = a; b > 0 && ranks_before(t, r, k, k->order[b], k->order[b - 1]); b--) {
             size_t x = k->order[b];
             k->order[b] = k->order[b - 1];
             k->order[b - 1] = x;
         }
     for (size_t a = 0; a < k->nf; a++)
         k->pareto[k->order[a]] = !dominated(t, r, k, k->order[a]);
+    for (size_t a = 1; a < k->nf; a++)
+        k->tied[k->order[a]] = same_within(r, k->oi[0], k->order[0], k->order[a]);
     return 0;
 }
 
@@ -229,6 +265,7 @@ void tune_rank_fini(struct tune_rank *k)
     free(k->pareto);
     free(k->score);
     free(k->order);
+    free(k->tied);
     memset(k, 0, sizeof *k);
 }
 
@@ -243,7 +280,7 @@ static void csv_row(FILE *f, const struct tune_spec *t, const struct exp_result 
         fprintf(f, ",%zu", p);
     for (size_t j = 0; j < r->naxes; j++)
         fprintf(f, ",%s", r->values[p][j]);
-    fprintf(f, ",%d,%d,", k->feasible[p], k->feasible[p] && k->pareto[p]);
+    fprintf(f, ",%d,%d,%d,", k->feasible[p], k->feasible[p] && k->pareto[p], k->tied[p]);
     if (k->feasible[p])
         fprintf(f, "%.9g", k->score[p] * t->osign[0]);
     for (size_t i = 0; i < t->nobjective + t->nconstraint; i++) {
@@ -265,7 +302,7 @@ int tune_write_csv(const char *dir, const struct tune_spec *t, const struct exp_
     fprintf(of.f, "rank,point");
     for (size_t j = 0; j < r->naxes; j++)
         fprintf(of.f, ",%s", r->axis_keys[j]);
-    fprintf(of.f, ",feasible,pareto,score");
+    fprintf(of.f, ",feasible,pareto,tied,score");
     for (size_t i = 0; i < t->nobjective; i++)
         fprintf(of.f, ",%s,%s_hw", t->oname[i], t->oname[i]);
     for (size_t i = 0; i < t->nconstraint; i++)
@@ -279,22 +316,160 @@ int tune_write_csv(const char *dir, const struct tune_spec *t, const struct exp_
     return output_file_commit(&of, err, errsz);
 }
 
+/* Point p's grid values, "key=value ...", into out. */
+static const char *point_label(const struct exp_result *r, size_t p, char *out, size_t size)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t j = 0; j < r->naxes && used < size; j++) {
+        int w = snprintf(out + used, size - used, "%s%s=%s", j ? " " : "", r->axis_keys[j], r->values[p][j]);
+        used += w > 0 ? (size_t)w : 0;
+    }
+    return out;
+}
+
+/* The recommendation: the best point's objectives and constraints with
+ * their intervals, then the metrics that say what it costs. */
+static void print_best(FILE *f, const struct tune_spec *t, const struct exp_result *r, const struct tune_rank *k)
+{
+    static const char *const context[] = {"ok_share", "lat_p99", "amplification", "recovered", "recovery_s"};
+    size_t p = k->order[0], nm = r->nmetrics;
+    char label[1024], v[96], lim[64];
+    fprintf(f, "  recommended: %s\n", point_label(r, p, label, sizeof label));
+    for (size_t i = 0; i < t->nobjective; i++) {
+        screen_format(v, sizeof v, t->oname[i], r->mean[p * nm + k->oi[i]], r->hw[p * nm + k->oi[i]]);
+        fprintf(f, "    %-16s %-24s objective (%s)\n", t->oname[i], v, t->osign[i] > 0 ? "max" : "min");
+    }
+    for (size_t i = 0; i < t->nconstraint; i++) {
+        screen_format(v, sizeof v, t->cname[i], r->mean[p * nm + k->ci[i]], r->hw[p * nm + k->ci[i]]);
+        screen_format(lim, sizeof lim, t->cname[i], t->cval[i], NAN);
+        fprintf(f, "    %-16s %-24s constraint %s %s\n", t->cname[i], v, t->cdir[i] < 0 ? "<=" : ">=", lim);
+    }
+    for (size_t c = 0; c < sizeof context / sizeof *context; c++) {
+        int m = metric_index(r, context[c]);
+        bool shown = false;
+        for (size_t i = 0; i < t->nobjective; i++)
+            shown = shown || strcmp(t->oname[i], context[c]) == 0;
+        for (size_t i = 0; i < t->nconstraint; i++)
+            shown = shown || strcmp(t->cname[i], context[c]) == 0;
+        if (m < 0 || shown || isnan(r->mean[p * nm + (size_t)m]))
+            continue; /* (no recovery without phases) */
+        screen_format(v, sizeof v, context[c], r->mean[p * nm + (size_t)m], r->hw[p * nm + (size_t)m]);
+        fprintf(f, "    %-16s %s\n", context[c], v);
+    }
+}
+
+/* The points tied with the best, then the next ranks. */
+static void print_rest(FILE *f, const struct tune_spec *t, const struct exp_result *r, const struct tune_rank *k)
+{
+    size_t nm = r->nmetrics, ntied = 0;
+    char label[1024], v[96];
+    for (size_t a = 1; a < k->nf; a++)
+        ntied += k->tied[k->order[a]];
+    if (ntied > 0)
+        fprintf(f, "  tied with it: %zu point%s whose %s is the same within the 95%% intervals (marked =);\n"
+                   "  more replications (--reps) may tell them apart\n",
+                ntied, ntied == 1 ? "" : "s", t->oname[0]);
+    int w = 0;
+    for (size_t a = 0; a < k->nf && a < 5; a++)
+        w = (int)strlen(point_label(r, k->order[a], label, sizeof label)) > w ? (int)strlen(label) : w;
+    for (size_t a = 0; a < k->nf && a < 5; a++) {
+        size_t p = k->order[a];
+        screen_format(v, sizeof v, t->oname[0], r->mean[p * nm + k->oi[0]], r->hw[p * nm + k->oi[0]]);
+        fprintf(f, "  %3zu%s %-*s  %s = %s%s\n", a + 1, k->tied[p] ? "=" : " ", w,
+                point_label(r, p, label, sizeof label), t->oname[0], v, k->pareto[p] ? "  (Pareto)" : "");
+    }
+    if (k->nf > 5)
+        fprintf(f, "       ... %zu more feasible points in tune.csv\n", k->nf - 5);
+}
+
+/* The infeasible points, under each constraint they break. */
+static void print_infeasible(FILE *f, const struct tune_spec *t, const struct exp_result *r,
+                             const struct tune_rank *k)
+{
+    size_t nm = r->nmetrics;
+    char label[1024], v[96], lim[64];
+    if (k->nf == r->npoints)
+        return;
+    fprintf(f, "  infeasible: %zu point%s\n", r->npoints - k->nf, r->npoints - k->nf == 1 ? "" : "s");
+    for (size_t i = 0; i < t->nconstraint; i++) {
+        size_t n = 0, shown = 0;
+        for (size_t p = 0; p < r->npoints; p++) {
+            double m = r->mean[p * nm + k->ci[i]], h = r->hw[p * nm + k->ci[i]];
+            h = isnan(h) ? 0 : h;
+            n += isnan(m) || (t->cdir[i] < 0 ? m + h > t->cval[i] : m - h < t->cval[i]);
+        }
+        if (n == 0)
+            continue;
+        screen_format(lim, sizeof lim, t->cname[i], t->cval[i], NAN);
+        fprintf(f, "    %s %s %s broken by %zu:", t->cname[i], t->cdir[i] < 0 ? "<=" : ">=", lim, n);
+        for (size_t p = 0; p < r->npoints && shown < 4; p++) {
+            double m = r->mean[p * nm + k->ci[i]], h = r->hw[p * nm + k->ci[i]];
+            if (!(isnan(m) || (t->cdir[i] < 0 ? m + (isnan(h) ? 0 : h) > t->cval[i] : m - (isnan(h) ? 0 : h) < t->cval[i])))
+                continue;
+            screen_format(v, sizeof v, t->cname[i], m, h);
+            fprintf(f, "%s %s (%s)", shown++ ? ";" : "", point_label(r, p, label, sizeof label), v);
+        }
+        fprintf(f, "%s\n", n > shown ? "; ... (tune.csv)" : "");
+    }
+}
+
+/* Whether axis j changes the first objective anywhere: some two points
+ * that differ only in axis j whose values differ beyond their intervals. */
+static bool axis_matters(const struct exp_result *r, size_t m, size_t j)
+{
+    for (size_t p = 0; p < r->npoints; p++)
+        for (size_t q = p + 1; q < r->npoints; q++) {
+            bool others_same = true;
+            for (size_t i = 0; i < r->naxes && others_same; i++)
+                others_same = i == j || strcmp(r->values[p][i], r->values[q][i]) == 0;
+            if (others_same && strcmp(r->values[p][j], r->values[q][j]) != 0 && !same_within(r, m, p, q))
+                return true;
+        }
+    return false;
+}
+
+/* A warning for each grid key the objective does not depend on here, with
+ * the likely reason when the key is a retry setting and nothing retried. */
+static void print_flat_axes(FILE *f, const struct tune_spec *t, const struct exp_result *r, const struct tune_rank *k)
+{
+    if (r->npoints > 2000) /* O(points² × axes) */
+        return;
+    int amp = metric_index(r, "amplification");
+    bool never_retried = amp >= 0; /* (almost) no attempt retried anywhere */
+    for (size_t p = 0; p < r->npoints && never_retried; p++)
+        never_retried = r->mean[p * r->nmetrics + (size_t)amp] < 1.01;
+    for (size_t j = 0; j < r->naxes; j++) {
+        if (axis_matters(r, k->oi[0], j))
+            continue;
+        fprintf(f, "  warning: %s makes no difference to %s here (every value gives the same, within the 95%% "
+                   "intervals)", r->axis_keys[j], t->oname[0]);
+        const char *last = strrchr(r->axis_keys[j], '.');
+        last = last ? last + 1 : r->axis_keys[j];
+        static const char *const retry_keys[] = {"attempts", "backoff", "base", "cap", "jitter", "multiplier",
+                                                 "retry_on", "budget", "retry_after"};
+        bool retry_key = false;
+        for (size_t i = 0; i < sizeof retry_keys / sizeof *retry_keys; i++)
+            retry_key = retry_key || strcmp(last, retry_keys[i]) == 0;
+        if (retry_key && never_retried)
+            fprintf(f, ":\n    retries (almost) never happened on any point (amplification below 1.01): the scenario has "
+                       "no failure\n    these settings answer, so the recommended value is only the first of equals");
+        fputc('\n', f);
+    }
+}
+
 void tune_print(FILE *f, const char *scenario, const char *dir, const struct tune_spec *t,
                 const struct exp_result *r, const struct tune_rank *k)
 {
-    size_t nm = r->nmetrics;
     fprintf(f, "tune %s: %zu points × %zu replications; %zu meet every constraint (pessimistic side of the 95%% interval)\n",
             scenario, r->npoints, r->reps, k->nf);
-    for (size_t a = 0; a < k->nf && a < 5; a++) {
-        size_t p = k->order[a];
-        fprintf(f, "  %s ", a == 0 ? "best:" : "      ");
-        for (size_t j = 0; j < r->naxes; j++)
-            fprintf(f, " %s=%s", r->axis_keys[j], r->values[p][j]);
-        double h = r->hw[p * nm + k->oi[0]];
-        fprintf(f, "   %s = %.4g ± %.2g%s\n", t->oname[0], r->mean[p * nm + k->oi[0]], isnan(h) ? 0.0 : h,
-                k->pareto[p] ? "  (Pareto)" : "");
-    }
     if (k->nf == 0)
         fprintf(f, "  no point clears the constraints: nothing is recommended\n");
+    else {
+        print_best(f, t, r, k);
+        print_rest(f, t, r, k);
+    }
+    print_infeasible(f, t, r, k);
+    print_flat_axes(f, t, r, k);
     fprintf(f, "  tune.csv in %s/\n", dir);
 }

@@ -8,8 +8,13 @@
  * when the pessimistic side of each constraint's 95 % interval clears it
  * (mean + half-width for <=, mean − half-width for >=), scores it by the
  * first objective's pessimistic side, orders the feasible points best first
- * (ties keep grid order), and marks the Pareto front of the objectives'
- * means among them. tune_write_csv and tune_print report it. Costs:
+ * (then by the next objectives', then grid order), marks the Pareto front
+ * of the objectives' pessimistic sides (the ranking's statistic: the best
+ * is on it), and the points whose first objective is the best's within
+ * their 95 % intervals (tied). tune_write_csv and tune_print report it;
+ * tune_print also shows the metrics that justify the recommendation, why
+ * each infeasible point failed, and a grid key the objective does not
+ * depend on. Costs:
  * O(points² × objectives) for the front, O(points × constraints) else.
  */
 #ifndef RS_TUNE_H
@@ -37,6 +42,7 @@ struct tune_spec {
 struct tune_rank {
     size_t oi[TUNE_MAX_OBJECTIVES], ci[TUNE_MAX_CONSTRAINTS]; /* metric indices */
     bool *feasible, *pareto; /* per point */
+    bool *tied;              /* per point: its first objective within the best's 95 % interval */
     double *score;           /* per point, signed so that more is better */
     size_t *order, nf;       /* the nf feasible points, best first */
 };
