@@ -52,7 +52,8 @@ if (summary) {
         set ylabel metric noenhanced
         set grid
         set key off
-        plot 'sweep.csv' using (column('point')):(column(metric)):(column(metric.'_hw')) \
+        # without replications the _hw cells are empty: no error bar, not no point
+        plot 'sweep.csv' using (column('point')):(column(metric)):(strcol(metric.'_hw') eq '' ? 0 : column(metric.'_hw')) \
              with yerrorlines lw 2 pt 7 lc rgb '#0072B2'
     } else {
         ny = nys

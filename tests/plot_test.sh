@@ -37,7 +37,7 @@ field() { awk -F, -v c="$2" -v r="${3:-2}" 'NR == 1 { for (i = 1; i <= NF; i++) 
 [ -z "$(field "$tmp/cmp/summary.csv" amplification_hw)" ] || fail "a half-width from one replication"
 [ -n "$(field "$tmp/cmp/summary.csv" peak_rate_1s)" ] || fail "no peak_rate_1s in summary.csv"
 "$bin" compare storm --set run.duration=90s --vary layer.app.attempts=1,3 --reps 2 -o "$tmp/cmp2" --plot > "$tmp/cmp2.log" || { cat "$tmp/cmp2.log"; exit 1; }
-grep -q 'peak 1s/s' "$tmp/cmp2.log" || fail "the table's peak column is not the 1 s peak"
+grep -q 'peak 1s /s' "$tmp/cmp2.log" || fail "the table's peak column is not the 1 s peak"
 [ -n "$(field "$tmp/cmp2/summary.csv" amplification_hw 3)" ] || fail "no half-width from two replications"
 [ -n "$(field "$tmp/cmp2/replications.csv" peak_rate_1s 5)" ] || fail "no peak_rate_1s in replications.csv"
 grep -qi nan "$tmp/cmp2/"*.csv && fail "NaN in a comparison's CSV"
@@ -52,6 +52,11 @@ check "$tmp/occ/occ.png" "$tmp/occ/occ.svg" "$tmp/occ/replications.csv"
 for m in ok_share amplification lat_p99; do check "$tmp/sweep/sweep_$m.png" "$tmp/sweep/sweep_$m.svg"; done
 "$bin" sweep storm --set run.duration=80s --grid layer.app.attempts=1..3 --reps 2 -o "$tmp/sweep1" --quiet --plot > /dev/null
 check "$tmp/sweep1/sweep_ok_share.png"
+# one key without replications: the _hw cells are empty; the line is drawn
+# without error bars (gnuplot failed on it: "all points y value undefined")
+"$bin" sweep storm --set run.duration=80s --grid layer.app.attempts=1..3 -o "$tmp/sweep0" --quiet --plot > "$tmp/sweep0.log" 2>&1 \
+  || fail "sweep --plot without --reps: $(cat "$tmp/sweep0.log")"
+check "$tmp/sweep0/sweep_ok_share.png"
 # Service graphs: one figure per service of services.csv, PNG and SVG
 # (cascade: three services; lb-crash: one of three replicas), none for a
 # run without services.
