@@ -151,4 +151,21 @@ grep -q '^  \.\.\. 2 more (all in sweep.csv)$' "$tmp/tab.txt" || fail "a 12-poin
 expect 2 "--sort okshare: no such metric; did you mean 'ok_share'" -- "$bin" sweep storm --grid layer.app.attempts=1..2 --sort okshare -o "$tmp/refused"
 expect 2 "--sort max:: expected max:METRIC" -- "$bin" compare storm --vary layer.app.attempts=1,2 --sort max: -o "$tmp/refused"
 [ -e "$tmp/refused" ] && fail "a refused --sort wrote its output directory"
+# Options: a value missing at the end of the line is a message, never a
+# crash (wants_help read past argv); an option of another command is
+# refused, naming the commands that take it; merge's 66th directory.
+for c in run compare sweep merge tune check; do
+  for opt in -o --set --seed --grid --vary --objective --constraint -j --shard --reps --format --sort; do
+    out=$("$bin" "$c" storm "$opt" 2>&1); rc=$?
+    [ "$rc" = 2 ] || fail "$c storm $opt (no value): exit $rc, not 2: $out"
+    grep -qE "needs a value|does not take" <<< "$out" || fail "$c storm $opt: $out"
+  done
+done
+expect 2 "run does not take --grid \(sweep, tune do; retrystorm help run\)" -- "$bin" run storm --grid layer.app.attempts=1,2 -o "$tmp/refused"
+expect 2 "check does not take --format" -- "$bin" check storm --format json
+expect 2 "compare does not take -j \(run, sweep, tune do" -- "$bin" compare storm --vary layer.app.attempts=1,2 -j 2 -o "$tmp/refused"
+expect 2 "tune does not take --plot" -- "$bin" tune storm --grid layer.app.attempts=1,2 --objective max:ok_share --plot -o "$tmp/refused"
+expect 2 "merge does not take --set \(run, compare, sweep, tune, check do" -- "$bin" merge a b --set x=1 -o "$tmp/refused"
+expect 2 "merge takes at most 65 shard directories \('d66' is the 66th\)" -- "$bin" merge $(seq -f 'd%g' 1 66) -o "$tmp/refused"
+[ -e "$tmp/refused" ] && fail "a refused command created its output directory"
 finish

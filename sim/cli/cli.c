@@ -57,27 +57,6 @@ static void install_handlers(void)
 }
 #define MAX_SETS 256
 
-static const char usage[] =
-    "usage: retrystorm [run] [SCENARIO] [-o DIR] [--set SECTION.KEY=VALUE]... [--seed N] [--reps N]\n"
-    "                  [--plot] [--force] [--format text|json]\n"
-    "       retrystorm compare SCENARIO --vary KEY=V1,V2,... [--vary ...] [--reps N] [-o DIR]\n"
-    "                  [--set ...] [--seed N] [--plot]\n"
-    "       retrystorm sweep SCENARIO --grid KEY=V1,V2,...|KEY=A..B[*F|+S] [--grid ...] [--reps N]\n"
-    "                  [-j N] [--shard K/N] [-o DIR] [--set ...] [--quiet|--progress] [--plot]\n"
-    "                  [--resume] [--force]\n"
-    "       retrystorm merge DIR... -o OUT [--plot]\n"
-    "       retrystorm tune SCENARIO --grid ... --objective max:METRIC|min:METRIC...\n"
-    "                  [--constraint 'METRIC<=VALUE'...] [--reps N] [-j N] [-o DIR]\n"
-    "       retrystorm plot DIR [--force] [--title TEXT] [--size WxH] [--font-scale F]\n"
-    "                  [--style slide|default] [--animate]\n"
-    "       retrystorm check SCENARIO\n"
-    "       retrystorm serve [--bind ADDR] [--port N] [--jobs N] [--max-seconds S]\n"
-    "       retrystorm list [presets|metrics|keys]\n"
-    "       retrystorm --help | --version\n"
-    "\n"
-    "SCENARIO is a scenario file or the name of a built-in scenario (see 'list');\n"
-    "without one, the built-in '" DEFAULT_SCENARIO "' runs. Outputs go to out/<name>/ unless -o.\n"
-    "--set overrides any key: --set layer.app.attempts=1 --set phase.spike.rate=x3\n";
 
 static double wall_now(void)
 {
@@ -337,26 +316,85 @@ static int take_format(struct opts *o, const char *name, const char *v)
     return 0;
 }
 
+/* The commands that parse these options, as bits: an option a command
+ * would ignore is refused, naming the commands that take it. */
+enum { C_RUN = 1, C_COMPARE = 2, C_SWEEP = 4, C_MERGE = 8, C_TUNE = 16, C_CHECK = 32 };
+static const struct {
+    const char *name;
+    unsigned bit;
+} commands[] = {{"run", C_RUN},     {"compare", C_COMPARE}, {"sweep", C_SWEEP},
+                {"merge", C_MERGE}, {"tune", C_TUNE},       {"check", C_CHECK}};
+#define C_EXPERIMENTS (C_RUN | C_COMPARE | C_SWEEP | C_TUNE)
+#define C_SCENARIO (C_EXPERIMENTS | C_CHECK)
+#define C_GRID (C_SWEEP | C_TUNE)
+#define C_OUTPUT (C_EXPERIMENTS | C_MERGE)
+
 static const struct option_desc {
     const char *name;
     bool value; /* takes the next argument */
     int (*take)(struct opts *o, const char *name, const char *v);
+    unsigned cmds; /* the commands that take it */
 } options[] = {
-    {"-o", true, take_outdir},      {"--set", true, take_set},           {"--seed", true, take_set},
-    {"--plot", false, take_flag},   {"--resume", false, take_flag},      {"--force", false, take_flag},
-    {"--quiet", false, take_flag},  {"--progress", false, take_flag},    {"--grid", true, take_list},
-    {"--vary", true, take_list},    {"--objective", true, take_list},    {"--constraint", true, take_list},
-    {"-j", true, take_threads},     {"--shard", true, take_shard},       {"--reps", true, take_reps},
-    {"--format", true, take_format},  {"--sort", true, take_sort},
+    {"-o", true, take_outdir, C_OUTPUT},
+    {"--set", true, take_set, C_SCENARIO},
+    {"--seed", true, take_set, C_SCENARIO},
+    {"--plot", false, take_flag, C_RUN | C_COMPARE | C_SWEEP | C_MERGE},
+    {"--resume", false, take_flag, C_GRID},
+    {"--force", false, take_flag, C_OUTPUT},
+    {"--quiet", false, take_flag, C_RUN | C_GRID},
+    {"--progress", false, take_flag, C_RUN | C_GRID},
+    {"--grid", true, take_list, C_GRID},
+    {"--vary", true, take_list, C_COMPARE},
+    {"--objective", true, take_list, C_TUNE},
+    {"--constraint", true, take_list, C_TUNE},
+    {"-j", true, take_threads, C_RUN | C_GRID},
+    {"--shard", true, take_shard, C_SWEEP},
+    {"--reps", true, take_reps, C_EXPERIMENTS},
+    {"--format", true, take_format, C_OUTPUT},
+    {"--sort", true, take_sort, C_COMPARE | C_SWEEP | C_MERGE},
 };
+#define NOPTIONS (sizeof options / sizeof *options)
+
+/* An option another command takes: says which, and returns 2. */
+static int not_for(const char *cmd, const struct option_desc *d)
+{
+    char which[96] = "";
+    size_t used = 0;
+    for (size_t c = 0; c < sizeof commands / sizeof *commands && used < sizeof which; c++)
+        if (d->cmds & commands[c].bit) {
+            int w = snprintf(which + used, sizeof which - used, "%s%s", used ? ", " : "", commands[c].name);
+            used += w > 0 ? (size_t)w : 0;
+        }
+    fprintf(stderr, "retrystorm: %s does not take %s (%s do%s; retrystorm help %s)\n", cmd, d->name, which,
+            strchr(which, ',') ? "" : "es", cmd);
+    return 2;
+}
+
+/* An unknown option: the nearest of this command's, if any. Returns 2. */
+static int unknown_option(const char *cmd, unsigned bit, const char *a)
+{
+    const char *names[NOPTIONS + 1];
+    size_t n = 0;
+    for (size_t k = 0; k < NOPTIONS; k++)
+        if (options[k].cmds & bit)
+            names[n++] = options[k].name;
+    names[n] = NULL;
+    const char *s = help_suggest(a, names);
+    fprintf(stderr, "retrystorm: unknown option '%s'%s%s%s (retrystorm help %s)\n", a,
+            s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "", cmd);
+    return 2;
+}
 
 /* A positional argument: the scenario, or (merge) one more directory. */
 static int take_positional(struct opts *o, const char *a)
 {
     if (o->scenario == NULL) {
         o->scenario = a;
-    } else if (o->nrest < 64 && o->collect_rest) {
+    } else if (o->collect_rest && o->nrest < 64) {
         o->rest[o->nrest++] = a;
+    } else if (o->collect_rest) {
+        fprintf(stderr, "retrystorm: merge takes at most 65 shard directories ('%s' is the 66th)\n", a);
+        return 2;
     } else {
         fprintf(stderr, "retrystorm: more than one scenario given ('%s' and '%s')\n", o->scenario, a);
         return 2;
@@ -364,32 +402,32 @@ static int take_positional(struct opts *o, const char *a)
     return 0;
 }
 
-/* Parses run options from argv[i..]; returns 0, or 2 after a message. */
-static int parse_run_opts(int argc, char **argv, int i, struct opts *o)
+/* Parses the options of command cmd from argv[i..]; returns 0, or 2
+ * after a message. */
+static int parse_run_opts(int argc, char **argv, int i, struct opts *o, const char *cmd)
 {
+    unsigned bit = 0;
+    for (size_t c = 0; c < sizeof commands / sizeof *commands; c++)
+        if (strcmp(cmd, commands[c].name) == 0)
+            bit = commands[c].bit;
     for (; i < argc; i++) {
         const char *a = argv[i];
         const struct option_desc *d = NULL;
-        for (size_t k = 0; k < sizeof options / sizeof *options && d == NULL; k++)
+        for (size_t k = 0; k < NOPTIONS && d == NULL; k++)
             if (strcmp(a, options[k].name) == 0)
                 d = &options[k];
         int rc;
+        if (d != NULL && !(d->cmds & bit))
+            return not_for(cmd, d);
         if (d != NULL && d->value && i + 1 >= argc) {
-            fprintf(stderr, "retrystorm: %s needs a value\n%s", a, usage);
+            fprintf(stderr, "retrystorm: %s needs a value (retrystorm help %s)\n", a, cmd);
             return 2;
         }
         if (d != NULL)
             rc = d->take(o, a, d->value ? argv[++i] : NULL);
-        else if (a[0] == '-' && a[1] != '\0') {
-            const char *names[sizeof options / sizeof *options + 1];
-            for (size_t k = 0; k < sizeof options / sizeof *options; k++)
-                names[k] = options[k].name;
-            names[sizeof options / sizeof *options] = NULL;
-            const char *s = help_suggest(a, names);
-            fprintf(stderr, "retrystorm: unknown option '%s'%s%s%s (retrystorm help lists each command's)\n", a,
-                    s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
-            return 2;
-        } else
+        else if (a[0] == '-' && a[1] != '\0')
+            return unknown_option(cmd, bit, a);
+        else
             rc = take_positional(o, a);
         if (rc != 0)
             return rc;
@@ -535,7 +573,7 @@ static int cmd_plot(int argc, char **argv)
     }
     if (dir == NULL) {
         fprintf(stderr, "retrystorm: plot needs one output directory (and takes --force, --title, --size, "
-                        "--font-scale, --style, --animate)\n%s", usage);
+                        "--font-scale, --style, --animate; retrystorm help plot)\n");
         return 2;
     }
     enum outdir_kind k = OUTDIR_FOREIGN;
@@ -629,12 +667,12 @@ static int print_table(const struct opts *o, const char *dir, const char *file, 
 static int cmd_compare(int argc, char **argv)
 {
     struct opts o = {0};
-    int rc = parse_run_opts(argc, argv, 2, &o);
+    int rc = parse_run_opts(argc, argv, 2, &o, "compare");
     if (rc)
         return rc;
     if (o.scenario == NULL || o.nvary == 0) {
-        fprintf(stderr, "retrystorm: compare needs a scenario and at least one --vary KEY=V1,V2,...\n%s",
-                usage);
+        fprintf(stderr, "retrystorm: compare needs a scenario and at least one --vary KEY=V1,V2,... "
+                        "(retrystorm help compare)\n");
         return 2;
     }
     struct scenario sc;
@@ -720,11 +758,11 @@ static int run_sweep(const struct opts *o, const char *dir, struct exp_result *r
 static int cmd_sweep(int argc, char **argv)
 {
     struct opts o = {0};
-    int rc = parse_run_opts(argc, argv, 2, &o);
+    int rc = parse_run_opts(argc, argv, 2, &o, "sweep");
     if (rc)
         return rc;
     if (o.scenario == NULL || o.ngrid == 0) {
-        fprintf(stderr, "retrystorm: sweep needs a scenario and at least one --grid KEY=VALUES\n%s", usage);
+        fprintf(stderr, "retrystorm: sweep needs a scenario and at least one --grid KEY=VALUES (retrystorm help sweep)\n");
         return 2;
     }
     char dir[4096], fallback[64];
@@ -754,7 +792,7 @@ static int cmd_merge(int argc, char **argv)
 {
     struct opts o = {0};
     o.collect_rest = true;
-    int rc = parse_run_opts(argc, argv, 2, &o);
+    int rc = parse_run_opts(argc, argv, 2, &o, "merge");
     if (rc)
         return rc;
     const char *dirs[65];
@@ -764,7 +802,7 @@ static int cmd_merge(int argc, char **argv)
     for (size_t i = 0; i < o.nrest; i++)
         dirs[n++] = o.rest[i];
     if (n == 0 || o.outdir == NULL) {
-        fprintf(stderr, "retrystorm: merge needs shard directories and -o OUT\n%s", usage);
+        fprintf(stderr, "retrystorm: merge needs shard directories and -o OUT (retrystorm help merge)\n");
         return 2;
     }
     char err[9000], out[4096];
@@ -786,11 +824,12 @@ static int cmd_merge(int argc, char **argv)
 static int cmd_tune(int argc, char **argv)
 {
     struct opts o = {0};
-    int rc = parse_run_opts(argc, argv, 2, &o);
+    int rc = parse_run_opts(argc, argv, 2, &o, "tune");
     if (rc)
         return rc;
     if (o.scenario == NULL || o.ngrid == 0 || o.nobjective == 0) {
-        fprintf(stderr, "retrystorm: tune needs a scenario, --grid and --objective max:METRIC or min:METRIC\n%s", usage);
+        fprintf(stderr, "retrystorm: tune needs a scenario, --grid and --objective max:METRIC or min:METRIC "
+                        "(retrystorm help tune)\n");
         return 2;
     }
     if (o.shard_n) {
@@ -836,15 +875,11 @@ static int cmd_tune(int argc, char **argv)
 static int cmd_check(int argc, char **argv)
 {
     struct opts o = {0};
-    int rc = parse_run_opts(argc, argv, 2, &o);
+    int rc = parse_run_opts(argc, argv, 2, &o, "check");
     if (rc)
         return rc;
     if (o.scenario == NULL) {
-        fprintf(stderr, "retrystorm: check needs a scenario\n%s", usage);
-        return 2;
-    }
-    if (o.json) {
-        fprintf(stderr, "retrystorm: check writes no summary: --format is for run, compare, sweep, merge and tune\n");
+        fprintf(stderr, "retrystorm: check needs a scenario (retrystorm help check)\n");
         return 2;
     }
     struct scenario sc;
@@ -974,7 +1009,7 @@ static int simulate(const struct scenario *sc, const char *work, const char *dir
 static int cmd_run(int argc, char **argv, int first)
 {
     struct opts o = {0};
-    int rc = parse_run_opts(argc, argv, first, &o);
+    int rc = parse_run_opts(argc, argv, first, &o, "run");
     if (rc)
         return rc;
     if (o.scenario == NULL)
@@ -1023,9 +1058,11 @@ static bool wants_help(int argc, char **argv, int from)
     for (int i = from; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
             return true;
-        for (size_t k = 0; k < sizeof options / sizeof *options; k++)
-            if (options[k].value && strcmp(argv[i], options[k].name) == 0)
-                i++;
+        for (size_t k = 0; k < NOPTIONS; k++)
+            if (options[k].value && strcmp(argv[i], options[k].name) == 0) {
+                i++; /* its value (argv[argc] is NULL: stop here) */
+                break;
+            }
     }
     return false;
 }
@@ -1049,8 +1086,7 @@ int cli_main(int argc, char **argv)
     if (argc >= 2) {
         const char *c = argv[1];
         if (strcmp(c, "--help") == 0 || strcmp(c, "-h") == 0) {
-            fputs(usage, stdout);
-            return 0;
+            return help_print(stdout, NULL);
         }
         if (strcmp(c, "help") == 0)
             return help_print(stdout, argc >= 3 ? argv[2] : NULL);

@@ -14,13 +14,15 @@ struct command_help {
 static const struct command_help commands[] = {
     {"run", "run a scenario once (or --reps times) and write its outputs",
      "usage: retrystorm [run] [SCENARIO] [-o DIR] [--set SECTION.KEY=VALUE]... [--seed N]\n"
-     "                  [--reps N] [--plot] [--force] [--format text|json]\n"
+     "                  [--reps N [-j N] [--quiet|--progress]] [--plot] [--force] [--format text|json]\n"
      "\n"
      "SCENARIO   a built-in's name (retrystorm list) or a scenario file; default: storm\n"
      "-o DIR     where the outputs go (default: out/<name>/)\n"
      "--set K=V  override or add any key, e.g. layer.app.attempts=1, phase.spike.rate=x3\n"
      "--seed N   the same as --set run.seed=N (default: the scenario's seed)\n"
      "--reps N   N replications: summary.csv holds means, sd and 95 % half-widths (default 1)\n"
+     "-j N       threads for the replications (default: one per core)\n"
+     "--quiet, --progress  never or always show the replications' progress (default: on a terminal)\n"
      "--plot     draw the figures with gnuplot\n"
      "--force    write into a directory that is not a retrystorm output\n"
      "--format json  print summary.json on stdout (the human summary goes to stderr)\n"
@@ -74,9 +76,13 @@ static const struct command_help commands[] = {
     {"tune", "search a grid for the best parameters under constraints",
      "usage: retrystorm tune SCENARIO --grid ... --objective max:METRIC|min:METRIC...\n"
      "                  [--constraint 'METRIC<=VALUE'...] [--reps N] [-j N] [-o DIR]\n"
+     "                  [--set ...] [--seed N] [--quiet|--progress] [--resume] [--force]\n"
      "                  [--format text|json]\n"
      "\n"
      "METRIC is a column of summary.csv: retrystorm list metrics\n"
+     "--objective max:M|min:M  what to optimise; more than one: the Pareto front\n"
+     "--constraint 'M<=V'      a limit each recommended point clears on its 95 % interval\n"
+     "--set, --seed, --reps, -j, --quiet, --progress, --resume, --force as for sweep\n"
      "--format json  print summary.json (tune.csv's ranked rows) on stdout\n"
      "\n"
      "examples:\n"
@@ -234,7 +240,7 @@ int help_print(FILE *f, const char *topic)
         for (size_t i = 0; i < NCOMMANDS; i++)
             fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
         fputs("\nretrystorm help COMMAND, or COMMAND --help, for its options and examples;\n"
-              "retrystorm help metrics for the columns of summary.csv.\n",
+              "retrystorm help metrics for the columns of summary.csv; retrystorm --version.\n",
               f);
         return 0;
     }
