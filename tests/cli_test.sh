@@ -54,6 +54,8 @@ expect 0 'recommended: ' -- "$bin" tune storm "${tshort[@]}" --objective max:ok_
 # a known key of storm's layer is listed)
 "$bin" list keys > "$tmp/keys.txt" || fail "list keys"
 grep -q '^layer.NAME.attempts  *an integer from 1 to 100' "$tmp/keys.txt" || fail "list keys lacks layer.NAME.attempts"
+awk 'NF < 2 { print; bad = 1 } END { exit bad }' "$tmp/keys.txt" > "$tmp/keys.bare" || fail "list keys: keys without what they allow: $(cat "$tmp/keys.bare")"
+grep -q '^layer.NAME.budget .*aws-standard' "$tmp/keys.txt" || fail "list keys does not list the budget kinds"
 while read -r key _; do
   k=${key/.NAME./.x.}
   out=$("$bin" check "$src/scenarios/storm.ini" --set "$k=@@@" 2>&1)

@@ -193,6 +193,8 @@ void scn_list_keys(enum sect_kind k, char *buf, size_t size)
     }
 }
 
+static void kind_names(enum key_type t, char *buf, size_t size);
+
 void scenario_print_keys(FILE *f)
 {
     /* [service NAME] takes [server]'s keys; the graph keys only there */
@@ -210,7 +212,13 @@ void scenario_print_keys(FILE *f)
                 continue;
             char name[64];
             snprintf(name, sizeof name, "%s.%s%s", scn_sect_names[k], named ? "NAME." : "", scn_keys[i].key);
-            fprintf(f, "%-32s %s\n", name, scn_keys[i].allowed);
+            char kinds[512];
+            const char *allowed = scn_keys[i].allowed;
+            if (allowed[0] == '\0') { /* budget, breaker: the message lists the kinds */
+                kind_names(scn_keys[i].type, kinds, sizeof kinds);
+                allowed = kinds;
+            }
+            fprintf(f, "%-32s %s\n", name, allowed);
         }
     }
 }
