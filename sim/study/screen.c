@@ -16,7 +16,7 @@
 #define SCREEN_MAX_BYTES ((size_t)256 << 20)
 #define SCREEN_MAX_COLUMNS 4096
 #define NSHOWN 10 /* the columns below, and the sort metric when it is none of them */
-#define CELL 48
+#define CELL 56 /* two numbers of up to 23 characters and " ± " */
 
 /* The columns shown, each in the one unit of its kind; one is left out
  * when the table has the column `unless` (compare's 1 s peak rather than
@@ -193,7 +193,7 @@ static void format_value(char *out, size_t size, const struct colref *c, double 
 static void cell(const struct colref *c, double v, double hw, char *out)
 {
     double scale = c->d ? c->d->scale : 1;
-    char a[CELL / 2], b[CELL / 2];
+    char a[24], b[24];
     if (isnan(v)) {
         snprintf(out, CELL, "-");
         return;
