@@ -24,10 +24,12 @@ RS_APT_LOCK_POLL=${RS_APT_LOCK_POLL:-5}
 RS_APT_LOCKS=${RS_APT_LOCKS:-"/var/lib/dpkg/lock-frontend /var/lib/dpkg/lock /var/lib/apt/lists/lock /var/cache/apt/archives/lock"}
 
 # Prints "process PID (COMMAND)" for a process holding one of RS_APT_LOCKS
-# (from lslocks: fcntl and flock locks alike), or nothing.
+# (from lslocks: fcntl and flock locks alike), or nothing. As root: lslocks
+# shows another user's lock without its path ("/...").
 rs_apt_lock_holder() {
-  local pid
-  pid=$(lslocks -n -o PID,PATH 2> /dev/null | awk -v locks="$RS_APT_LOCKS" '
+  local pid sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  pid=$($sudo lslocks -n -o PID,PATH 2> /dev/null | awk -v locks="$RS_APT_LOCKS" '
     BEGIN { n = split(locks, l, " "); for (i = 1; i <= n; i++) want[l[i]] = 1 }
     ($2 in want) && $1 != "" { print $1; exit }')
   [ -n "$pid" ] || return 0
@@ -38,6 +40,11 @@ rs_apt_lock_holder() {
 # and for how long at most; 1, with a message, if it still holds it then.
 rs_wait_apt_lock() {
   local waited=0 holder
+  if ! [[ $RS_APT_LOCK_WAIT =~ ^[0-9]+$ && $RS_APT_LOCK_POLL =~ ^[1-9][0-9]*$ ]]; then
+    echo "RS_APT_LOCK_WAIT ('$RS_APT_LOCK_WAIT') and RS_APT_LOCK_POLL ('$RS_APT_LOCK_POLL') must be" \
+         "whole seconds, the poll at least 1" >&2
+    return 1
+  fi
   while holder=$(rs_apt_lock_holder); [ -n "$holder" ]; do
     if [ "$waited" -ge "$RS_APT_LOCK_WAIT" ]; then
       echo "gave up after ${RS_APT_LOCK_WAIT} s: $holder still holds the package manager's lock;" \

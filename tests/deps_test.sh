@@ -38,5 +38,9 @@ hold "$RS_APT_LOCKS" 30
 RS_APT_LOCK_POLL=1 RS_APT_LOCK_WAIT=2 rs_wait_apt_lock > "$tmp/out" 2>&1 && fail "the wait did not give up"
 grep -q "gave up after 2 s: process $holder (perl.*still holds the package manager's lock" "$tmp/out" \
   || fail "no message on giving up: $(cat "$tmp/out")"
+# bad settings are refused with a message, never a loop without end
+RS_APT_LOCK_POLL=0 rs_wait_apt_lock > "$tmp/out" 2>&1 && fail "a poll of 0 s was accepted"
+grep -q "must be whole seconds" "$tmp/out" || fail "no message for a poll of 0: $(cat "$tmp/out")"
+RS_APT_LOCK_WAIT=ten rs_wait_apt_lock > "$tmp/out" 2>&1 && fail "a wait of 'ten' was accepted"
 echo "$fails failure(s)"
 [ "$fails" = 0 ]

@@ -36,6 +36,8 @@ for r, (obj, fields) in enumerate(zip(doc["rows"], body)):
     assert list(obj) == head, f"row {r}: keys differ from the header"
     for k, v in zip(head, fields):
         j = obj[k]
+        if "." in k or k in ("scenario", "variant"):
+            assert v == "" or j == v, f"row {r} {k}: a text column, {v!r} in the CSV, {j!r} in JSON"
         if v == "":
             assert j is None, f"row {r} {k}: empty in the CSV, {j!r} in JSON"
         elif isinstance(j, str):
@@ -79,6 +81,28 @@ check "$tmp/merged" sweep.csv
 check "$tmp/tune" tune.csv
 "$py" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["rows"][0]["rank"]==1' "$tmp/tune.out" || fail "tune --format json: no rank 1 first"
 expect 2 "--format jsn: expected text or json; did you mean 'json'" -- "$bin" run storm --format jsn -o "$tmp/refused"
+# tune with constraints: infeasible points (rank null), a metric named as
+# objective and constraint (one pair of columns), an objective without a
+# value anywhere (empty cells, never nan or inf)
+"$bin" tune storm "${short[@]}" --grid layer.app.attempts=1..3 --objective max:ok_share --constraint 'ok_share >= 0.1' \
+  --constraint 'lat_p99 <= 40ms' --reps 2 -o "$tmp/tune2" > /dev/null 2>&1 || fail "tune with constraints"
+check "$tmp/tune2" tune.csv
+"$bin" tune storm "${short[@]}" --grid layer.app.attempts=1,2 --objective min:recovery_s -o "$tmp/tune3" > "$tmp/tune3.out" 2>&1 || fail "tune min:recovery_s"
+check "$tmp/tune3" tune.csv
+grep -qiE 'nan|inf' "$tmp/tune3/tune.csv" && fail "tune.csv holds nan or inf: $(cat "$tmp/tune3/tune.csv")"
+grep -q 'nothing is recommended' "$tmp/tune3.out" || fail "tune recommended a point without a value: $(cat "$tmp/tune3.out")"
+# a column is typed as a whole: a scenario named 1e5 and grid values 01 and 2 stay text
+"$bin" run storm "${short[@]}" --set run.name=1e5 -o "$tmp/named" > /dev/null || fail "run named 1e5"
+check "$tmp/named"
+"$bin" sweep storm "${short[@]}" --grid layer.app.attempts=01,2 --quiet -o "$tmp/zero" > /dev/null || fail "sweep 01,2"
+check "$tmp/zero" sweep.csv
+# stdout that cannot be written is a failure, not a silent success; a
+# shard has no summary to print
+if [ -w /dev/full ]; then
+  "$bin" run storm "${short[@]}" -o "$tmp/full" --format json > /dev/full 2> "$tmp/full.err" && fail "--format json into /dev/full exited 0"
+  grep -q 'cannot write summary.json to standard output' "$tmp/full.err" || fail "no message for a full stdout: $(cat "$tmp/full.err")"
+fi
+expect 2 "--format json with --shard: a shard has no summary" -- "$bin" sweep storm --grid layer.app.attempts=1,2 --shard 1/2 --format json -o "$tmp/refused"
 # The validator and the checks can fail: a document with a wrong version,
 # and one whose value differs from its CSV, are refused.
 mkdir -p "$tmp/bad" && cp "$tmp/run/summary.csv" "$tmp/bad/"

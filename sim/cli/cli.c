@@ -7,6 +7,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <gsl/gsl_errno.h>
 #include <signal.h>
 #include <limits.h>
@@ -589,41 +590,45 @@ static int cmd_plot(int argc, char **argv)
     return plot_and_say_styled(dir, dir, &st);
 }
 
-/* summary.json in dir from its table `source` (jsonout_write_dir); under
- * --format json the document is also kept in *text, for print_json to show
- * once the outputs are in place. Returns 0, or 1 after a message. */
-static int write_json(const struct opts *o, const char *dir, const char *command, const char *scenario,
-                      const char *source, char **text)
+/* summary.json in dir from its table `source` (jsonout_write_dir).
+ * Returns 0, or 1 after a message. */
+static int write_json(const char *dir, const char *command, const char *scenario, const char *source)
 {
     struct jsonout_meta m = {command, scenario, source};
     char err[4600];
-    size_t len = 0;
-    FILE *mem = NULL;
-    *text = NULL;
-    if (o->json && (mem = open_memstream(text, &len)) == NULL) {
-        fprintf(stderr, "retrystorm: out of memory\n");
-        return 1;
-    }
-    int rc = jsonout_write_dir(dir, &m, mem, err, sizeof err);
-    if (mem != NULL && fclose(mem) != 0)
-        rc = -1, snprintf(err, sizeof err, "out of memory");
-    if (rc != 0) {
+    if (jsonout_write_dir(dir, &m, err, sizeof err) != 0) {
         fprintf(stderr, "retrystorm: %s\n", err);
-        free(*text);
-        *text = NULL;
         return 1;
     }
     return 0;
 }
 
-/* Prints the JSON kept by write_json when the command succeeded; frees it.
- * Returns rc. */
-static int print_json(char *text, int rc)
+/* --format json, once a command has succeeded (rc 0) and its outputs are in
+ * place: dir/summary.json copied to stdout. Returns rc, or 1 after a
+ * message when the file cannot be read or stdout written (a full disk, a
+ * closed pipe: never a silent success). */
+static int print_json(const struct opts *o, const char *dir, int rc)
 {
-    if (text != NULL && rc == 0)
-        fputs(text, stdout);
-    free(text);
-    return rc;
+    if (!o->json || rc != 0)
+        return rc;
+    char path[PATH_MAX + 64], buf[65536];
+    int fd = -1;
+    if (outdir_join(path, sizeof path, dir, "summary.json") != 0 ||
+        (fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+        fprintf(stderr, "retrystorm: cannot read %s/summary.json: %s\n", dir, strerror(errno));
+        return 1;
+    }
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0 && fwrite(buf, 1, (size_t)n, stdout) == (size_t)n)
+        ;
+    int e = errno;
+    close(fd);
+    if (n != 0 || fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "retrystorm: cannot write summary.json to standard output: %s\n",
+                strerror(n < 0 ? e : errno));
+        return 1;
+    }
+    return 0;
 }
 
 /* The name of the scenario o names (its [run] name), for summary.json; the
@@ -646,6 +651,17 @@ static void compare_row(void *user, const char *label, const char *const *names,
     size_t *done = user;
     if (isatty(STDERR_FILENO))
         fprintf(stderr, "\r  %zu variants done, the last %-40.40s", ++*done, label);
+}
+
+/* --sort peak_rate_1s names compare's own column: refused (2) elsewhere. */
+static int sort_for_sweep(const struct opts *o)
+{
+    if (o->sort != NULL && strcmp(o->by.metric, "peak_rate_1s") == 0) {
+        fprintf(stderr, "retrystorm: --sort %s: peak_rate_1s is a column of compare only "
+                        "(a sweep has peak_server_rate)\n", o->sort);
+        return 2;
+    }
+    return 0;
 }
 
 /* The compact table of dir/file on the human stream (screen.h). Returns 0
@@ -713,15 +729,14 @@ static int cmd_compare(int argc, char **argv)
     scenario_diag_fini(&d);
     if (rc != 0 && err[0])
         fprintf(stderr, "retrystorm: %s\n", err);
-    char *json = NULL;
     if (rc == 0)
         rc = print_table(&o, work, "summary.csv", NULL, NULL, 0);
     if (rc == 0)
-        rc = write_json(&o, work, "compare", sc.name, "summary.csv", &json);
+        rc = write_json(work, "compare", sc.name, "summary.csv");
     if (rc == 0)
         fprintf(human, "  outputs in %s/ (summary.csv and timeseries.csv with a variant column; one directory per variant)\n",
                dir);
-    return print_json(json, finish_work(work, dir, &o, rc));
+    return print_json(&o, dir, finish_work(work, dir, &o, rc));
 }
 
 static unsigned default_threads(void)
@@ -765,6 +780,13 @@ static int cmd_sweep(int argc, char **argv)
         fprintf(stderr, "retrystorm: sweep needs a scenario and at least one --grid KEY=VALUES (retrystorm help sweep)\n");
         return 2;
     }
+    if (o.json && o.shard_n) {
+        fprintf(stderr, "retrystorm: --format json with --shard: a shard has no summary (merge the shards, "
+                        "then merge --format json)\n");
+        return 2;
+    }
+    if ((rc = sort_for_sweep(&o)) != 0)
+        return rc;
     char dir[4096], fallback[64];
     if (o.shard_n)
         snprintf(fallback, sizeof fallback, "out/sweep-shard-%u-of-%u", o.shard_k, o.shard_n);
@@ -775,17 +797,17 @@ static int cmd_sweep(int argc, char **argv)
     rc = run_sweep(&o, dir, NULL, true);
     if (rc == 3)
         return interrupted_exit();
-    char *json = NULL, name[64];
+    char name[64];
     scenario_name(&o, name, sizeof name);
     if (rc == 0 && !o.shard_n)
         rc = print_table(&o, dir, "sweep.csv", NULL, "max:ok_share", 10);
     if (rc == 0 && !o.shard_n)
-        rc = write_json(&o, dir, "sweep", name, "sweep.csv", &json);
+        rc = write_json(dir, "sweep", name, "sweep.csv");
     if (rc == 0)
         fprintf(human, "%s: %s written to %s/\n", o.scenario,
                o.shard_n ? "this shard's jobs.csv (merge the shards for sweep.csv)" : "sweep.csv and summary.json",
                dir);
-    return print_json(json, rc == 0 && o.plot && !o.shard_n ? plot_and_say(dir) : rc);
+    return print_json(&o, dir, rc == 0 && o.plot && !o.shard_n ? plot_and_say(dir) : rc);
 }
 
 static int cmd_merge(int argc, char **argv)
@@ -805,6 +827,8 @@ static int cmd_merge(int argc, char **argv)
         fprintf(stderr, "retrystorm: merge needs shard directories and -o OUT (retrystorm help merge)\n");
         return 2;
     }
+    if ((rc = sort_for_sweep(&o)) != 0)
+        return rc;
     char err[9000], out[4096];
     if ((rc = out_dir(out, sizeof out, o.outdir, NULL)) != 0 || (rc = check_out_dir(out, o.force)) != 0)
         return rc;
@@ -813,12 +837,11 @@ static int cmd_merge(int argc, char **argv)
         fprintf(stderr, "retrystorm: %s\n", err);
         return rc;
     }
-    char *json = NULL;
     if (print_table(&o, out, "sweep.csv", NULL, "max:ok_share", 10) != 0 ||
-        write_json(&o, out, "merge", NULL, "sweep.csv", &json) != 0)
+        write_json(out, "merge", NULL, "sweep.csv") != 0)
         return 1;
     fprintf(human, "merged %zu shard%s into %s/sweep.csv and summary.json\n", n, n == 1 ? "" : "s", out);
-    return print_json(json, o.plot ? plot_and_say(out) : 0);
+    return print_json(&o, out, o.plot ? plot_and_say(out) : 0);
 }
 
 static int cmd_tune(int argc, char **argv)
@@ -845,7 +868,6 @@ static int cmd_tune(int argc, char **argv)
         return 2;
     }
     struct exp_result r;
-    char *json = NULL;
     memset(&r, 0, sizeof r);
     rc = run_sweep(&o, dir, &r, true);
     if (rc != 0) {
@@ -860,7 +882,7 @@ static int cmd_tune(int argc, char **argv)
             fprintf(stderr, "retrystorm: %s\n", err);
             rc = 1;
         } else {
-            rc = write_json(&o, dir, "tune", name, "tune.csv", &json);
+            rc = write_json(dir, "tune", name, "tune.csv");
         }
         tune_print(human, o.scenario, dir, &t, &r, &k);
     } else {
@@ -869,7 +891,7 @@ static int cmd_tune(int argc, char **argv)
     }
     tune_rank_fini(&k);
     exp_result_fini(&r);
-    return print_json(json, rc);
+    return print_json(&o, dir, rc);
 }
 
 static int cmd_check(int argc, char **argv)
@@ -964,9 +986,8 @@ static int replicate(const struct opts *o, const char *dir, const char *name)
     }
     outdir_remove_ours(tmp);
     int wrc = write_reps_summary(dir, &res, rc == 0);
-    char *unused;
     if (wrc == 0)
-        wrc = write_json(&(struct opts){0}, dir, "run", name, "summary.csv", &unused);
+        wrc = write_json(dir, "run", name, "summary.csv");
     if (wrc == 0 && rc == 0) {
         fprintf(human, "  over %zu replications (mean ± 95%% half-width):\n", res.done);
         wrc = print_table(o, dir, "summary.csv", name, NULL, 0);
@@ -1033,10 +1054,7 @@ static int cmd_run(int argc, char **argv, int first)
     rc = simulate(&sc, work, dir);
     if (rc == 0 && o.reps > 1)
         rc = replicate(&o, work, sc.name);
-    char *json = NULL;
-    if (rc == 0 && o.json)
-        rc = write_json(&o, work, "run", sc.name, "summary.csv", &json);
-    return print_json(json, finish_work(work, dir, &o, rc));
+    return print_json(&o, dir, finish_work(work, dir, &o, rc));
 }
 
 /* serve: the live page (sim/serve/), when this binary was built with it. */

@@ -48,14 +48,24 @@ static bool is_json_number(const char *s)
     return *p == '\0';
 }
 
-/* A field as a JSON value: the number with its own digits, null, or a string. */
-static json_object *field_value(const char *v)
+/* json-c's constructors return NULL only when memory is short: abort,
+ * saying so (STYLE: out of memory aborts). */
+static const char *must_text(const char *s)
 {
-    if (v[0] == '\0')
-        return NULL;
-    if (is_json_number(v))
-        return json_object_new_double_s(strtod(v, NULL), v);
-    return json_object_new_string(v);
+    if (s == NULL) {
+        fprintf(stderr, "retrystorm: out of memory writing summary.json\n");
+        abort();
+    }
+    return s;
+}
+
+static json_object *must(json_object *o, const char *what)
+{
+    if (o == NULL) {
+        fprintf(stderr, "retrystorm: out of memory building summary.json (%s)\n", what);
+        abort();
+    }
+    return o;
 }
 
 /* Splits the next line of *pos into at most max fields (in place); returns
@@ -85,54 +95,128 @@ static size_t next_line(char **pos, char **fields, size_t max, bool *more)
     }
 }
 
-static json_object *document(const struct jsonout_meta *m, json_object **columns, json_object **rows)
+/* Whether column `name` holds text whatever its cells look like: the
+ * scenario's name, a variant's label, a grid or --vary key's values (the
+ * keys have a dot; a value such as 01 or 1e5 stays as it was given). */
+static bool text_column(const char *name)
 {
-    json_object *d = json_object_new_object();
-    json_object_object_add(d, "schema", json_object_new_string("retrystorm-summary"));
-    json_object_object_add(d, "version", json_object_new_int(JSONOUT_VERSION));
-    json_object_object_add(d, "retrystorm", json_object_new_string(RS_VERSION));
-    json_object_object_add(d, "command", json_object_new_string(m->command));
-    json_object_object_add(d, "scenario", m->scenario ? json_object_new_string(m->scenario) : NULL);
-    json_object_object_add(d, "source", json_object_new_string(m->source));
-    *columns = json_object_new_array();
-    *rows = json_object_new_array();
-    json_object_object_add(d, "columns", *columns);
-    json_object_object_add(d, "rows", *rows);
-    return d;
+    return strchr(name, '.') != NULL || strcmp(name, "scenario") == 0 || strcmp(name, "variant") == 0;
 }
 
-/* The rows of the table in text (modified in place) into the document. */
-static int fill(char *text, json_object *columns, json_object *rows, char *err, size_t errsz)
+/* Whether the len bytes at p are a JSON number. */
+static bool cell_is_number(const char *p, size_t len)
 {
-    char **head = malloc(2 * JSONOUT_MAX_COLUMNS * sizeof *head), **f = head + JSONOUT_MAX_COLUMNS;
-    if (head == NULL) {
-        snprintf(err, errsz, "out of memory");
-        return -1;
+    char cell[64];
+    if (len >= sizeof cell)
+        return false;
+    memcpy(cell, p, len);
+    cell[len] = '\0';
+    return is_json_number(cell);
+}
+
+/* Which columns are numbers: not text columns, and every cell of the rows
+ * in text a JSON number or empty (so a column's values are all of one
+ * type). One pass; text is not modified. */
+static void numeric_columns(const char *text, char **head, size_t nh, bool *num)
+{
+    for (size_t c = 0; c < nh; c++)
+        num[c] = !text_column(head[c]);
+    for (const char *p = text; *p != '\0';) {
+        for (size_t c = 0;; c++) {
+            size_t len = strcspn(p, ",\n");
+            if (c < nh && len > 0 && !cell_is_number(p, len))
+                num[c] = false;
+            p += len;
+            if (*p != ',')
+                break;
+            p++;
+        }
+        if (*p == '\n')
+            p++;
+    }
+}
+
+/* The document's fields before its rows, as pretty JSON up to "rows": [. */
+static void write_head(FILE *f, const struct jsonout_meta *m, char **head, size_t nh)
+{
+    json_object *d = must(json_object_new_object(), "header");
+    json_object_object_add(d, "schema", must(json_object_new_string("retrystorm-summary"), "schema"));
+    json_object_object_add(d, "version", must(json_object_new_int(JSONOUT_VERSION), "version"));
+    json_object_object_add(d, "retrystorm", must(json_object_new_string(RS_VERSION), "version"));
+    json_object_object_add(d, "command", must(json_object_new_string(m->command), "command"));
+    json_object_object_add(d, "scenario", m->scenario ? must(json_object_new_string(m->scenario), "scenario") : NULL);
+    json_object_object_add(d, "source", must(json_object_new_string(m->source), "source"));
+    json_object *cols = must(json_object_new_array(), "columns");
+    for (size_t c = 0; c < nh; c++)
+        json_object_array_add(cols, must(json_object_new_string(head[c]), "a column"));
+    json_object_object_add(d, "columns", cols);
+    const char *s = must_text(json_object_to_json_string_ext(
+        d, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
+    /* {"schema": ..., "columns": [ ... ] }: drop the closing brace, open rows */
+    size_t len = strlen(s);
+    while (len > 0 && (s[len - 1] == '}' || s[len - 1] == ' ' || s[len - 1] == '\n'))
+        len--;
+    fprintf(f, "%.*s,\n  \"rows\": [\n", (int)len, s);
+    json_object_put(d);
+}
+
+/* One row as a one-line object keyed by the columns. */
+static void write_row(FILE *f, char **head, char **cell, size_t nh, const bool *num, bool first)
+{
+    json_object *row = must(json_object_new_object(), "a row");
+    for (size_t c = 0; c < nh; c++) {
+        json_object *v = NULL; /* empty: null */
+        if (cell[c][0] != '\0')
+            v = num[c] ? must(json_object_new_double_s(strtod(cell[c], NULL), cell[c]), "a number")
+                       : must(json_object_new_string(cell[c]), "a string");
+        json_object_object_add(row, head[c], v);
+    }
+    fprintf(f, "%s    %s", first ? "" : ",\n",
+            must_text(json_object_to_json_string_ext(row, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)));
+    json_object_put(row);
+}
+
+/* The rows of the table in text (modified in place), after the head. */
+static int fill(FILE *f, char *text, const struct jsonout_meta *m, char *err, size_t errsz)
+{
+    char **head = malloc(2 * JSONOUT_MAX_COLUMNS * sizeof *head), **cell = head + JSONOUT_MAX_COLUMNS;
+    bool *num = malloc(JSONOUT_MAX_COLUMNS * sizeof *num);
+    if (head == NULL || num == NULL) {
+        fprintf(stderr, "retrystorm: out of memory building summary.json\n");
+        abort();
     }
     int rc = 0;
-    bool more;
+    bool more, any = false;
     char *pos = text;
-    size_t nh = next_line(&pos, head, JSONOUT_MAX_COLUMNS, &more);
+    size_t nh = next_line(&pos, head, JSONOUT_MAX_COLUMNS, &more), n;
     if (nh == 0 || more) {
         snprintf(err, errsz, nh ? "more than %d columns" : "no header line", JSONOUT_MAX_COLUMNS);
-        free(head);
-        return -1;
+        rc = -1;
     }
-    for (size_t c = 0; c < nh; c++)
-        json_object_array_add(columns, json_object_new_string(head[c]));
-    size_t n;
-    for (unsigned line = 2; (n = next_line(&pos, f, JSONOUT_MAX_COLUMNS, &more)) > 0; line++) {
+    for (size_t a = 0; rc == 0 && a < nh; a++)
+        for (size_t b = a + 1; b < nh; b++)
+            if (strcmp(head[a], head[b]) == 0) {
+                snprintf(err, errsz, "the column %.64s appears twice", head[a]);
+                rc = -1;
+                break;
+            }
+    if (rc == 0) {
+        numeric_columns(pos, head, nh, num);
+        write_head(f, m, head, nh);
+    }
+    for (unsigned line = 2; rc == 0 && (n = next_line(&pos, cell, JSONOUT_MAX_COLUMNS, &more)) > 0; line++) {
         if (n != nh || more) {
             snprintf(err, errsz, "line %u has %zu%s fields, the header %zu", line, n, more ? "+" : "", nh);
             rc = -1;
-            break;
+        } else {
+            write_row(f, head, cell, nh, num, !any);
+            any = true;
         }
-        json_object *row = json_object_new_object();
-        for (size_t c = 0; c < nh; c++)
-            json_object_object_add(row, head[c], field_value(f[c]));
-        json_object_array_add(rows, row);
     }
+    if (rc == 0)
+        fprintf(f, "%s  ]\n}\n", any ? "\n" : "");
     free(head);
+    free(num);
     return rc;
 }
 
@@ -141,19 +225,12 @@ int jsonout_write(FILE *f, const char *csv, size_t len, const struct jsonout_met
 {
     char *text = malloc(len + 1);
     if (text == NULL) {
-        snprintf(err, errsz, "out of memory");
-        return -1;
+        fprintf(stderr, "retrystorm: out of memory building summary.json (%zu bytes)\n", len + 1);
+        abort();
     }
     memcpy(text, csv, len);
     text[len] = '\0';
-    json_object *columns, *rows, *d = document(m, &columns, &rows);
-    int rc = fill(text, columns, rows, err, errsz);
-    if (rc == 0) {
-        const char *s = json_object_to_json_string_ext(
-            d, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
-        fprintf(f, "%s\n", s);
-    }
-    json_object_put(d);
+    int rc = fill(f, text, m, err, errsz);
     free(text);
     return rc;
 }
@@ -176,8 +253,7 @@ static char *read_table(const char *dir, const char *source, size_t *len, char *
     return text;
 }
 
-int jsonout_write_dir(const char *dir, const struct jsonout_meta *m, FILE *also, char *err,
-                      size_t errsz)
+int jsonout_write_dir(const char *dir, const struct jsonout_meta *m, char *err, size_t errsz)
 {
     size_t len;
     char *text = read_table(dir, m->source, &len, err, errsz);
@@ -193,8 +269,6 @@ int jsonout_write_dir(const char *dir, const struct jsonout_meta *m, FILE *also,
     } else if (rc == 0) {
         rc = output_file_commit(&of, err, errsz);
     }
-    if (rc == 0 && also != NULL && jsonout_write(also, text, len, m, why, sizeof why) != 0)
-        rc = -1;
     free(text);
     return rc;
 }

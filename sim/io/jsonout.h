@@ -4,9 +4,12 @@
  *
  * The document is made from the CSV text the command has just written, so
  * its names and values are the CSV's, always: each row is an object keyed
- * by the CSV's column names; a field that is a JSON number is written as a
- * number with the CSV's own digits (no rounding on the way), an empty
- * field as null, any other as a string. The format (schema version 1) is
+ * by the CSV's column names (a table with a column twice is refused). A
+ * column is typed as a whole: the scenario, the variant and every grid or
+ * --vary key (a name with a dot) are strings; any other column whose cells
+ * are all JSON numbers (or empty) holds numbers with the CSV's own digits
+ * (no rounding on the way); an empty cell is null. The rows are written
+ * one per line as they are read, so memory is one row, not the table. The format (schema version 1) is
  * described in the README, and docs/summary.schema.json is its JSON Schema:
  *
  *   { "schema": "retrystorm-summary", "version": 1, "retrystorm": "0.1.0",
@@ -37,10 +40,8 @@ int jsonout_write(FILE *f, const char *csv, size_t len, const struct jsonout_met
                   size_t errsz);
 
 /* dir/summary.json from dir/`m->source` (read back as any file is: hostile,
- * at most 256 MiB), written in place of an earlier one; and the same
- * document to `also` when it is not NULL (--format json). Returns 0 or -1
+ * at most 256 MiB), written in place of an earlier one. Returns 0 or -1
  * with a message. */
-int jsonout_write_dir(const char *dir, const struct jsonout_meta *m, FILE *also, char *err,
-                      size_t errsz);
+int jsonout_write_dir(const char *dir, const struct jsonout_meta *m, char *err, size_t errsz);
 
 #endif

@@ -429,12 +429,16 @@ static void write_summary_json(FILE *f, const struct sim *s, const struct summar
     char *buf = NULL, err[128];
     size_t len = 0;
     FILE *m = open_memstream(&buf, &len);
-    if (m == NULL)
-        return;
-    write_summary(m, s, sum);
-    if (fclose(m) == 0) {
-        struct jsonout_meta meta = {"run", sim_scenario(s)->name, "summary.csv"};
-        jsonout_write(f, buf, len, &meta, err, sizeof err); /* our own table: always well formed */
+    if (m != NULL)
+        write_summary(m, s, sum);
+    if (m == NULL || fclose(m) != 0) { /* STYLE: out of memory aborts */
+        fprintf(stderr, "retrystorm: out of memory writing summary.json (%zu bytes)\n", len);
+        abort();
+    }
+    struct jsonout_meta meta = {"run", sim_scenario(s)->name, "summary.csv"};
+    if (jsonout_write(f, buf, len, &meta, err, sizeof err) != 0) { /* our own table: a bug */
+        fprintf(stderr, "retrystorm: summary.json: %s\n", err);
+        abort();
     }
     free(buf);
 }

@@ -89,11 +89,14 @@ void screen_format(char *out, size_t size, const char *metric, double value, dou
     snprintf(out, size, "%s%s%s", a, isnan(value) ? "" : unit, b);
 }
 
-/* A table's column: its index (or -1) and its half-width's. */
+/* A table's column: its index (or -1) and its half-width's, and how it
+ * is shown (a fixed column's way, or the sort metric's unit_of). */
 struct colref {
     int v, hw;
-    const struct shown *d; /* NULL: the sort metric, shown raw */
     const char *name;
+    char head[80];
+    double scale;
+    int decimals; /* -1: 4 significant digits */
 };
 
 struct row {
@@ -134,12 +137,17 @@ static size_t pick_columns(char **head, size_t n, const struct screen_sort *sort
         const char *name = shown[i].metric;
         if (find(head, n, name) < 0 || (shown[i].unless != NULL && find(head, n, shown[i].unless) >= 0))
             continue;
-        cols[k++] = (struct colref){find(head, n, name), find_hw(head, n, name), &shown[i], name};
+        cols[k] = (struct colref){find(head, n, name), find_hw(head, n, name), name, "", shown[i].scale,
+                                  shown[i].decimals};
+        snprintf(cols[k++].head, sizeof cols[0].head, "%s", shown[i].head);
         sorted_shown = sorted_shown || strcmp(name, sort->metric) == 0;
     }
-    if (!sorted_shown && find(head, n, sort->metric) >= 0)
-        cols[k++] = (struct colref){find(head, n, sort->metric), find_hw(head, n, sort->metric), NULL,
-                                    sort->metric};
+    if (!sorted_shown && find(head, n, sort->metric) >= 0) { /* in its kind's unit, named in the head */
+        struct colref *c = &cols[k++];
+        const char *unit = unit_of(sort->metric, &c->scale, &c->decimals);
+        c->v = find(head, n, sort->metric), c->hw = find_hw(head, n, sort->metric), c->name = sort->metric;
+        snprintf(c->head, sizeof c->head, "%s%s", sort->metric, unit);
+    }
     return k;
 }
 
@@ -183,8 +191,8 @@ static int by_metric(const void *a, const void *b)
 /* A number in its column's decimals (the sort metric's: 4 significant digits). */
 static void format_value(char *out, size_t size, const struct colref *c, double x)
 {
-    if (c->d != NULL)
-        snprintf(out, size, "%.*f", c->d->decimals, x);
+    if (c->decimals >= 0)
+        snprintf(out, size, "%.*f", c->decimals, x);
     else
         snprintf(out, size, "%.4g", x);
 }
@@ -192,7 +200,7 @@ static void format_value(char *out, size_t size, const struct colref *c, double 
 /* One cell: the value (and ± half-width) in its column's unit. */
 static void cell(const struct colref *c, double v, double hw, char *out)
 {
-    double scale = c->d ? c->d->scale : 1;
+    double scale = c->scale;
     char a[24], b[24];
     if (isnan(v)) {
         snprintf(out, CELL, "-");
@@ -301,7 +309,7 @@ static int widths(const struct row *rows, size_t n, const size_t *idx, size_t ni
     char c[CELL];
     int lw = 7;
     for (size_t i = 0; i < ncols; i++)
-        w[i] = (int)strlen(cols[i].d ? cols[i].d->head : cols[i].name);
+        w[i] = display_width(cols[i].head);
     w[ncols] = 9;
     for (size_t j = 0; j < nidx; j++) {
         const struct row *r = &rows[idx[j]];
@@ -360,7 +368,7 @@ int screen_print(FILE *f, const struct screen_spec *s, char *err, size_t errsz)
     int lw = widths(rows, nn, idx, nidx, cols, ncols, has_rec, w);
     fprintf(f, "  %-*s", lw, "");
     for (size_t i = 0; i < ncols; i++)
-        right(f, cols[i].d ? cols[i].d->head : cols[i].name, w[i]);
+        right(f, cols[i].head, w[i]);
     if (has_rec)
         right(f, "recovered", w[ncols]);
     fputc('\n', f);

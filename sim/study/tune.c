@@ -269,26 +269,50 @@ void tune_rank_fini(struct tune_rank *k)
     memset(k, 0, sizeof *k);
 }
 
+/* ",x" with x when it is a finite number, else "," (an empty cell: no NaN
+ * or infinity is ever written). */
+static void cell(FILE *f, double x)
+{
+    fputc(',', f);
+    if (isfinite(x))
+        fprintf(f, "%.9g", x);
+}
+
+/* The metrics of tune.csv: the objectives', then the constraints' not
+ * already there (a metric is one pair of columns however often named).
+ * Returns their number. */
+static size_t csv_metrics(const struct tune_spec *t, const struct tune_rank *k, size_t *m, const char **name)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->nobjective + t->nconstraint; i++) {
+        size_t x = i < t->nobjective ? k->oi[i] : k->ci[i - t->nobjective];
+        bool seen = false;
+        for (size_t j = 0; j < n; j++)
+            seen = seen || m[j] == x;
+        if (!seen)
+            m[n] = x, name[n++] = i < t->nobjective ? t->oname[i] : t->cname[i - t->nobjective];
+    }
+    return n;
+}
+
 /* One row of tune.csv: point p at rank `rank` (0: infeasible, no rank). */
 static void csv_row(FILE *f, const struct tune_spec *t, const struct exp_result *r,
                     const struct tune_rank *k, size_t rank, size_t p)
 {
-    size_t nm = r->nmetrics;
+    size_t nm = r->nmetrics, m[TUNE_MAX_OBJECTIVES + TUNE_MAX_CONSTRAINTS];
+    const char *name[TUNE_MAX_OBJECTIVES + TUNE_MAX_CONSTRAINTS];
+    size_t n = csv_metrics(t, k, m, name);
     if (rank)
         fprintf(f, "%zu,%zu", rank, p);
     else
         fprintf(f, ",%zu", p);
     for (size_t j = 0; j < r->naxes; j++)
         fprintf(f, ",%s", r->values[p][j]);
-    fprintf(f, ",%d,%d,%d,", k->feasible[p], k->feasible[p] && k->pareto[p], k->tied[p]);
-    if (k->feasible[p])
-        fprintf(f, "%.9g", k->score[p] * t->osign[0]);
-    for (size_t i = 0; i < t->nobjective + t->nconstraint; i++) {
-        size_t m = i < t->nobjective ? k->oi[i] : k->ci[i - t->nobjective];
-        double h = r->hw[p * nm + m];
-        fprintf(f, ",%.9g,", r->mean[p * nm + m]);
-        if (!isnan(h))
-            fprintf(f, "%.9g", h);
+    fprintf(f, ",%d,%d,%d", k->feasible[p], k->feasible[p] && k->pareto[p], k->tied[p]);
+    cell(f, k->feasible[p] ? k->score[p] * t->osign[0] : NAN);
+    for (size_t i = 0; i < n; i++) {
+        cell(f, r->mean[p * nm + m[i]]);
+        cell(f, r->hw[p * nm + m[i]]);
     }
     fputc('\n', f);
 }
@@ -303,10 +327,10 @@ int tune_write_csv(const char *dir, const struct tune_spec *t, const struct exp_
     for (size_t j = 0; j < r->naxes; j++)
         fprintf(of.f, ",%s", r->axis_keys[j]);
     fprintf(of.f, ",feasible,pareto,tied,score");
-    for (size_t i = 0; i < t->nobjective; i++)
-        fprintf(of.f, ",%s,%s_hw", t->oname[i], t->oname[i]);
-    for (size_t i = 0; i < t->nconstraint; i++)
-        fprintf(of.f, ",%s,%s_hw", t->cname[i], t->cname[i]);
+    size_t m[TUNE_MAX_OBJECTIVES + TUNE_MAX_CONSTRAINTS];
+    const char *name[TUNE_MAX_OBJECTIVES + TUNE_MAX_CONSTRAINTS];
+    for (size_t i = 0, n = csv_metrics(t, k, m, name); i < n; i++)
+        fprintf(of.f, ",%s,%s_hw", name[i], name[i]);
     fputc('\n', of.f);
     for (size_t a = 0; a < k->nf; a++)
         csv_row(of.f, t, r, k, a + 1, k->order[a]);
@@ -465,6 +489,9 @@ void tune_print(FILE *f, const char *scenario, const char *dir, const struct tun
             scenario, r->npoints, r->reps, k->nf);
     if (k->nf == 0)
         fprintf(f, "  no point clears the constraints: nothing is recommended\n");
+    else if (!isfinite(k->score[k->order[0]]))
+        fprintf(f, "  no feasible point has a value of %s (recovery_s, for one, is empty where nothing "
+                   "recovered): nothing is recommended\n", t->oname[0]);
     else {
         print_best(f, t, r, k);
         print_rest(f, t, r, k);
