@@ -165,7 +165,7 @@ for c in run compare sweep merge tune check; do
 done
 expect 2 "run does not take --grid \(sweep, tune do; retrystorm help run\)" -- "$bin" run storm --grid layer.app.attempts=1,2 -o "$tmp/refused"
 expect 2 "check does not take --format" -- "$bin" check storm --format json
-expect 2 "compare does not take -j \(run, sweep, tune do" -- "$bin" compare storm --vary layer.app.attempts=1,2 -j 2 -o "$tmp/refused"
+expect 2 "compare does not take --shard \(sweep does" -- "$bin" compare storm --vary layer.app.attempts=1,2 --shard 1/2 -o "$tmp/refused"
 expect 2 "tune does not take --plot" -- "$bin" tune storm --grid layer.app.attempts=1,2 --objective max:ok_share --plot -o "$tmp/refused"
 expect 2 "merge does not take --set \(run, compare, sweep, tune, check do" -- "$bin" merge a b --set x=1 -o "$tmp/refused"
 expect 2 "merge takes at most 65 shard directories \('d66' is the 66th\)" -- "$bin" merge $(seq -f 'd%g' 1 66) -o "$tmp/refused"

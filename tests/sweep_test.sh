@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sweeps: byte-identical results with -j 1 and -j 2, and when sharded four
+# Sweeps (and compare's replications): byte-identical results with -j 1 and -j 2, and when sharded four
 # ways through GNU parallel and merged; tune's recommendation on a grid
 # whose answer is known; run --reps; bad grids and shards.
 set -uo pipefail
@@ -9,6 +9,13 @@ grid=(--set run.duration=80s --grid layer.app.attempts=1..3 --grid layer.app.tim
 "$bin" sweep storm "${grid[@]}" -j 2 -o "$tmp/j2" --quiet > /dev/null || fail "sweep -j 2"
 cmp -s "$tmp/j1/sweep.csv" "$tmp/j2/sweep.csv" || fail "-j 1 and -j 2 differ (sweep.csv)"
 cmp -s "$tmp/j1/jobs.csv" "$tmp/j2/jobs.csv" || fail "-j 1 and -j 2 differ (jobs.csv)"
+# compare runs a variant's replications on every core: the same bytes
+# with -j 1 and -j 2 (every file, the variants' own directories included)
+cmpv=(compare storm --set run.duration=90s --vary layer.app.attempts=1,3 --reps 5)
+"$bin" "${cmpv[@]}" -j 1 -o "$tmp/c1" > /dev/null || fail "compare -j 1"
+"$bin" "${cmpv[@]}" -j 2 -o "$tmp/c2" > /dev/null || fail "compare -j 2"
+diff -r "$tmp/c1" "$tmp/c2" > "$tmp/cdiff" || fail "compare -j 1 and -j 2 differ: $(head -5 "$tmp/cdiff")"
+[ "$(grep -c '^attempts=3,3,' "$tmp/c1/replications.csv")" = 5 ] || fail "compare: not 5 replications of attempts=3 in order"
 [ "$(wc -l < "$tmp/j1/sweep.csv")" = 10 ] || fail "sweep.csv should have 9 points"
 grep -q wall_s "$tmp/j1/sweep.csv" && fail "sweep.csv holds wall-clock time"
 if command -v parallel > /dev/null; then

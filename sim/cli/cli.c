@@ -348,7 +348,7 @@ static const struct option_desc {
     {"--vary", true, take_list, C_COMPARE},
     {"--objective", true, take_list, C_TUNE},
     {"--constraint", true, take_list, C_TUNE},
-    {"-j", true, take_threads, C_RUN | C_GRID},
+    {"-j", true, take_threads, C_RUN | C_COMPARE | C_GRID},
     {"--shard", true, take_shard, C_SWEEP},
     {"--reps", true, take_reps, C_EXPERIMENTS},
     {"--format", true, take_format, C_OUTPUT},
@@ -680,6 +680,8 @@ static int print_table(const struct opts *o, const char *dir, const char *file, 
     return 0;
 }
 
+static unsigned default_threads(void);
+
 static int cmd_compare(int argc, char **argv)
 {
     struct opts o = {0};
@@ -702,8 +704,8 @@ static int cmd_compare(int argc, char **argv)
     snprintf(fallback, sizeof fallback, "out/%s-compare", sc.name);
     if ((rc = out_dir(dir, sizeof dir, o.outdir, fallback)) != 0 || (rc = check_out_dir(dir, o.force)) != 0)
         return rc;
-    struct compare_spec spec = {o.scenario, o.sets, o.nsets, {0}, o.nvary, o.reps ? o.reps : 1, NULL,
-                                &stop_signal};
+    struct compare_spec spec = {o.scenario, o.sets, o.nsets, {0}, o.nvary, o.reps ? o.reps : 1,
+                                o.threads ? o.threads : default_threads(), NULL, &stop_signal};
     for (size_t i = 0; i < o.nvary; i++)
         spec.vary[i] = o.vary[i];
     err[0] = '\0';

@@ -33,12 +33,14 @@ static const struct command_help commands[] = {
      "  retrystorm run payments --reps 10\n"
      "  retrystorm run storm --format json | jq '.rows[0].lat_p99'\n"},
     {"compare", "run variants of a scenario on the same seed, side by side",
-     "usage: retrystorm compare SCENARIO --vary KEY=V1,V2,... [--vary ...] [--reps N] [-o DIR]\n"
+     "usage: retrystorm compare SCENARIO --vary KEY=V1,V2,... [--vary ...] [--reps N] [-j N] [-o DIR]\n"
      "                  [--set ...] [--seed N] [--plot] [--force] [--format text|json]\n"
      "                  [--sort METRIC]\n"
      "\n"
      "--vary KEY=V1,V2  one variant per value (several --vary: every combination)\n"
      "--reps N          replications per variant, with 95 % half-widths (default 1)\n"
+     "-j N              threads for a variant's replications (default: one per core; the\n"
+     "                  results are the same bytes whatever N)\n"
      "--sort METRIC     order the table: max:METRIC, min:METRIC or METRIC (smallest first);\n"
      "                  default: the variants' order\n"
      "-o DIR            default: out/<name>-compare/\n"

@@ -6,6 +6,8 @@
 #include "compare.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <gsl/gsl_cdf.h>
 #include <stdarg.h>
 #include <math.h>
@@ -292,8 +294,8 @@ static int parse_axes(const struct compare_spec *spec, struct variants *vs, char
             return 2;
         }
     }
-    if (spec->reps > 64) {
-        snprintf(err, errsz, "compare averages at most 64 replications (--reps %u)", spec->reps);
+    if (spec->reps > COMPARE_MAX_REPS) {
+        snprintf(err, errsz, "compare averages at most %d replications (--reps %u)", COMPARE_MAX_REPS, spec->reps);
         return 2;
     }
     return 0;
@@ -487,12 +489,13 @@ static int append_variant(struct combined *c, const struct compare_spec *spec, c
     return 0;
 }
 
-/* Runs one replication of variant v: its summary row into row (and
- * replications.csv), and for replication 0 its own directory. Returns 0,
- * 3 when stopped, or 1. */
-static int run_replication(struct combined *c, const struct compare_spec *spec,
-                           const struct variants *vs, size_t v, unsigned r, const char *vdir,
-                           const char *prefix, char *row, size_t rowsz, char *err, size_t errsz)
+/* Runs one replication of variant v: its summary row into row, its line
+ * of replications.csv into *line (malloc'd), and for replication 0 its own
+ * directory. Returns 0, 3 when stopped, or 1. Touches nothing shared: the
+ * replications of a variant run in parallel. */
+static int run_replication(const struct compare_spec *spec, const struct variants *vs, size_t v, unsigned r,
+                           const char *vdir, const char *prefix, char *row, size_t rowsz, char **line,
+                           char *err, size_t errsz)
 {
     struct sim *s = sim_create(&vs->scs[v], r, err, errsz);
     if (s != NULL)
@@ -506,11 +509,20 @@ static int run_replication(struct combined *c, const struct compare_spec *spec,
     char *buf = NULL;
     size_t len = 0;
     FILE *mf = open_memstream(&buf, &len);
+    if (mf == NULL) {
+        fprintf(stderr, "retrystorm: out of memory for a summary row\n");
+        abort();
+    }
     output_write_summary_csv(mf, s, &o, 0);
     fclose(mf);
     buf[strcspn(buf, "\n")] = '\0';
     double peak = peak_rate_window(sim_metrics(s));
-    fprintf(c->f[C_REPS].f, "%s,%u,%s,%.9g\n", prefix, r, buf, peak);
+    size_t n = strlen(prefix) + strlen(buf) + 64;
+    if ((*line = malloc(n)) == NULL) {
+        fprintf(stderr, "retrystorm: out of memory for a summary row (%zu bytes)\n", n);
+        abort();
+    }
+    snprintf(*line, n, "%s,%u,%s,%.9g\n", prefix, r, buf, peak);
     snprintf(row, rowsz, "%s,%.9g", buf, peak);
     free(buf);
     int rc = r == 0 && output_write_dir(vdir, s, &o, err, errsz) != 0 ? 1 : 0;
@@ -520,8 +532,49 @@ static int run_replication(struct combined *c, const struct compare_spec *spec,
     return rc;
 }
 
-/* Runs every replication of variant v and writes its rows. Returns 0, 3
- * when stopped (its rows written, the stopped one with complete = 0), or 1. */
+/* The replications of one variant, shared by the threads that run them:
+ * each takes the next index; results go to slot r, read after the join. */
+struct rep_jobs {
+    const struct compare_spec *spec;
+    const struct variants *vs;
+    size_t v;
+    const char *vdir, *prefix;
+    unsigned reps;
+    atomic_uint next;
+    char (*rows)[8192];
+    char **lines;
+    int *rc;
+    char (*err)[512];
+};
+
+static void *rep_worker(void *arg)
+{
+    struct rep_jobs *j = arg;
+    for (unsigned r; (r = atomic_fetch_add(&j->next, 1)) < j->reps;)
+        j->rc[r] = run_replication(j->spec, j->vs, j->v, r, j->vdir, j->prefix, j->rows[r], sizeof j->rows[r],
+                                   &j->lines[r], j->err[r], sizeof j->err[r]);
+    return NULL;
+}
+
+/* Runs the replications of a variant on up to spec->threads threads (the
+ * caller's among them). Results do not depend on the number of threads:
+ * each replication has its own streams and its own slot. */
+static void run_replications(struct rep_jobs *j, unsigned threads)
+{
+    pthread_t th[COMPARE_MAX_THREADS];
+    unsigned n = threads < j->reps ? threads : j->reps, started = 0;
+    for (; started + 1 < n; started++)
+        if (pthread_create(&th[started], NULL, rep_worker, j) != 0)
+            break; /* fewer threads: the others do the work */
+    rep_worker(j);
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+}
+
+/* Runs every replication of variant v and writes its rows, in replication
+ * order whatever the threads: as one thread would have, up to the first
+ * stopped replication (complete = 0), none after it. Returns 0, 3 when
+ * stopped, or 1. */
 static int run_variant(struct combined *c, const struct compare_spec *spec, const struct variants *vs,
                        size_t v, char rows[][8192], compare_report_fn report, void *user, char *err,
                        size_t errsz)
@@ -533,11 +586,29 @@ static int run_variant(struct combined *c, const struct compare_spec *spec, cons
         appendf(prefix, sizeof prefix, &used, ",%s", strchr(vs->sets[v][k], '=') + 1);
     snprintf(vdir, sizeof vdir, "%s/%s", spec->dir, vs->labels[v]);
     unsigned reps = spec->reps ? spec->reps : 1, ran = 0;
-    int rc = 0;
-    while (ran < reps && rc == 0) {
-        rc = run_replication(c, spec, vs, v, ran, vdir, prefix, rows[ran], sizeof rows[ran], err, errsz);
-        ran += rc != 1;
+    char *lines[COMPARE_MAX_REPS] = {0};
+    int rcs[COMPARE_MAX_REPS];
+    char(*errs)[512] = calloc(reps, sizeof *errs);
+    if (errs == NULL) {
+        fprintf(stderr, "retrystorm: out of memory for %u replications\n", reps);
+        abort();
     }
+    struct rep_jobs j = {spec, vs, v, vdir, prefix, reps, 0, rows, lines, rcs, errs};
+    run_replications(&j, spec->threads ? spec->threads : 1);
+    int rc = 0;
+    for (unsigned r = 0; r < reps && rc == 0; r++) {
+        if (rcs[r] == 1) {
+            snprintf(err, errsz, "%s", errs[r]);
+            rc = 1;
+            break;
+        }
+        fputs(lines[r], c->f[C_REPS].f);
+        ran++;
+        rc = rcs[r];
+    }
+    for (unsigned r = 0; r < reps; r++)
+        free(lines[r]);
+    free(errs);
     if (rc == 1)
         return 1;
     /* the report reads copies of the rows; write_means then splits them in place */

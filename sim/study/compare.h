@@ -15,8 +15,10 @@
  * column per varied key. A replication's row is the run's summary and
  * peak_rate_1s, the peak of the server's arrivals averaged over 1 s (the
  * figures' rolling mean: with a herd at fine buckets the one bucket of the
- * herd dominates peak_server_rate for every variant alike). Cost:
- * variants × reps runs, and O(buckets) each for the peak.
+ * herd dominates peak_server_rate for every variant alike). The
+ * replications of a variant run on spec->threads threads and are written in
+ * replication order: the files are the same bytes whatever the threads.
+ * Cost: variants × reps runs, and O(buckets) each for the peak.
  */
 #ifndef RS_COMPARE_H
 #define RS_COMPARE_H
@@ -29,6 +31,8 @@
 
 #define COMPARE_MAX_KEYS 8
 #define COMPARE_MAX_VARIANTS 4096
+#define COMPARE_MAX_REPS 64
+#define COMPARE_MAX_THREADS 256
 
 struct compare_spec {
     const char *scenario;
@@ -37,6 +41,7 @@ struct compare_spec {
     const char *vary[COMPARE_MAX_KEYS]; /* "KEY=V1,V2,..." */
     size_t nvary;
     unsigned reps;
+    unsigned threads; /* replications of a variant run on up to this many (0: 1); results do not depend on it */
     const char *dir;
     volatile sig_atomic_t *stop; /* set by a signal: stop after the current run (or NULL) */
 };
