@@ -5,6 +5,8 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 src=$2
 expect 0 '^retrystorm [0-9]+\.[0-9]+\.[0-9]+$' -- "$bin" --version
+expect 0 '^retrystorm [0-9]+\.[0-9]+\.[0-9]+$' -- "$bin" run storm --version
+expect 0 '^retrystorm [0-9]+\.[0-9]+\.[0-9]+$' -- "$bin" sweep --version
 expect 0 'usage: retrystorm' -- "$bin" --help
 expect 0 '^storm ' -- "$bin" list
 # list and list presets: each column starts at the same place on every line

@@ -1072,11 +1072,12 @@ static int cmd_serve(int argc, char **argv)
 #endif
 }
 
-/* Whether argv[from..] asks for help (--help or -h, not as an option's value). */
-static bool wants_help(int argc, char **argv, int from)
+/* Whether argv[from..] holds the flag a or b (NULL: only a), not as an
+ * option's value. */
+static bool has_flag(int argc, char **argv, int from, const char *a, const char *b)
 {
     for (int i = from; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+        if (strcmp(argv[i], a) == 0 || (b != NULL && strcmp(argv[i], b) == 0))
             return true;
         for (size_t k = 0; k < NOPTIONS; k++)
             if (options[k].value && strcmp(argv[i], options[k].name) == 0) {
@@ -1110,16 +1111,16 @@ int cli_main(int argc, char **argv)
         }
         if (strcmp(c, "help") == 0)
             return help_print(stdout, argc >= 3 ? argv[2] : NULL);
-        if (help_is_command(c) && wants_help(argc, argv, 2))
+        if (help_is_command(c) && has_flag(argc, argv, 2, "--help", "-h"))
             return help_print(stdout, c);
-        if (!help_is_command(c) && wants_help(argc, argv, 1))
+        if (!help_is_command(c) && has_flag(argc, argv, 1, "--help", "-h"))
             return help_print(stdout, "run");
-        if (!help_is_command(c) && unknown_command(c))
-            return 2;
-        if (strcmp(c, "--version") == 0) {
+        if (has_flag(argc, argv, 1, "--version", NULL)) { /* anywhere, as --help */
             printf("retrystorm %s\n", RS_VERSION);
             return 0;
         }
+        if (!help_is_command(c) && unknown_command(c))
+            return 2;
         if (strcmp(c, "list") == 0)
             return cmd_list(argc, argv);
         if (strcmp(c, "check") == 0)
