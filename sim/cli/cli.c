@@ -145,7 +145,7 @@ static int cmd_list(int argc, char **argv)
     }
     if (argc >= 3) {
         static const char *const what[] = {"presets", "metrics", "keys", NULL};
-        const char *s = help_suggest(argv[2], what);
+        const char *s = scenario_nearest(argv[2], what);
         fprintf(stderr, "retrystorm: list %s: no such list%s%s%s (retrystorm list, list presets, list metrics, list keys)\n",
                 argv[2], s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
         return 2;
@@ -307,7 +307,7 @@ static int take_format(struct opts *o, const char *name, const char *v)
     (void)name;
     static const char *const formats[] = {"text", "json", NULL};
     if (strcmp(v, "text") != 0 && strcmp(v, "json") != 0) {
-        const char *s = help_suggest(v, formats);
+        const char *s = scenario_nearest(v, formats);
         fprintf(stderr, "retrystorm: --format %s: expected text or json%s%s%s\n", v,
                 s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
         return 2;
@@ -380,7 +380,7 @@ static int unknown_option(const char *cmd, unsigned bit, const char *a)
         if (options[k].cmds & bit)
             names[n++] = options[k].name;
     names[n] = NULL;
-    const char *s = help_suggest(a, names);
+    const char *s = scenario_nearest(a, names);
     fprintf(stderr, "retrystorm: unknown option '%s'%s%s%s (retrystorm help %s)\n", a,
             s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "", cmd);
     return 2;

@@ -207,25 +207,13 @@ int help_is_command(const char *name)
     return 0;
 }
 
-const char *help_suggest(const char *word, const char *const *list)
-{
-    const char *best = NULL;
-    size_t best_d = 3;
-    for (size_t i = 0; list[i] != NULL; i++) {
-        size_t d = scenario_edit_distance(word, list[i]);
-        if (d < best_d)
-            best = list[i], best_d = d;
-    }
-    return best;
-}
-
 const char *help_suggest_command(const char *word)
 {
     const char *names[NCOMMANDS + 1];
     for (size_t i = 0; i < NCOMMANDS; i++)
         names[i] = commands[i].name;
     names[NCOMMANDS] = NULL;
-    return help_suggest(word, names);
+    return scenario_nearest(word, names);
 }
 
 void help_list_metrics(FILE *f)

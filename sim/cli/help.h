@@ -22,10 +22,6 @@ int help_print(FILE *f, const char *topic);
 /* The command nearest to word (at most 2 edits), or NULL. */
 const char *help_suggest_command(const char *word);
 
-/* The option of the list (NULL-terminated) nearest to word (at most 2
- * edits), or NULL. */
-const char *help_suggest(const char *word, const char *const *list);
-
 /* Every metric: name, unit and meaning, one per line. */
 void help_list_metrics(FILE *f);
 

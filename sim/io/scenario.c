@@ -111,6 +111,18 @@ void scenario_diag_fini(struct scenario_diag *d)
     *d = (struct scenario_diag){0};
 }
 
+const char *scenario_nearest(const char *word, const char *const *names)
+{
+    const char *best = NULL;
+    size_t best_d = 3;
+    for (size_t i = 0; names[i] != NULL; i++) {
+        size_t d = scenario_edit_distance(word, names[i]);
+        if (d < best_d)
+            best = names[i], best_d = d;
+    }
+    return best;
+}
+
 size_t scenario_edit_distance(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);

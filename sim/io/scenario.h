@@ -260,6 +260,10 @@ int scenario_write_ini(const struct scenario *sc, FILE *f);
 /* The Levenshtein distance between a and b (for "did you mean"); O(|a|·|b|). */
 size_t scenario_edit_distance(const char *a, const char *b);
 
+/* The name of the NULL-terminated list nearest to word, if at most 2 edits
+ * away (the first of equals); NULL otherwise. For every "did you mean". */
+const char *scenario_nearest(const char *word, const char *const *names);
+
 /* Prints every scenario key, one per line: its --set name (section.key, or
  * section.NAME.key for a named section) and what it allows. O(keys). */
 void scenario_print_keys(FILE *f);

@@ -254,18 +254,11 @@ static void bad(struct apply_ctx *ac, const struct entry *e, const char *allowed
                  e->key, e->value, allowed);
 }
 
-/* allowed, then "; did you mean 'NAME'?" when one of the n names is at
- * most 2 edits from v (a mistyped preset, kind or word), into out. */
-static void with_suggestion(const char *allowed, const char *v, const char *const *names, size_t n, char *out,
-                            size_t size)
+/* allowed, then "; did you mean 'NAME'?" when one of the names
+ * (NULL-terminated) is near v (scenario_nearest), into out. */
+static void with_suggestion(const char *allowed, const char *v, const char *const *names, char *out, size_t size)
 {
-    const char *best = NULL;
-    size_t best_d = 3;
-    for (size_t i = 0; i < n; i++) {
-        size_t d = scenario_edit_distance(v, names[i]);
-        if (d < best_d)
-            best = names[i], best_d = d;
-    }
+    const char *best = scenario_nearest(v, names);
     if (best != NULL)
         snprintf(out, size, "%s; did you mean '%s'?", allowed, best);
     else
@@ -407,7 +400,7 @@ static enum verdict p_enum(const struct value_in *in)
         n++;
     if (!parse_enum(in->v, in->kd->names, n, &x)) {
         char allowed[600];
-        with_suggestion(in->kd->allowed, in->v, in->kd->names, n, allowed, sizeof allowed);
+        with_suggestion(in->kd->allowed, in->v, in->kd->names, allowed, sizeof allowed);
         bad(in->ac, in->e, allowed);
         return V_SAID;
     }
@@ -464,14 +457,16 @@ static enum verdict p_kind(const struct value_in *in)
     const struct breaker_kind *br = in->kd->type == T_BREAKER ? breaker_find(in->v) : NULL;
     if (bo == NULL && bu == NULL && br == NULL) {
         char allowed[600], msg[700];
-        const char *names[64];
+        const char *names[65];
         unsigned n = in->kd->type == T_BACKOFF ? backoff_nkinds : in->kd->type == T_BUDGET ? budget_nkinds : breaker_nkinds;
-        for (unsigned i = 0; i < n && i < 64; i++)
+        n = n < 64 ? n : 64;
+        for (unsigned i = 0; i < n; i++)
             names[i] = in->kd->type == T_BACKOFF  ? backoff_kinds[i].name
                        : in->kd->type == T_BUDGET ? budget_kinds[i].name
                                                   : breaker_kinds[i].name;
+        names[n] = NULL;
         kind_names(in->kd->type, allowed, sizeof allowed);
-        with_suggestion(allowed, in->v, names, n < 64 ? n : 64, msg, sizeof msg);
+        with_suggestion(allowed, in->v, names, msg, sizeof msg);
         bad(in->ac, in->e, msg);
         return V_SAID;
     }

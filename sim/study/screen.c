@@ -18,22 +18,20 @@
 #define NSHOWN 10 /* the columns below, and the sort metric when it is none of them */
 #define CELL 56 /* two numbers of up to 23 characters and " ± " */
 
-/* The columns shown, each in the one unit of its kind; one is left out
- * when the table has the column `unless` (compare's 1 s peak rather than
- * the busiest bucket's). */
+/* The columns shown, each in the one unit of its kind (unit_of; counts and
+ * rates whole); one is left out when the table has the column `unless`
+ * (compare's 1 s peak rather than the busiest bucket's). */
 static const struct shown {
     const char *metric, *unless, *head;
-    double scale;
-    int decimals;
 } shown[] = {
-    {"requests", NULL, "requests", 1, 0},
-    {"ok_share", NULL, "ok %", 100, 2},
-    {"amplification", NULL, "amplif", 1, 3},
-    {"lat_p50", NULL, "p50 ms", 1e3, 1},
-    {"lat_p99", NULL, "p99 ms", 1e3, 1},
-    {"peak_rate_1s", NULL, "peak 1s /s", 1, 0},
-    {"peak_server_rate", "peak_rate_1s", "peak /s", 1, 0},
-    {"duplicates", NULL, "duplicates", 1, 0},
+    {"requests", NULL, "requests"},
+    {"ok_share", NULL, "ok %"},
+    {"amplification", NULL, "amplif"},
+    {"lat_p50", NULL, "p50 ms"},
+    {"lat_p99", NULL, "p99 ms"},
+    {"peak_rate_1s", NULL, "peak 1s /s"},
+    {"peak_server_rate", "peak_rate_1s", "peak /s"},
+    {"duplicates", NULL, "duplicates"},
 };
 #define NFIXED (sizeof shown / sizeof shown[0])
 
@@ -137,9 +135,11 @@ static size_t pick_columns(char **head, size_t n, const struct screen_sort *sort
         const char *name = shown[i].metric;
         if (find(head, n, name) < 0 || (shown[i].unless != NULL && find(head, n, shown[i].unless) >= 0))
             continue;
-        cols[k] = (struct colref){find(head, n, name), find_hw(head, n, name), name, "", shown[i].scale,
-                                  shown[i].decimals};
-        snprintf(cols[k++].head, sizeof cols[0].head, "%s", shown[i].head);
+        struct colref *c = &cols[k++];
+        unit_of(name, &c->scale, &c->decimals);
+        c->decimals = c->decimals < 0 ? 0 : c->decimals; /* counts and rates: whole */
+        c->v = find(head, n, name), c->hw = find_hw(head, n, name), c->name = name;
+        snprintf(c->head, sizeof c->head, "%s", shown[i].head);
         sorted_shown = sorted_shown || strcmp(name, sort->metric) == 0;
     }
     if (!sorted_shown && find(head, n, sort->metric) >= 0) { /* in its kind's unit, named in the head */

@@ -166,19 +166,24 @@ static double pessimistic(const struct tune_spec *t, const struct exp_result *r,
     return isnan(m) ? -INFINITY : t->osign[i] * m - (isnan(h) ? 0 : h);
 }
 
+/* Whether point p breaks constraint i: no value, or the pessimistic side
+ * of its 95 % interval (mean + half-width for <=, − for >=) past the limit. */
+static bool breaks(const struct tune_spec *t, const struct exp_result *r, const struct tune_rank *k, size_t p,
+                   size_t i)
+{
+    double m = r->mean[p * r->nmetrics + k->ci[i]], h = r->hw[p * r->nmetrics + k->ci[i]];
+    h = isnan(h) ? 0 : h;
+    return isnan(m) || (t->cdir[i] < 0 ? m + h > t->cval[i] : m - h < t->cval[i]);
+}
+
 /* Point p's feasibility (the pessimistic side of each interval must clear
  * every constraint) and score. */
 static void judge(const struct tune_spec *t, const struct exp_result *r, struct tune_rank *k, size_t p)
 {
-    size_t nm = r->nmetrics;
     k->feasible[p] = true;
-    for (size_t i = 0; i < t->nconstraint; i++) {
-        double m = r->mean[p * nm + k->ci[i]], h = r->hw[p * nm + k->ci[i]];
-        if (isnan(h))
-            h = 0;
-        if (isnan(m) || (t->cdir[i] < 0 ? m + h > t->cval[i] : m - h < t->cval[i]))
+    for (size_t i = 0; i < t->nconstraint; i++)
+        if (breaks(t, r, k, p, i))
             k->feasible[p] = false;
-    }
     k->score[p] = pessimistic(t, r, k, p, 0);
 }
 
@@ -418,20 +423,16 @@ static void print_infeasible(FILE *f, const struct tune_spec *t, const struct ex
     fprintf(f, "  infeasible: %zu point%s\n", r->npoints - k->nf, r->npoints - k->nf == 1 ? "" : "s");
     for (size_t i = 0; i < t->nconstraint; i++) {
         size_t n = 0, shown = 0;
-        for (size_t p = 0; p < r->npoints; p++) {
-            double m = r->mean[p * nm + k->ci[i]], h = r->hw[p * nm + k->ci[i]];
-            h = isnan(h) ? 0 : h;
-            n += isnan(m) || (t->cdir[i] < 0 ? m + h > t->cval[i] : m - h < t->cval[i]);
-        }
+        for (size_t p = 0; p < r->npoints; p++)
+            n += breaks(t, r, k, p, i);
         if (n == 0)
             continue;
         screen_format(lim, sizeof lim, t->cname[i], t->cval[i], NAN);
         fprintf(f, "    %s %s %s broken by %zu:", t->cname[i], t->cdir[i] < 0 ? "<=" : ">=", lim, n);
         for (size_t p = 0; p < r->npoints && shown < 4; p++) {
-            double m = r->mean[p * nm + k->ci[i]], h = r->hw[p * nm + k->ci[i]];
-            if (!(isnan(m) || (t->cdir[i] < 0 ? m + (isnan(h) ? 0 : h) > t->cval[i] : m - (isnan(h) ? 0 : h) < t->cval[i])))
+            if (!breaks(t, r, k, p, i))
                 continue;
-            screen_format(v, sizeof v, t->cname[i], m, h);
+            screen_format(v, sizeof v, t->cname[i], r->mean[p * nm + k->ci[i]], r->hw[p * nm + k->ci[i]]);
             fprintf(f, "%s %s (%s)", shown++ ? ";" : "", point_label(r, p, label, sizeof label), v);
         }
         fprintf(f, "%s\n", n > shown ? "; ... (tune.csv)" : "");
