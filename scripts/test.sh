@@ -29,7 +29,15 @@ cmake --build build-fuzz -j "$jobs" --target fuzz_scenario > /dev/null
 # Says how a libFuzzer run failed, from the inputs it saved in build-fuzz/
 # (a timeout is not a crash), and stops.
 fuzz_failed() { # fuzz_failed LOG [CORPUS]
-  tail -30 "$1"
+  # what the target said (before libFuzzer's stack trace), the end of the
+  # log, and the saved inputs, so that a failure on CI can be replayed
+  grep -v -E '^(#[0-9]|INFO:|MS:|    #)' "$1" | head -40
+  tail -15 "$1"
+  for f in build-fuzz/crash-* build-fuzz/leak-* build-fuzz/oom-* build-fuzz/timeout-*; do
+    [ -e "$f" ] || continue
+    echo "$f, $(wc -c < "$f") bytes, base64 (base64 -d > input):"
+    head -c 8192 "$f" | base64 -w 100
+  done
   if compgen -G 'build-fuzz/crash-*' > /dev/null || compgen -G 'build-fuzz/leak-*' > /dev/null ||
      compgen -G 'build-fuzz/oom-*' > /dev/null; then
     echo "the fuzzer found a crash (build-fuzz/crash-*, leak-* or oom-*): add the input to ${2:-tests/fuzz}/ and fix it"

@@ -55,8 +55,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         if (again.nlayers != sc.nlayers || again.duration != sc.duration ||
             again.nphases != sc.nphases || again.seed != sc.seed ||
-            again.nservices != sc.nservices || again.entry != sc.entry || again.graph != sc.graph)
+            again.nservices != sc.nservices || again.entry != sc.entry || again.graph != sc.graph) {
+            fprintf(stderr,
+                    "the effective scenario means something else: layers %u/%u duration %lld/%lld "
+                    "phases %u/%u seed %llu/%llu services %u/%u entry %u/%u graph %d/%d\n%s\n",
+                    sc.nlayers, again.nlayers, (long long)sc.duration, (long long)again.duration,
+                    sc.nphases, again.nphases, (unsigned long long)sc.seed,
+                    (unsigned long long)again.seed, sc.nservices, again.nservices, sc.entry,
+                    again.entry, (int)sc.graph, (int)again.graph, ini);
             abort();
+        }
         scenario_diag_fini(&d2);
         free(ini);
         unsigned long long workers = 0; /* of every replica of every service */

@@ -289,6 +289,59 @@ static void line_limit_is_exact(void **state)
     scenario_diag_fini(&d);
 }
 
+/* Names of the longest length (47) are read whole from a section header
+ * (libinih keeps 49 characters of "service NAME"), and the longest value
+ * --set takes for calls is written back on a line the parser reads: the
+ * effective scenario of anything accepted is accepted, and means the same. */
+static void longest_names_round_trip(void **state)
+{
+    (void)state;
+    char name[SCENARIO_NAME_MAX], text[4096], calls[400], set[420];
+    memset(name, 'n', SCENARIO_NAME_MAX - 1);
+    name[SCENARIO_NAME_MAX - 1] = '\0';
+    size_t used = (size_t)snprintf(text, sizeof text, BASE "[layer %s]\nattempts = 2\n", name);
+    for (int i = 0; i < 8; i++) {
+        name[0] = (char)('a' + i);
+        used += (size_t)snprintf(text + used, sizeof text - used,
+                                 "[service %s]\nworkers = 1\nservice = exp(1ms)\n", name);
+    }
+    /* the longest calls value a line (and so a --set) holds: "calls = " and
+     * 189 characters, three of the longest names and blanks between them */
+    size_t n = 0;
+    for (int i = 0; i < 3; i++) {
+        name[0] = (char)('a' + i);
+        n += (size_t)snprintf(calls + n, sizeof calls - n, "%s%s*64", i ? ", " : "", name);
+    }
+    int pad = SCENARIO_MAX_LINE - 8 - (int)n;
+    assert_true(pad > 0);
+    snprintf(set, sizeof set, "server.calls=%.*s%*s%s", 51, calls, pad, "", calls + 51); /* after a comma */
+    assert_int_equal(strlen(set), strlen("server.calls=") + SCENARIO_MAX_LINE - 8);
+    const char *sets[] = {set};
+    struct scenario a, b;
+    struct scenario_diag d = {0};
+    int rc = scenario_load_text(&a, text, "a.ini", sets, 1, &d);
+    for (size_t i = 0; i < d.n; i++)
+        fprintf(stderr, "%s\n", d.msg[i]);
+    assert_int_equal(rc, 0);
+    assert_int_equal(a.nservices, 9);
+    name[0] = 'h';
+    assert_string_equal(a.services[8].name, name);
+    assert_int_equal(a.services[0].ncalls, 3);
+    char buf[16384];
+    FILE *f = fmemopen(buf, sizeof buf, "w");
+    assert_int_equal(scenario_write_ini(&a, f), 0);
+    fclose(f);
+    rc = scenario_load_text(&b, buf, "b.ini", NULL, 0, &d);
+    for (size_t i = 0; i < d.n; i++)
+        fprintf(stderr, "%s\n", d.msg[i]);
+    assert_int_equal(rc, 0);
+    assert_int_equal(b.nservices, a.nservices);
+    for (unsigned i = 0; i < a.nservices; i++)
+        assert_memory_equal(&a.services[i], &b.services[i], sizeof a.services[i]);
+    assert_string_equal(b.layers[0].name, a.layers[0].name);
+    scenario_diag_fini(&d);
+}
+
 /* The first SCENARIO_MAX_MESSAGES problems are listed, then one line
  * counts the rest; the count returned is of all of them, for each load. */
 static void problems_past_the_limit_are_counted(void **state)
@@ -319,6 +372,7 @@ int main(void)
         cmocka_unit_test(set_creates_a_service),
         cmocka_unit_test(graph_round_trips),
         cmocka_unit_test(line_limit_is_exact),
+        cmocka_unit_test(longest_names_round_trip),
         cmocka_unit_test(problems_past_the_limit_are_counted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

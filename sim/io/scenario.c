@@ -262,7 +262,7 @@ struct reader {
     struct entries *es;
     const char *source;
     struct scenario_diag *diag;
-    char section[96]; /* the last section header, for messages */
+    char section[96]; /* the last section header: the section of the keys after it */
     bool skipping;    /* after a refused section header: its keys are left out */
 };
 
@@ -396,8 +396,11 @@ static int on_entry(void *user, const char *section, const char *name, const cha
     struct parse_ctx *pc = user;
     if (name == NULL)
         return 1; /* a bare section header */
+    /* libinih keeps 49 characters of a section's name ("service " and a
+     * name of 47 is longer): the whole name is the reader's */
+    (void)section;
     struct entry *e = entries_add(pc->es);
-    copy_clipped(e->section, sizeof e->section, section, strlen(section));
+    copy_clipped(e->section, sizeof e->section, pc->rd->section, strlen(pc->rd->section));
     copy_clipped(e->key, sizeof e->key, name, strlen(name));
     snprintf(e->value, sizeof e->value, "%s", value ? value : ""); /* SCENARIO_MAX_LINE: it fits */
     e->source = pc->source;
@@ -466,6 +469,14 @@ static bool parse_override(const char *text, struct entry *e, struct scenario_di
         }
     if (klen == 0) {
         scn_diag_add(diag, "--set %s: expected SECTION.KEY=VALUE, e.g. --set layer.app.timeout=300ms", text);
+        return false;
+    }
+    /* what a file's line could not hold, the effective scenario could not */
+    if (klen + 3 + vlen > SCENARIO_MAX_LINE) {
+        scn_diag_add(diag,
+                     "--set %s: the value is %zu characters long; at most %zu are allowed for %.*s "
+                     "(a scenario line, 'key = value', holds %d characters)",
+                     text, vlen, SCENARIO_MAX_LINE - klen - 3, (int)klen, lastdot + 1, SCENARIO_MAX_LINE);
         return false;
     }
     memcpy(e->section, text, slen);
