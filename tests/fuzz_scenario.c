@@ -70,8 +70,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         unsigned long long workers = 0; /* of every replica of every service */
         for (unsigned i = 0; i < sc.nservices; i++)
             workers += (unsigned long long)sc.services[i].workers * sc.services[i].replicas;
+        /* a closed loop offers clients / think requests a second */
         bool small = sc.duration <= 2 * RS_S && sc.bucket >= RS_MS && sc.rate <= 2000 &&
-                     sc.clients <= 2000 && workers <= 1000;
+                     sc.clients <= 2000 && workers <= 1000 &&
+                     (sc.model != LOAD_CLOSED || sc.clients * 1e9 <= 2000 * dist_mean_ns(&sc.think));
         for (unsigned i = 0; i < sc.nphases; i++)
             small = small && (!sc.phases[i].has_rate || sc.phases[i].rate <= 10);
         if (small) {
