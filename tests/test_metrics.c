@@ -94,12 +94,36 @@ static void recovery_rule(void **state)
     metrics_fini(&m);
 }
 
+/* A request's attempts land in the bin of their number, whatever the
+ * number of bins (GSL's uniform edges are not exact: with 25 bins the edge
+ * of 7 is 7.0000000000000009, and 7 attempts were counted as 6), and the
+ * last bin holds every larger count. */
+static void attempts_land_in_their_bin(void **state)
+{
+    (void)state;
+    struct metrics m;
+    char err[256];
+    for (unsigned a = 1; a <= 100; a++) {
+        unsigned att[1] = {a}; /* bins 0..a at the layer, a + 1 of them */
+        assert_int_equal(metrics_init(&m, RS_S, RS_S, 1, att, err, sizeof err), 0);
+        for (uint64_t k = 0; k <= a + 1; k++) {
+            uint64_t n[2] = {k, k};
+            metrics_request_attempts(&m, n);
+        }
+        for (size_t i = 0; i <= a; i++)
+            assert_true(gsl_histogram_get(m.att[0], i) == (i == a ? 2.0 : 1.0));
+        assert_int_equal(m.att_max[0], a + 1);
+        metrics_fini(&m);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(quantiles_within_one_percent),
         cmocka_unit_test(levels_are_time_weighted),
         cmocka_unit_test(recovery_rule),
+        cmocka_unit_test(attempts_land_in_their_bin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -156,7 +156,10 @@ int metrics_init(struct metrics *m, rs_time duration, rs_time bucket, size_t nla
         m->att[l] = gsl_histogram_calloc(bins);
         if (m->att[l] == NULL)
             goto oom;
-        gsl_histogram_set_ranges_uniform(m->att[l], 0.0, (double)bins);
+        /* bin i is [i, i + 1), edges exact (set_ranges_uniform computes
+         * i / bins * bins, 7.0000000000000009 for i = 7 of 25 bins) */
+        for (size_t i = 0; i <= bins; i++)
+            m->att[l]->range[i] = (double)i;
     }
     return 0;
 oom:
@@ -231,10 +234,8 @@ void metrics_request_attempts(struct metrics *m, const uint64_t *n)
 {
     for (size_t l = 0; l <= m->nlayers; l++) {
         gsl_histogram *h = m->att[l];
-        double v = (double)n[l];
-        if (v > (double)(h->n - 1))
-            v = (double)(h->n - 1);
-        gsl_histogram_increment(h, v);
+        /* the bin of n attempts is n (the last one also holds more) */
+        h->bin[n[l] < h->n - 1 ? n[l] : h->n - 1] += 1.0;
         m->att_sum[l] += (double)n[l];
         if (n[l] > m->att_max[l])
             m->att_max[l] = n[l];
