@@ -53,43 +53,36 @@ void pool_fini(struct pool *p)
     memset(p, 0, sizeof *p);
 }
 
-uint32_t pool_alloc(struct pool *p)
+/* pool_alloc when no freed index is left: a new one, and a new chunk when
+ * the last is full. */
+uint32_t pool_alloc_slow(struct pool *p)
 {
-    uint32_t i;
-    if (p->nfree > 0) {
-        i = p->free_idx[--p->nfree];
-    } else {
-        if (p->used == UINT32_MAX) {
-            fprintf(stderr, "retrystorm: more than %u live objects in a pool\n", UINT32_MAX);
+    if (p->used == UINT32_MAX) {
+        fprintf(stderr, "retrystorm: more than %u live objects in a pool\n", UINT32_MAX);
+        abort();
+    }
+    uint32_t i = p->used++;
+    if ((i >> p->bits) >= p->nchunks) {
+        if (p->nchunks == p->chunks_cap) {
+            size_t old = p->chunks_cap * sizeof *p->chunks;
+            p->chunks_cap = p->chunks_cap ? p->chunks_cap * 2 : 16;
+            p->chunks = xgrow(p->chunks, old, p->chunks_cap * sizeof *p->chunks);
+        }
+        p->chunks[p->nchunks] = mem_alloc(p->size << p->bits);
+        if (p->chunks[p->nchunks] == NULL) {
+            fprintf(stderr, "retrystorm: out of memory (asked for %zu bytes for an object pool)\n",
+                    p->size << p->bits);
             abort();
         }
-        i = p->used++;
-        if ((i >> p->bits) >= p->nchunks) {
-            if (p->nchunks == p->chunks_cap) {
-                size_t old = p->chunks_cap * sizeof *p->chunks;
-                p->chunks_cap = p->chunks_cap ? p->chunks_cap * 2 : 16;
-                p->chunks = xgrow(p->chunks, old, p->chunks_cap * sizeof *p->chunks);
-            }
-            p->chunks[p->nchunks] = mem_alloc(p->size << p->bits);
-            if (p->chunks[p->nchunks] == NULL) {
-                fprintf(stderr, "retrystorm: out of memory (asked for %zu bytes for an object pool)\n",
-                        p->size << p->bits);
-                abort();
-            }
-            p->nchunks++;
-        }
+        p->nchunks++;
     }
     p->live++;
     return i;
 }
 
-void pool_free(struct pool *p, uint32_t i)
+void pool_grow_free(struct pool *p)
 {
-    if (p->nfree == p->free_cap) {
-        size_t old = p->free_cap * sizeof *p->free_idx;
-        p->free_cap = p->free_cap ? p->free_cap * 2 : 1024;
-        p->free_idx = xgrow(p->free_idx, old, p->free_cap * sizeof *p->free_idx);
-    }
-    p->free_idx[p->nfree++] = i;
-    p->live--;
+    size_t old = p->free_cap * sizeof *p->free_idx;
+    p->free_cap = p->free_cap ? p->free_cap * 2 : 1024;
+    p->free_idx = xgrow(p->free_idx, old, p->free_cap * sizeof *p->free_idx);
 }

@@ -34,8 +34,24 @@ void pool_fini(struct pool *p);
 /* A free object's index. A new object's bytes are zero; a reused one keeps
  * the bytes it had when freed (so a generation counter in it survives).
  * Aborts with a message when memory runs out. */
-uint32_t pool_alloc(struct pool *p);
-void pool_free(struct pool *p, uint32_t i);
+uint32_t pool_alloc_slow(struct pool *p);
+static inline uint32_t pool_alloc(struct pool *p)
+{
+    if (p->nfree == 0)
+        return pool_alloc_slow(p);
+    p->live++;
+    return p->free_idx[--p->nfree];
+}
+
+/* Inline, as alloc's reuse path: they run several times an event. */
+void pool_grow_free(struct pool *p);
+static inline void pool_free(struct pool *p, uint32_t i)
+{
+    if (p->nfree == p->free_cap)
+        pool_grow_free(p);
+    p->free_idx[p->nfree++] = i;
+    p->live--;
+}
 
 static inline void *pool_at(const struct pool *p, uint32_t i)
 {
