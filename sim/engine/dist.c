@@ -220,6 +220,71 @@ double dist_mean_ns(const struct dist *d)
     }
 }
 
+/* ---- the exponential: Marsaglia and Tsang's ziggurat ----
+ *
+ * G. Marsaglia, W. W. Tsang, "The Ziggurat Method for Generating Random
+ * Variables", J. Stat. Softw. 5(8), 2000: 256 layers of equal area v under
+ * e^-x, the lowest reaching r = 7.697117470131487 and holding the tail.
+ * One 32-bit draw gives the layer (its top 8 bits) and a 24-bit uniform u
+ * within it; x = u·w[i] lies in the layer's rectangle [0, x_i), and is
+ * taken at once when it lies under the layer above (u < k[i], 98.9 % of
+ * draws). Otherwise, in the wedge, x is taken with probability exactly
+ * (e^-x - f[i]) / (f[i-1] - f[i]) by a second uniform; in the base layer
+ * (i = 0) it is r plus an exponential (memoryless), drawn the same way.
+ * Exact in distribution up to the 24-bit grid of u (2^-24 of the layer's
+ * width: 0.46 ns for a mean of 1 ms). The tables, as the paper builds them
+ * with m = 2^24, are filled once when the program starts; test_dist
+ * checks them against the curve and the draws against e^-x. */
+#define ZIG_R 7.697117470131487
+#define ZIG_V 3.949659822581572e-3
+static struct {
+    uint32_t k[256]; /* u < k[i]: under the layer above */
+    double w[256];   /* x = u · w[i] */
+    double f[256];   /* e^-x_i, the layer's lower edge (f[0] = 1, the top) */
+} zig;
+
+__attribute__((constructor)) static void zig_tables(void)
+{
+    const double m = 16777216.0; /* 2^24 */
+    double de = ZIG_R, te = de, q = ZIG_V / exp(-de);
+    zig.k[0] = (uint32_t)((de / q) * m);
+    zig.k[1] = 0;
+    zig.w[0] = q / m;
+    zig.w[255] = de / m;
+    zig.f[0] = 1.0;
+    zig.f[255] = exp(-de);
+    for (int i = 254; i >= 1; i--) {
+        de = -log(ZIG_V / de + exp(-de));
+        zig.k[i + 1] = (uint32_t)((de / te) * m);
+        te = de;
+        zig.f[i] = exp(-de);
+        zig.w[i] = de / m;
+    }
+}
+
+double dist_std_exponential(gsl_rng *r)
+{
+    double base = 0.0;
+    for (;;) {
+        uint32_t j = (uint32_t)gsl_rng_get(r), u = j & 0xFFFFFFu;
+        unsigned i = j >> 24;
+        double x = u * zig.w[i];
+        if (u < zig.k[i])
+            return base + x;
+        if (i == 0)
+            base += ZIG_R; /* the tail: r + Exp(1) */
+        else if (zig.f[i] + gsl_rng_uniform(r) * (zig.f[i - 1] - zig.f[i]) < exp(-x))
+            return base + x;
+    }
+}
+
+void dist_ziggurat_tables(uint32_t *k, double *w, double *f)
+{
+    memcpy(k, zig.k, sizeof zig.k);
+    memcpy(w, zig.w, sizeof zig.w);
+    memcpy(f, zig.f, sizeof zig.f);
+}
+
 rs_time dist_sample(const struct dist *d, gsl_rng *r)
 {
     double ns = 0.0;
@@ -227,7 +292,7 @@ rs_time dist_sample(const struct dist *d, gsl_rng *r)
     case DIST_CONST:
         return (rs_time)d->p1;
     case DIST_EXP:
-        ns = gsl_ran_exponential(r, d->p1);
+        ns = d->p1 * dist_std_exponential(r);
         break;
     case DIST_UNIFORM:
         ns = gsl_ran_flat(r, d->p1, d->p2);

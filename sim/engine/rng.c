@@ -17,7 +17,7 @@ unsigned long rng_stream_seed(uint64_t seed, uint32_t replication, enum rng_stre
 {
     uint64_t h = splitmix64(seed);
     h = splitmix64(h ^ ((uint64_t)replication << 8) ^ (uint64_t)stream);
-    /* mt19937 uses 32 bits of its seed; 0 would select GSL's default seed. */
+    /* taus2 uses 32 bits of its seed; 0 would select GSL's default seed. */
     unsigned long s = (unsigned long)(h & 0xffffffffULL);
     return s == 0 ? 1 : s;
 }
@@ -27,7 +27,7 @@ int rng_set_init(struct rng_set *set, uint64_t seed, uint32_t replication)
     for (int i = 0; i < RNG_NSTREAMS; i++)
         set->s[i] = NULL;
     for (int i = 0; i < RNG_NSTREAMS; i++) {
-        set->s[i] = gsl_rng_alloc(gsl_rng_mt19937);
+        set->s[i] = gsl_rng_alloc(gsl_rng_taus2);
         if (set->s[i] == NULL) {
             rng_set_fini(set);
             return -1;

@@ -27,7 +27,6 @@
  * (trace.c). Each function is O(log pending events) apart from
  * load_on_phase and the rate of a thinned arrival, O(phases).
  */
-#include <gsl/gsl_randist.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +39,7 @@ static rs_time interarrival(struct sim *s)
 {
     if (s->sc.arrival == ARRIVAL_UNIFORM)
         return units_from_ns(1e9 / s->rate);
-    return units_from_ns(gsl_ran_exponential(s->rng.s[RNG_ARRIVALS], 1e9 / s->rate));
+    return units_from_ns(1e9 / s->rate * dist_std_exponential(s->rng.s[RNG_ARRIVALS]));
 }
 
 /* A phase's rate or factor at t (a ramp's value along the phase). */
