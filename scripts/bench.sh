@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Benchmark: events per second and peak memory (max RSS) of a Release build
-# on the default scenario, on a large open-loop scenario (100,000 clients,
+# (and, for the short runs, of the profile-guided build of scripts/pgo.sh,
+# interleaved with it) on the million-customer M/M/1 of issue 17
+# (scripts/bench/mm1.ini), on the default scenario, on a large open-loop
+# scenario (100,000 clients,
 # 20,000 requests/s, 600 s, and at half the length to show that memory does
 # not grow with run length), and on the fleet of a million closed-loop
 # clients (10 minutes with and without breakers and budgets, and the full
@@ -24,6 +27,9 @@ rs_need_packages "${RS_BUILD_PACKAGES[@]}" time bc valgrind curl
 cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF > /dev/null
 cmake --build build-bench -j "$(nproc)" > /dev/null
 bin=build-bench/retrystorm
+# the profile-guided build beside it (scripts/pgo.sh: trained on the built-ins)
+scripts/pgo.sh build-bench-pgo > /dev/null
+pgo=build-bench-pgo/retrystorm
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 csv="$tmp/bench.csv"
@@ -39,32 +45,53 @@ ipe_of() { # scenario [--set ...]
   ir=$(grep -oE 'Collected : [0-9]+' "$tmp/cg.log" | grep -oE '[0-9]+')
   echo $((ir / $(summary_field "$tmp/cg-out" events)))
 }
-bench() { # name repetitions [--ipe] scenario [--set ...]: the best of the repetitions
-  local name=$1 reps=$2 events wall w proc p ipe=; shift 2
+# median VALUES...: the median (the mean of the middle two for an even count)
+median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END{print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
+# bench NAME REPS [--pgo] [--ipe] SCENARIO [--set ...]: REPS runs of the
+# Release build (and with --pgo, of the profile-guided one, each run of one
+# followed by one of the other), the median of each: simulation time,
+# whole-process time and max RSS. A row per build; instructions per event
+# (--ipe) are the Release build's, counted once.
+bench() {
+  local name=$1 reps=$2 ipe='' builds=("$bin"); shift 2
+  if [ "$1" = --pgo ]; then shift; builds+=("$pgo"); fi
   if [ "$1" = --ipe ]; then shift; ipe=$(ipe_of "$@"); fi
-  wall= proc=
+  local -A walls procs rsss
+  local b events
   for _ in $(seq "$reps"); do
-    rm -rf "$tmp/out"
-    /usr/bin/time -f '%M %e' -o "$tmp/rss" "$bin" run "$@" -o "$tmp/out" > /dev/null
-    events=$(summary_field "$tmp/out" events)
-    w=$(summary_field "$tmp/out" wall_s)
-    p=$(awk '{print $2}' "$tmp/rss")
-    if [ -z "$wall" ] || [ "$(echo "$w < $wall" | bc -l)" = 1 ]; then wall=$w proc=$p; fi
+    for b in "${builds[@]}"; do
+      rm -rf "$tmp/out"
+      local t0 t1
+      t0=$(date +%s%N) # GNU time's %e has two decimals; this, nanoseconds
+      /usr/bin/time -f '%M' -o "$tmp/rss" "$b" run "$@" -o "$tmp/out" > /dev/null
+      t1=$(date +%s%N)
+      events=$(summary_field "$tmp/out" events)
+      walls[$b]+=" $(summary_field "$tmp/out" wall_s)"
+      procs[$b]+=" $(echo "($t1 - $t0) / 1000000000" | bc -l)"
+      rsss[$b]+=" $(awk '{print $1}' "$tmp/rss")"
+    done
   done
-  local eps rss
-  eps=$(echo "$events / $wall" | bc -l)
-  rss=$(echo "$(awk '{print $1}' "$tmp/rss") / 1024" | bc -l)
-  printf '%-28s %12d %9.2f %9.2f %12.2f %10.1f %8s\n' "$name" "$events" "$wall" "$proc" \
-    "$(echo "$eps / 1000000" | bc -l)" "$rss" "${ipe:--}"
-  printf '%s,%d,%.3f,%.2f,%.0f,%.1f,%s\n' "$name" "$events" "$wall" "$proc" "$eps" "$rss" "$ipe" >> "$csv"
+  for b in "${builds[@]}"; do
+    local label=$name wall proc rss eps
+    [ "$b" = "$pgo" ] && label="$name (PGO)"
+    # shellcheck disable=SC2086 # the lists are space-separated numbers
+    wall=$(median ${walls[$b]}) proc=$(median ${procs[$b]}) rss=$(median ${rsss[$b]})
+    eps=$(echo "$events / $wall" | bc -l)
+    rss=$(echo "$rss / 1024" | bc -l)
+    printf '%-28s %12d %9.3f %9.3f %12.2f %10.1f %8s\n' "$label" "$events" "$wall" "$proc" \
+      "$(echo "$eps / 1000000" | bc -l)" "$rss" "${ipe:--}"
+    local ipe_col=
+    if [ "$b" = "$bin" ]; then ipe_col=$ipe; fi
+    printf '%s,%d,%.3f,%.3f,%.0f,%.1f,%s\n' "$label" "$events" "$wall" "$proc" "$eps" "$rss" \
+      "$ipe_col" >> "$csv"
+  done
 }
 # Wall time on a shared virtual machine varies from run to run (by half,
-# at times, with where the host puts memory); short runs take the best of
-# several.
+# at times, with where the host puts memory): short runs take the median
+# of several, the builds interleaved so that both see the same machine.
 # Cimba's benchmark (issue 17): 1,000,000 M/M/1 customers, lambda 0.9, mu 1
-printf '[run]\nname = mm1\nduration = 1111s\n[load]\nrate = 900/s\n[server]\nworkers = 1\nservice = exp(1ms)\n[layer app]\nattempts = 1\n' > "$tmp/mm1.ini"
-bench "mm1-1M-customers" 5 --ipe "$tmp/mm1.ini"
-bench storm 10 --ipe storm
+bench "mm1-1M-customers" 9 --pgo --ipe scripts/bench/mm1.ini
+bench storm 9 --pgo --ipe storm
 bench large-open-600s 1 scenarios/large-open.ini
 bench large-open-300s 1 scenarios/large-open.ini --set run.duration=300s
 bench fleet-1M-clients-10min 1 scenarios/fleet.ini --set run.duration=10m \
@@ -77,7 +104,7 @@ bench fleet-1M-plain-10min 1 scenarios/fleet.ini --set run.duration=10m \
 bench fleet-1M-clients-1h 1 scenarios/fleet.ini
 # the fleet scaled down to 100,000 clients for 60 s: the run scripts/test.sh
 # counts instructions on (tests/perf/)
-bench fleet-100k-60s 3 --ipe scenarios/fleet.ini --set run.duration=60s --set run.bucket=1s \
+bench fleet-100k-60s 3 --pgo --ipe scenarios/fleet.ini --set run.duration=60s --set run.bucket=1s \
   --set load.clients=100000 --set server.workers=200 --set phase.brownout.start=30s \
   --set phase.brownout.end=40s
 # cascade (edge -> api -> db, 3 attempts at every tier) scaled 40x: 100,000
@@ -142,9 +169,9 @@ if [ "$readme" = 1 ]; then
       print "|---|---|---|---|---|---|---|"
       for (i = 1; i <= n; i++) {
         split(row[i], f, ",")
-        printf "| %s | %s | %.2f s | %.2f s | %.1f M | %.1f MB | %s |\n", f[1], commas(f[2]), f[3], f[4], f[5] / 1e6, f[6], f[7] == "" ? "-" : commas(f[7])
+        printf "| %s | %s | %.3f s | %.3f s | %.1f M | %.1f MB | %s |\n", f[1], commas(f[2]), f[3], f[4], f[5] / 1e6, f[6], f[7] == "" ? "-" : commas(f[7])
       }
-      print ""; print "(`scripts/bench.sh --readme` on " cpu ", one core per run.)"
+      print ""; print "(`scripts/bench.sh --readme` on " cpu ", one core per run; the median of 9 runs for the first rows, (PGO) the profile-guided build of `scripts/pgo.sh`.)"
       print ""; skip = 1; next }
     /<!-- bench:end -->/ { skip = 0 }
     !skip' out/bench/bench.csv README.md > "$tmp/README.md"
