@@ -57,7 +57,10 @@ else
     fail "cpack made no .deb"
   else
     deps=$(dpkg-deb -f "$deb" Depends)
-    for lib in libgsl libinih libjson-c; do
+    libs=(libgsl libinih libjson-c)
+    # serve loads libmicrohttpd when it starts (not linked): declared by hand
+    grep -q '^RS_SERVE:BOOL=ON' "$build/CMakeCache.txt" && libs+=(libmicrohttpd12)
+    for lib in "${libs[@]}"; do
       grep -q "$lib" <<< "$deps" || fail "the .deb does not depend on $lib: $deps"
     done
     admin="$tmp/dpkg" root="$tmp/root"

@@ -22,7 +22,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
-#include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -36,6 +35,7 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "mhd.h"
 #include "scenario.h"
 
 #define SERVE_MAX_BODY (256u * 1024u)
@@ -78,7 +78,7 @@ static void body_free(struct body *b)
     if (b == NULL)
         return;
     if (b->pp != NULL)
-        MHD_destroy_post_processor(b->pp);
+        mhd.destroy_post_processor(b->pp);
     free(b->text);
     for (size_t i = 0; i < b->nsets; i++)
         free(b->sets[i]);
@@ -134,20 +134,20 @@ static enum MHD_Result on_field(void *cls, enum MHD_ValueKind kind, const char *
 static enum MHD_Result respond(struct MHD_Connection *c, unsigned status, const char *type, void *data,
                                size_t size, enum MHD_ResponseMemoryMode mode)
 {
-    struct MHD_Response *r = MHD_create_response_from_buffer(size, data, mode);
+    struct MHD_Response *r = mhd.create_response_from_buffer(size, data, mode);
     if (r == NULL) {
         if (mode == MHD_RESPMEM_MUST_FREE)
             free(data);
         return MHD_NO;
     }
-    MHD_add_response_header(r, "Content-Type", type);
-    MHD_add_response_header(r, "Cache-Control", "no-store");
-    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-    MHD_add_response_header(r, "Content-Security-Policy",
+    mhd.add_response_header(r, "Content-Type", type);
+    mhd.add_response_header(r, "Cache-Control", "no-store");
+    mhd.add_response_header(r, "X-Content-Type-Options", "nosniff");
+    mhd.add_response_header(r, "Content-Security-Policy",
                             "default-src 'self'; img-src 'self' data: blob:; object-src 'none'; "
                             "base-uri 'none'; frame-ancestors 'none'; form-action 'none'");
-    enum MHD_Result ok = MHD_queue_response(c, status, r);
-    MHD_destroy_response(r);
+    enum MHD_Result ok = mhd.queue_response(c, status, r);
+    mhd.destroy_response(r);
     return ok;
 }
 
@@ -297,8 +297,8 @@ static bool local_name(const struct server *sv, const char *h)
 /* DNS rebinding and cross-site requests: see the header comment. */
 static bool allowed(const struct server *sv, struct MHD_Connection *c)
 {
-    const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
-    const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
+    const char *host = mhd.lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+    const char *origin = mhd.lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
     char h[256], o[300];
     host_of(host != NULL ? host : "", h, sizeof h);
     if (sv->loopback && !local_name(sv, h))
@@ -325,14 +325,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                        : refuse(c, 405, "GET or POST only");
         if (strcmp(url, "/api/run") != 0 && strcmp(url, "/api/check") != 0)
             return refuse(c, 404, "no such page");
-        const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+        const char *cl = mhd.lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
         if (cl != NULL && strtoull(cl, NULL, 10) > SERVE_MAX_BODY) /* refused before it is sent */
             return refuse(c, 413, TOO_BIG);
         struct body *b = calloc(1, sizeof *b);
         if (b == NULL)
             return MHD_NO;
         b->sv = sv;
-        b->pp = MHD_create_post_processor(c, 4096, on_field, b);
+        b->pp = mhd.create_post_processor(c, 4096, on_field, b);
         if (b->pp == NULL) {
             body_free(b);
             return refuse(c, 415, "the body must be application/x-www-form-urlencoded");
@@ -345,13 +345,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         b->bytes += *upload_size;
         if (b->bytes > SERVE_MAX_BODY)
             b->too_big = true;
-        else if (MHD_post_process(b->pp, upload, *upload_size) != MHD_YES)
+        else if (mhd.post_process(b->pp, upload, *upload_size) != MHD_YES)
             b->bad = true;
         *upload_size = 0;
         return MHD_YES;
     }
     /* the last field reaches on_field only when the processor is destroyed */
-    if (MHD_destroy_post_processor(b->pp) != MHD_YES)
+    if (mhd.destroy_post_processor(b->pp) != MHD_YES)
         b->bad = true;
     b->pp = NULL;
     return post(sv, c, url, b);
@@ -477,6 +477,11 @@ int serve_main(int argc, char **argv)
                 o.bind);
         return 2;
     }
+    char err[512];
+    if (mhd_load(err, sizeof err) != 0) {
+        fprintf(stderr, "retrystorm serve: %s\n", err);
+        return 1;
+    }
     sem_init(&sv.slots, 0, o.jobs);
     atomic_init(&sv.waiting, 0);
     atomic_init(&sv.answering, 0);
@@ -488,7 +493,7 @@ int serve_main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
                      (v6 ? MHD_USE_IPv6 : 0);
-    struct MHD_Daemon *d = MHD_start_daemon(
+    struct MHD_Daemon *d = mhd.start_daemon(
         flags, (uint16_t)o.port, NULL, NULL, on_request, &sv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_CONNECTION_LIMIT, SERVE_MAX_CONNECTIONS,
         MHD_OPTION_CONNECTION_TIMEOUT, SERVE_IDLE_TIMEOUT, MHD_OPTION_END);
@@ -498,7 +503,7 @@ int serve_main(int argc, char **argv)
         sem_destroy(&sv.slots);
         return 1;
     }
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+    const union MHD_DaemonInfo *info = mhd.get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
     unsigned port = info != NULL ? info->port : o.port;
     printf("retrystorm serve: http://%s%s%s:%u/  (%u run%s at a time, %g s each at most; Ctrl-C stops)\n",
            v6 ? "[" : "", o.bind, v6 ? "]" : "", port, o.jobs, o.jobs == 1 ? "" : "s", sv.lim.max_wall_s);
@@ -517,7 +522,7 @@ int serve_main(int argc, char **argv)
     /* runs see it within about 0.1 s: let their 503s go out (for at most 3 s) */
     for (int i = 0; i < 300 && atomic_load(&sv.answering) > 0; i++)
         nanosleep(&(struct timespec){0, 10000000L}, NULL);
-    MHD_stop_daemon(d);
+    mhd.stop_daemon(d);
     sem_destroy(&sv.slots);
     printf("retrystorm serve: stopped (%s)\n", sig == SIGINT ? "interrupt" : "terminated");
     return 0;
