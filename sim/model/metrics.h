@@ -74,7 +74,7 @@ struct metrics {
 
     /* totals over requests that arrived at or after warmup */
     uint64_t requests, outcomes[OUT_NOUTCOMES];
-    struct lat_hist lat_all, lat_by[OUT_NOUTCOMES];
+    struct lat_hist lat_all, lat_by[OUT_NOUTCOMES]; /* lat_all: their sum, at metrics_finish */
     gsl_histogram *att[METRICS_MAX_LEVELS]; /* attempts per request: each layer, then the server */
     uint64_t att_max[METRICS_MAX_LEVELS];
     double att_sum[METRICS_MAX_LEVELS];
