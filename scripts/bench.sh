@@ -49,8 +49,8 @@ ipe_of() { # scenario [--set ...]
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END{print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
 # bench NAME REPS [--pgo] [--ipe] SCENARIO [--set ...]: REPS runs of the
 # Release build (and with --pgo, of the profile-guided one, each run of one
-# followed by one of the other), the median of each: simulation time,
-# whole-process time and max RSS. A row per build; instructions per event
+# followed by one of the other), the median of each: simulation time and
+# whole-process time; max RSS of one more run. A row per build; instructions per event
 # (--ipe) are the Release build's, counted once.
 bench() {
   local name=$1 reps=$2 ipe='' builds=("$bin"); shift 2
@@ -60,22 +60,27 @@ bench() {
   local b events
   for _ in $(seq "$reps"); do
     for b in "${builds[@]}"; do
+      # the whole process by bash's time (fork, exec, run, exit: no
+      # wrapper's own start-up in it, as with GNU time, whose %e also has
+      # two decimals only); max RSS by GNU time in a run of its own
       rm -rf "$tmp/out"
-      local t0 t1
-      t0=$(date +%s%N) # GNU time's %e has two decimals; this, nanoseconds
-      /usr/bin/time -f '%M' -o "$tmp/rss" "$b" run "$@" -o "$tmp/out" > /dev/null
-      t1=$(date +%s%N)
+      local TIMEFORMAT=%3R
+      { time "$b" run "$@" -o "$tmp/out" > /dev/null; } 2> "$tmp/proc"
       events=$(summary_field "$tmp/out" events)
       walls[$b]+=" $(summary_field "$tmp/out" wall_s)"
-      procs[$b]+=" $(echo "($t1 - $t0) / 1000000000" | bc -l)"
-      rsss[$b]+=" $(awk '{print $1}' "$tmp/rss")"
+      procs[$b]+=" $(tail -1 "$tmp/proc")"
+      if [ -z "${rsss[$b]:-}" ]; then
+        rm -rf "$tmp/out"
+        /usr/bin/time -f '%M' -o "$tmp/rss" "$b" run "$@" -o "$tmp/out" > /dev/null
+        rsss[$b]=$(cat "$tmp/rss")
+      fi
     done
   done
   for b in "${builds[@]}"; do
     local label=$name wall proc rss eps
     [ "$b" = "$pgo" ] && label="$name (PGO)"
     # shellcheck disable=SC2086 # the lists are space-separated numbers
-    wall=$(median ${walls[$b]}) proc=$(median ${procs[$b]}) rss=$(median ${rsss[$b]})
+    wall=$(median ${walls[$b]}) proc=$(median ${procs[$b]}) rss=${rsss[$b]}
     eps=$(echo "$events / $wall" | bc -l)
     rss=$(echo "$rss / 1024" | bc -l)
     printf '%-28s %12d %9.3f %9.3f %12.2f %10.1f %8s\n' "$label" "$events" "$wall" "$proc" \
