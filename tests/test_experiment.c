@@ -56,7 +56,8 @@ static void intervals_cover_the_truth(void **state)
         char seed[64];
         snprintf(seed, sizeof seed, "run.seed=%d", e);
         const char *sets[] = {seed};
-        struct exp_spec spec = {"/tmp/rs-mm1.ini", sets, 1, {0}, 0, 5, 2, 0, 0, dir, false, NULL, false, false};
+        struct exp_spec spec = {.scenario = "/tmp/rs-mm1.ini", .sets = sets, .nsets = 1, .reps = 5,
+                                .threads = 2, .dir = dir};
         struct scenario_diag d = {0};
         struct exp_result r;
         char err[512];

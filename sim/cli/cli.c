@@ -754,12 +754,13 @@ static bool want_progress(const struct opts *o)
 
 /* Runs a sweep (or the sweep behind tune or run --reps); fills res when
  * asked. An interruption is reported only when say_stop. */
-static int run_sweep(const struct opts *o, const char *dir, struct exp_result *res, bool say_stop)
+static int run_sweep(const struct opts *o, const char *dir, struct exp_result *res, bool say_stop,
+                     const char *given0)
 {
     struct exp_spec spec = {o->scenario, o->sets, o->nsets, {0}, o->ngrid,
                             o->reps ? o->reps : 1, o->threads ? o->threads : default_threads(),
                             o->shard_k, o->shard_n, dir, want_progress(o), &stop_signal, o->resume,
-                            o->force};
+                            o->force, given0};
     for (size_t i = 0; i < o->ngrid; i++)
         spec.grid[i] = o->grid[i];
     struct scenario_diag d = {0};
@@ -796,7 +797,7 @@ static int cmd_sweep(int argc, char **argv)
         snprintf(fallback, sizeof fallback, "out/sweep");
     if ((rc = out_dir(dir, sizeof dir, o.outdir, fallback)) != 0)
         return rc;
-    rc = run_sweep(&o, dir, NULL, true);
+    rc = run_sweep(&o, dir, NULL, true, NULL);
     if (rc == 3)
         return interrupted_exit();
     char name[64];
@@ -871,7 +872,7 @@ static int cmd_tune(int argc, char **argv)
     }
     struct exp_result r;
     memset(&r, 0, sizeof r);
-    rc = run_sweep(&o, dir, &r, true);
+    rc = run_sweep(&o, dir, &r, true, NULL);
     if (rc != 0) {
         exp_result_fini(&r); /* filled on a stop: the jobs done, not ranked */
         return rc == 3 ? interrupted_exit() : rc;
@@ -961,7 +962,7 @@ static int write_reps_summary(const char *dir, const struct exp_result *res, boo
 static int print_table(const struct opts *o, const char *dir, const char *file, const char *label,
                        const char *default_sort, size_t show);
 
-static int replicate(const struct opts *o, const char *dir, const char *name)
+static int replicate(const struct opts *o, const char *dir, const char *name, const char *row0)
 {
     char tmp[PATH_MAX + 64], from[PATH_MAX + 64], to[PATH_MAX + 64];
     if (outdir_join(tmp, sizeof tmp, dir, ".replications") != 0 ||
@@ -976,7 +977,7 @@ static int replicate(const struct opts *o, const char *dir, const char *name)
     r.resume = r.force = false;
     struct exp_result res;
     memset(&res, 0, sizeof res);
-    int rc = run_sweep(&r, tmp, &res, false);
+    int rc = run_sweep(&r, tmp, &res, false, row0); /* replication 0 is the run just made */
     if (rc != 0 && !(rc == 3 && res.metric != NULL)) {
         outdir_remove_ours(tmp);
         return rc;
@@ -1000,8 +1001,10 @@ static int replicate(const struct opts *o, const char *dir, const char *name)
 }
 
 /* A simulation into the work directory: its files, and the summary on
- * stdout. Returns 0, 1 (failed) or 3 (interrupted: written, complete = 0). */
-static int simulate(const struct scenario *sc, const char *work, const char *dir)
+ * stdout; with row0, its summary.csv row (no header) as a sweep's job
+ * records it, in *row0 (the caller frees it). Returns 0, 1 (failed) or 3
+ * (interrupted: written, complete = 0). */
+static int simulate(const struct scenario *sc, const char *work, const char *dir, char **row0)
 {
     char err[4600];
     double t0 = wall_now();
@@ -1024,6 +1027,17 @@ static int simulate(const struct scenario *sc, const char *work, const char *dir
         fprintf(stderr, "retrystorm: %s\n", err);
     else
         output_print_summary(human, s, &sum, dir);
+    if (rc == 0 && row0 != NULL) {
+        size_t len;
+        FILE *f = open_memstream(row0, &len);
+        if (f != NULL) {
+            output_write_summary_csv(f, s, &sum, 0);
+            if (fclose(f) != 0) {
+                free(*row0);
+                *row0 = NULL;
+            }
+        }
+    }
     bool complete = sim_complete(s);
     sim_destroy(s);
     return rc != 0 ? 1 : complete ? 0 : 3;
@@ -1053,9 +1067,11 @@ static int cmd_run(int argc, char **argv, int first)
         fprintf(stderr, "retrystorm: %s\n", err);
         return 1;
     }
-    rc = simulate(&sc, work, dir);
+    char *row0 = NULL; /* replication 0's row: the sweep does not run it again */
+    rc = simulate(&sc, work, dir, o.reps > 1 ? &row0 : NULL);
     if (rc == 0 && o.reps > 1)
-        rc = replicate(&o, work, sc.name);
+        rc = replicate(&o, work, sc.name, row0);
+    free(row0);
     return print_json(&o, dir, finish_work(work, dir, &o, rc));
 }
 

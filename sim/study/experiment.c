@@ -242,6 +242,20 @@ static size_t split_csv(char *line, char **f, size_t max)
     return n;
 }
 
+/* Puts job j's summary.csv row (without the header; split in place) into
+ * the table and marks the job done. */
+static void take_row(struct table *t, const int *cols, size_t ncols, size_t j, char *row)
+{
+    row[strcspn(row, "\n")] = '\0';
+    char *f[256];
+    size_t n = split_csv(row, f, 256);
+    double *out = &t->v[j * t->nmetrics];
+    for (size_t c = 0; c < n && c < ncols; c++)
+        if (cols[c] >= 0)
+            out[cols[c]] = f[c][0] ? strtod(f[c], NULL) : NAN;
+    t->done[j] = true;
+}
+
 /* Runs one job: its summary.csv row (without the header) into *text. */
 static int summary_row(const struct scenario *sc, uint32_t rep, volatile sig_atomic_t *stop,
                        bool *complete, char **text, char *err, size_t errsz)
@@ -289,15 +303,7 @@ static void *worker(void *arg)
             free(text);
             break;
         }
-        char *row = text;
-        row[strcspn(row, "\n")] = '\0';
-        char *f[256];
-        size_t n = split_csv(row, f, 256);
-        double *out = &w->t->v[j * w->t->nmetrics];
-        for (size_t c = 0; c < n && c < w->ncols; c++)
-            if (w->cols[c] >= 0)
-                out[w->cols[c]] = f[c][0] ? strtod(f[c], NULL) : NAN;
-        w->t->done[j] = true;
+        take_row(w->t, w->cols, w->ncols, j, text);
         free(text);
         log_job(w, j);
         atomic_fetch_add(&w->finished, 1);
@@ -1032,6 +1038,16 @@ int exp_run(const struct exp_spec *spec, struct scenario_diag *diag, struct exp_
     outdir_join(path, sizeof path, spec->dir, "jobs.csv");
     if (spec->resume && (rc = read_jobs(path, &lay, reps, &t, err, errsz)) == 2)
         goto out;
+    if (spec->given0 != NULL && !t.done[0] && in_shard(spec, 0)) {
+        char *row = strdup(spec->given0);
+        if (row == NULL) {
+            snprintf(err, errsz, "out of memory for job 0's row");
+            rc = 1;
+            goto out;
+        }
+        take_row(&t, cols, ncols, 0, row);
+        free(row);
+    }
     size_t nmine = jobs_to_run(spec, &t, jobs, &ntotal);
     if ((rc = start_files(spec, &lay, reps, &fp, &t, ntotal, &log, err, errsz)) != 0)
         goto out;

@@ -42,6 +42,8 @@ struct exp_spec {
     volatile sig_atomic_t *stop; /* set by a signal: stop after the jobs running */
     bool resume;                 /* keep the jobs already in dir/jobs.csv */
     bool force;                  /* write into a foreign directory (outdir.h) */
+    const char *given0;          /* job 0's summary.csv row (no header), already run by the
+                                  * caller on the same scenario: taken, not run again (run --reps) */
 };
 
 /* A finished experiment, in memory. */
