@@ -26,6 +26,21 @@ name=$(printf 'n%.0s' $(seq 300))
 expect 2 "^retrystorm: --set run.name=n+: the value is 300 characters long; at most 255 are allowed" -- \
   "$bin" check storm --set "run.name=$name"
 
+# What scenario.ini could not hold is refused when read, so that the
+# effective scenario of anything accepted is accepted: a file's
+# `calls=A,B,...` without blanks (written back as `calls = A B ...`, longer),
+# and a trace whose absolute path would not fit on the `trace = ` line.
+svc=$(for i in 1 2 3 4 5 6 7 8; do printf 'svc%s%s ' "$i" "$(printf 'x%.0s' $(seq 16))"; done)
+{ printf "$base[service front]\nservice = exp(1ms)\ncalls="; for v in $svc; do printf '%s*64,' "$v"; done | sed 's/,$//'
+  printf '\n'; for v in $svc; do printf '[service %s]\nservice = exp(1ms)\n' "$v"; done; } > "$tmp/calls.ini"
+expect 2 "calls.ini:10: \[service front\] calls = 'svc1xxxxxxxxxxxxxxxx\*64,...': the value is 191 characters long; at most 189 are allowed for calls" -- \
+  "$bin" check "$tmp/calls.ini"
+deep="$tmp/$(printf 'd%.0s' $(seq 100))/$(printf 'e%.0s' $(seq 100))"
+mkdir -p "$deep" && printf 't\n0\n0.5\n' > "$deep/t.csv"
+printf "$base[load]\ntrace = t.csv\n" | sed 's/^rate = 100\/s$//' > "$deep/deep.ini"
+expect 2 "its absolute path is longer than 189 characters, which a line of scenario.ini cannot hold" -- \
+  "$bin" check "$deep/deep.ini"
+
 # 200,000 bogus sections: rejected in linear time (the quadratic parser took
 # minutes), 100 problems listed and the rest counted.
 { printf "$base"; seq 200000 | sed 's/.*/[bogus&]/'; } > "$tmp/many.ini"

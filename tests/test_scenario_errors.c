@@ -342,6 +342,33 @@ static void longest_names_round_trip(void **state)
     scenario_diag_fini(&d);
 }
 
+/* The reader, which names the sections, agrees with libinih about which
+ * lines are headers: after a UTF-8 byte order mark; after any blank
+ * libinih skips (\v, \f) when no key came since the last header; and a
+ * blank-led line after a key is a continuation of its value (libinih's
+ * multi-line values: here, a key given twice), not a header. */
+static void headers_as_libinih_reads_them(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    struct scenario_diag d = {0};
+    const char text[] = "\xEF\xBB\xBF" BASE "[layer app]\nattempts = 3\n[layer b]\n\f [layer c]\nattempts = 2\n";
+    int rc = scenario_load_text(&sc, text, "bom.ini", NULL, 0, &d);
+    for (size_t i = 0; i < d.n; i++)
+        fprintf(stderr, "%s\n", d.msg[i]);
+    assert_int_equal(rc, 0);
+    assert_string_equal(sc.name, "t");
+    assert_int_equal(sc.nlayers, 3);
+    assert_string_equal(sc.layers[0].name, "app");
+    assert_int_equal(sc.layers[0].attempts, 3);
+    assert_string_equal(sc.layers[2].name, "c");
+    assert_int_equal(sc.layers[2].attempts, 2);
+    const char cont[] = BASE "[layer d]\nattempts = 2\n\v[layer e]\n";
+    assert_int_equal(scenario_load_text(&sc, cont, "cont.ini", NULL, 0, &d), 2);
+    assert_string_equal(d.msg[d.n - 2], "cont.ini:9: [layer d] attempts given twice (first at line 8)");
+    scenario_diag_fini(&d);
+}
+
 /* The first SCENARIO_MAX_MESSAGES problems are listed, then one line
  * counts the rest; the count returned is of all of them, for each load. */
 static void problems_past_the_limit_are_counted(void **state)
@@ -373,6 +400,7 @@ int main(void)
         cmocka_unit_test(graph_round_trips),
         cmocka_unit_test(line_limit_is_exact),
         cmocka_unit_test(longest_names_round_trip),
+        cmocka_unit_test(headers_as_libinih_reads_them),
         cmocka_unit_test(problems_past_the_limit_are_counted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

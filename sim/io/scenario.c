@@ -264,7 +264,15 @@ struct reader {
     struct scenario_diag *diag;
     char section[96]; /* the last section header: the section of the keys after it */
     bool skipping;    /* after a refused section header: its keys are left out */
+    bool key_seen;    /* a key since the last header: a blank-led line is then a
+                       * continuation of its value for libinih, not a header */
 };
+
+/* A blank as libinih's lskip and rstrip see one (isspace in the C locale). */
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
 
 /* libinih reports keys, not sections; a section header is noted here as an
  * entry with an empty key, so that a section with no keys still exists
@@ -272,7 +280,7 @@ struct reader {
  * section is still reported. */
 static void note_section_header(struct reader *r, const char *line)
 {
-    while (*line == ' ' || *line == '\t')
+    while (is_blank(*line)) /* libinih's rule: isspace */
         line++;
     if (*line != '[' || r->es == NULL)
         return;
@@ -371,16 +379,30 @@ static char *read_line(char *buf, int size, void *stream)
     r->line++;
     if (last == '\r')
         len--;
+    if (r->line == 1 && n >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) {
+        memmove(buf, buf + 3, n - 2); /* a UTF-8 byte order mark, as libinih skips it */
+        n -= 3;
+        len -= 3;
+    }
     if (nul) {
         scn_diag_add(r->diag, "%s:%d: the line holds a NUL byte; a scenario file is text", r->source,
                      r->line);
         buf[0] = '\0';
     } else if (len > SCENARIO_MAX_LINE) {
         refuse_long_line(r, buf, len);
-    } else if (buf[strspn(buf, " \t")] == '[') {
-        note_section_header(r, buf);
-    } else if (r->skipping) {
-        buf[0] = '\0';
+    } else {
+        size_t lead = strspn(buf, " \t\n\v\f\r");
+        bool continued = lead > 0 && r->key_seen && buf[lead] != '\0' && buf[lead] != ';' &&
+                         buf[lead] != '#'; /* libinih's multi-line values */
+        if (buf[lead] == '[' && !continued) {
+            note_section_header(r, buf);
+            r->key_seen = false;
+        } else if (r->skipping) {
+            buf[0] = '\0';
+        } else if (!continued && strpbrk(buf + lead, "=:") != NULL && buf[lead] != ';' &&
+                   buf[lead] != '#') {
+            r->key_seen = true;
+        }
     }
     return buf;
 }
@@ -399,6 +421,18 @@ static int on_entry(void *user, const char *section, const char *name, const cha
     /* libinih keeps 49 characters of a section's name ("service " and a
      * name of 47 is longer): the whole name is the reader's */
     (void)section;
+    /* written back (scenario.ini) as "key = value": what that line could
+     * not hold is refused here, as for --set */
+    size_t klen = strlen(name), vlen = value ? strlen(value) : 0;
+    if (klen + 3 + vlen > SCENARIO_MAX_LINE) {
+        scn_diag_add(pc->rd->diag,
+                     "%s:%d: [%s] %s = '%.24s...': the value is %zu characters long; at most %zu are "
+                     "allowed for %s (the effective scenario writes it as 'key = value', and a line "
+                     "holds %d characters)",
+                     pc->source, pc->rd->line, pc->rd->section, name, value ? value : "", vlen,
+                     (size_t)SCENARIO_MAX_LINE - klen - 3, name, SCENARIO_MAX_LINE);
+        return 1;
+    }
     struct entry *e = entries_add(pc->es);
     copy_clipped(e->section, sizeof e->section, pc->rd->section, strlen(pc->rd->section));
     copy_clipped(e->key, sizeof e->key, name, strlen(name));

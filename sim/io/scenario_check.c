@@ -636,6 +636,8 @@ static int open_trace(struct apply_ctx *ac, struct trace *t)
         why = "its absolute path is longer than 1023 characters";
     else if (!ini_safe_path(real))
         why = "its absolute path has a space before ';' or at an end, which scenario.ini cannot hold";
+    else if (strlen("trace = ") + strlen(real) > SCENARIO_MAX_LINE)
+        why = "its absolute path is longer than 189 characters, which a line of scenario.ini cannot hold";
     if (why != NULL) {
         if (opened)
             trace_close(t);
