@@ -70,6 +70,13 @@ grep -q 'retries (almost) never happened' <<<"$out" || fail "tune calm: the warn
 [ "$(wc -l < "$tmp/reps/replications.csv")" = 5 ] || fail "replications.csv rows"
 head -1 "$tmp/reps/summary.csv" | grep -q '^reps,requests,requests_sd,requests_hw' || fail "summary.csv with --reps"
 grep -q '±' "$tmp/reps.log" || fail "the human summary shows no half-widths"
+# replication 0's row comes from the run that wrote its outputs, not from a
+# second run: every row must equal what a sweep computes for the same jobs
+# (the sweep's fourth column is the grid key)
+"$bin" sweep storm --set run.duration=80s --grid layer.app.attempts=3 --reps 4 -j 2 --quiet \
+  -o "$tmp/reps-sweep" > /dev/null || fail "sweep of the same replications"
+diff <(cut -d, -f4 --complement "$tmp/reps-sweep/jobs.csv") "$tmp/reps/replications.csv" > /dev/null ||
+  fail "run --reps rows differ from a sweep's jobs: $(diff <(cut -d, -f4 --complement "$tmp/reps-sweep/jobs.csv") "$tmp/reps/replications.csv" | head -5)"
 # bad input: exit 2 and a message naming the problem
 expect2() { local pat=$1; shift; local out; out=$("$@" 2>&1); local rc=$?
   [ $rc = 2 ] && grep -q -- "$pat" <<<"$out" || fail "$* -> $rc: $out (wanted /$pat/)"; }
