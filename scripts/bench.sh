@@ -65,7 +65,8 @@ bench() {
       # two decimals only); max RSS by GNU time in a run of its own
       rm -rf "$tmp/out"
       local TIMEFORMAT=%3R
-      { time "$b" run "$@" -o "$tmp/out" > /dev/null; } 2> "$tmp/proc"
+      { time "$b" run "$@" -o "$tmp/out" > /dev/null; } 2> "$tmp/proc" ||
+        { cat "$tmp/proc" >&2; echo "bench.sh: $b run $* failed" >&2; exit 1; }
       events=$(summary_field "$tmp/out" events)
       walls[$b]+=" $(summary_field "$tmp/out" wall_s)"
       procs[$b]+=" $(tail -1 "$tmp/proc")"

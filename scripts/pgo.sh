@@ -12,19 +12,23 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
 rs_need_packages "${RS_BUILD_PACKAGES[@]}"
-dir=${1:-build-pgo}
-prof=$PWD/$dir/pgo-profile
+dir=$(realpath -m "${1:-build-pgo}")
+prof=$dir/pgo-profile
 rm -rf "$prof"
 cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DRS_PGO=generate \
   -DRS_PGO_DIR="$prof" > /dev/null
 cmake --build "$dir" -j "$(nproc)" --target retrystorm > /dev/null
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+# stderr to a file: on a terminal a run draws its progress, which would
+# change the profile (and the binary) from one machine to another
 for s in $("$dir/retrystorm" list | awk '{print $1}') scripts/bench/mm1.ini; do
-  "$dir/retrystorm" run "$s" -o "$out/run" --quiet > /dev/null
+  "$dir/retrystorm" run "$s" -o "$out/run" --quiet > /dev/null 2> "$out/err" ||
+    { cat "$out/err" >&2; echo "pgo.sh: the training run of $s failed" >&2; exit 1; }
   rm -rf "$out/run"
 done
-n=$(find "$prof" -name '*.gcda' | wc -l)
+n=0
+[ -d "$prof" ] && n=$(find "$prof" -name '*.gcda' | wc -l)
 [ "$n" -gt 0 ] || { echo "pgo.sh: the training wrote no profile under $prof" >&2; exit 1; }
 cmake -S . -B "$dir" -DRS_PGO=use > /dev/null
 cmake --build "$dir" -j "$(nproc)" --target retrystorm > /dev/null

@@ -232,7 +232,7 @@ double dist_mean_ns(const struct dist *d)
  * (e^-x - f[i]) / (f[i-1] - f[i]) by a second uniform; in the base layer
  * (i = 0) it is r plus an exponential (memoryless), drawn the same way.
  * Exact in distribution up to the 24-bit grid of u (2^-24 of the layer's
- * width: 0.46 ns for a mean of 1 ms). The tables, as the paper builds them
+ * width: at most 0.52 ns for a mean of 1 ms). The tables, as the paper builds them
  * with m = 2^24, are filled once when the program starts; test_dist
  * checks them against the curve and the draws against e^-x. */
 #define ZIG_R 7.697117470131487

@@ -4,6 +4,8 @@
 #include "rng.h"
 
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 static uint64_t splitmix64(uint64_t x)
 {
@@ -33,6 +35,12 @@ int rng_set_init(struct rng_set *set, uint64_t seed, uint32_t replication)
             return -1;
         }
         gsl_rng_set(set->s[i], rng_stream_seed(seed, replication, (enum rng_stream)i));
+        /* the ziggurat (dist.c) takes 32 uniform bits from a draw */
+        if (gsl_rng_min(set->s[i]) != 0 || gsl_rng_max(set->s[i]) != 0xffffffffUL) {
+            fprintf(stderr, "retrystorm: internal error: %s does not draw 32 bits\n",
+                    gsl_rng_name(set->s[i]));
+            abort();
+        }
     }
     return 0;
 }
