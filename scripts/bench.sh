@@ -9,7 +9,7 @@
 # clients (10 minutes with and without breakers and budgets, and the full
 # simulated hour); then instructions per event and a sweep on one and two
 # threads, and what Run costs on the live page for each built-in. Takes
-# about five minutes. Not a test: nothing here passes or
+# about ten minutes. Not a test: nothing here passes or
 # fails on speed.
 #
 # The table is also written as CSV, out/bench/bench.csv (scenario, events,
