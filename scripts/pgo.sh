@@ -14,7 +14,13 @@ cd "$(dirname "$0")/.."
 rs_need_packages "${RS_BUILD_PACKAGES[@]}"
 dir=$(realpath -m "${1:-build-pgo}")
 prof=$dir/pgo-profile
-rm -rf "$prof"
+# the profile directory holds only what an instrumented build wrote (.gcda
+# files): anything else in it is not ours, and nothing is removed
+if [ -d "$prof" ] && find "$prof" ! -type d ! -name '*.gcda' | grep -q .; then
+  echo "pgo.sh: $prof holds files other than .gcda profiles; not removing them" >&2
+  exit 1
+fi
+[ -d "$prof" ] && find "$prof" -type f -name '*.gcda' -delete
 cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DRS_PGO=generate \
   -DRS_PGO_DIR="$prof" > /dev/null
 cmake --build "$dir" -j "$(nproc)" --target retrystorm > /dev/null

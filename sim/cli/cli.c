@@ -1001,8 +1001,8 @@ static int replicate(const struct opts *o, const char *dir, const char *name, co
 }
 
 /* A simulation into the work directory: its files, and the summary on
- * stdout; with row0, its summary.csv row (no header) as a sweep's job
- * records it, in *row0 (the caller frees it). Returns 0, 1 (failed) or 3
+ * stdout; with row0, its summary.csv row as a sweep's job records it
+ * (output_summary_row), in *row0 (the caller frees it). Returns 0, 1 (failed) or 3
  * (interrupted: written, complete = 0). */
 static int simulate(const struct scenario *sc, const char *work, const char *dir, char **row0)
 {
@@ -1027,17 +1027,8 @@ static int simulate(const struct scenario *sc, const char *work, const char *dir
         fprintf(stderr, "retrystorm: %s\n", err);
     else
         output_print_summary(human, s, &sum, dir);
-    if (rc == 0 && row0 != NULL) {
-        size_t len;
-        FILE *f = open_memstream(row0, &len);
-        if (f != NULL) {
-            output_write_summary_csv(f, s, &sum, 0);
-            if (fclose(f) != 0) {
-                free(*row0);
-                *row0 = NULL;
-            }
-        }
-    }
+    if (rc == 0 && row0 != NULL)
+        *row0 = output_summary_row(s, &sum); /* NULL: the sweep runs it again */
     bool complete = sim_complete(s);
     sim_destroy(s);
     return rc != 0 ? 1 : complete ? 0 : 3;

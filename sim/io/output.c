@@ -307,6 +307,22 @@ void output_write_summary_csv(FILE *f, const struct sim *s, const struct summary
     fprintf(f, ",%.3f\n", o->wall_s);
 }
 
+char *output_summary_row(const struct sim *s, const struct summary *sum)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f == NULL)
+        return NULL;
+    output_write_summary_csv(f, s, sum, 0);
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    text[strcspn(text, "\n")] = '\0';
+    return text;
+}
+
 static void write_latency(FILE *f, const struct sim *s, const struct summary *sum)
 {
     (void)sum;

@@ -83,6 +83,11 @@ void output_write_summary_header(FILE *f);
                             * before wall_s (run's summary.csv; sweeps keep the fixed columns) */
 void output_write_summary_csv(FILE *f, const struct sim *s, const struct summary *sum, unsigned flags);
 
+/* The summary.csv row of a run without header or newline (flags 0: the
+ * fixed columns a sweep's job and compare record), malloc'd; NULL when
+ * memory runs out. */
+char *output_summary_row(const struct sim *s, const struct summary *sum);
+
 /* The short human summary. */
 void output_print_summary(FILE *f, const struct sim *s, const struct summary *sum,
                           const char *dir);

@@ -424,13 +424,13 @@ static int on_entry(void *user, const char *section, const char *name, const cha
     /* written back (scenario.ini) as "key = value": what that line could
      * not hold is refused here, as for --set */
     size_t klen = strlen(name), vlen = value ? strlen(value) : 0;
-    if (klen + 3 + vlen > SCENARIO_MAX_LINE) {
+    if (vlen > SCENARIO_VALUE_ROOM(klen)) {
         scn_diag_add(pc->rd->diag,
                      "%s:%d: [%s] %s = '%.24s...': the value is %zu characters long; at most %zu are "
                      "allowed for %s (the effective scenario writes it as 'key = value', and a line "
                      "holds %d characters)",
                      pc->source, pc->rd->line, pc->rd->section, name, value ? value : "", vlen,
-                     (size_t)SCENARIO_MAX_LINE - klen - 3, name, SCENARIO_MAX_LINE);
+                     SCENARIO_VALUE_ROOM(klen), name, SCENARIO_MAX_LINE);
         return 1;
     }
     struct entry *e = entries_add(pc->es);
@@ -506,11 +506,11 @@ static bool parse_override(const char *text, struct entry *e, struct scenario_di
         return false;
     }
     /* what a file's line could not hold, the effective scenario could not */
-    if (klen + 3 + vlen > SCENARIO_MAX_LINE) {
+    if (vlen > SCENARIO_VALUE_ROOM(klen)) {
         scn_diag_add(diag,
                      "--set %s: the value is %zu characters long; at most %zu are allowed for %.*s "
                      "(a scenario line, 'key = value', holds %d characters)",
-                     text, vlen, SCENARIO_MAX_LINE - klen - 3, (int)klen, lastdot + 1, SCENARIO_MAX_LINE);
+                     text, vlen, SCENARIO_VALUE_ROOM(klen), (int)klen, lastdot + 1, SCENARIO_MAX_LINE);
         return false;
     }
     memcpy(e->section, text, slen);

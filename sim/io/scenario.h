@@ -39,6 +39,9 @@
 #define SCENARIO_MAX_CLIENTS 10000000LL
 #define SCENARIO_MAX_BUCKETS 1000000LL
 #define SCENARIO_MAX_LINE 197             /* characters, without the line ending; comments excepted */
+/* The longest value a key of klen characters may have: scenario.ini (the
+ * effective scenario) writes it as "key = value" on one line. */
+#define SCENARIO_VALUE_ROOM(klen) ((size_t)SCENARIO_MAX_LINE - (size_t)(klen) - 3)
 #define SCENARIO_MAX_STATE_BYTES 4e9      /* budget and breaker states of the whole run */
 #define SCENARIO_MAX_ATTEMPTS 1000000ULL  /* per request: the product of every layer's attempts */
 #define SCENARIO_MAX_MESSAGES 100         /* listed one by one; the rest are counted */

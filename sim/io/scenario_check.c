@@ -613,6 +613,8 @@ static bool ini_safe_path(const char *path)
            strstr(path, "\t;") == NULL;
 }
 
+_Static_assert(SCENARIO_VALUE_ROOM(5) == 189, "the trace's message names the room on its line");
+
 static int open_trace(struct apply_ctx *ac, struct trace *t)
 {
     struct scenario *sc = ac->sc;
@@ -636,7 +638,7 @@ static int open_trace(struct apply_ctx *ac, struct trace *t)
         why = "its absolute path is longer than 1023 characters";
     else if (!ini_safe_path(real))
         why = "its absolute path has a space before ';' or at an end, which scenario.ini cannot hold";
-    else if (strlen("trace = ") + strlen(real) > SCENARIO_MAX_LINE)
+    else if (strlen(real) > SCENARIO_VALUE_ROOM(strlen("trace")))
         why = "its absolute path is longer than 189 characters, which a line of scenario.ini cannot hold";
     if (why != NULL) {
         if (opened)

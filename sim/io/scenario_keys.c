@@ -193,6 +193,7 @@ void scn_list_keys(enum sect_kind k, char *buf, size_t size)
     }
 }
 
+#define KIND_NAMES_MAX 64 /* more kinds than any of the three has */
 static void kind_names(enum key_type t, char *buf, size_t size);
 
 void scenario_print_keys(FILE *f)
@@ -266,16 +267,27 @@ static void with_suggestion(const char *allowed, const char *v, const char *cons
 }
 
 /* The names of the backoff kinds, budgets or breakers, for messages. */
-static void kind_names(enum key_type t, char *buf, size_t size)
+/* The names of the backoff kinds, budgets or breakers (t), at most max of
+ * them, into names, NULL-terminated (max + 1 slots). */
+static void kind_list(enum key_type t, const char **names, unsigned max)
 {
     unsigned n = t == T_BACKOFF ? backoff_nkinds : t == T_BUDGET ? budget_nkinds : breaker_nkinds;
+    n = n < max ? n : max;
+    for (unsigned i = 0; i < n; i++)
+        names[i] = t == T_BACKOFF  ? backoff_kinds[i].name
+                   : t == T_BUDGET ? budget_kinds[i].name
+                                   : breaker_kinds[i].name;
+    names[n] = NULL;
+}
+
+static void kind_names(enum key_type t, char *buf, size_t size)
+{
+    const char *names[KIND_NAMES_MAX + 1];
+    kind_list(t, names, KIND_NAMES_MAX);
     size_t used = 0;
     buf[0] = '\0';
-    for (unsigned i = 0; i < n && used < size; i++) {
-        const char *name = t == T_BACKOFF  ? backoff_kinds[i].name
-                           : t == T_BUDGET ? budget_kinds[i].name
-                                           : breaker_kinds[i].name;
-        int w = snprintf(buf + used, size - used, "%s%s", i ? ", " : "", name);
+    for (unsigned i = 0; names[i] != NULL && used < size; i++) {
+        int w = snprintf(buf + used, size - used, "%s%s", i ? ", " : "", names[i]);
         used += w > 0 ? (size_t)w : 0;
     }
 }
@@ -457,14 +469,8 @@ static enum verdict p_kind(const struct value_in *in)
     const struct breaker_kind *br = in->kd->type == T_BREAKER ? breaker_find(in->v) : NULL;
     if (bo == NULL && bu == NULL && br == NULL) {
         char allowed[600], msg[700];
-        const char *names[65];
-        unsigned n = in->kd->type == T_BACKOFF ? backoff_nkinds : in->kd->type == T_BUDGET ? budget_nkinds : breaker_nkinds;
-        n = n < 64 ? n : 64;
-        for (unsigned i = 0; i < n; i++)
-            names[i] = in->kd->type == T_BACKOFF  ? backoff_kinds[i].name
-                       : in->kd->type == T_BUDGET ? budget_kinds[i].name
-                                                  : breaker_kinds[i].name;
-        names[n] = NULL;
+        const char *names[KIND_NAMES_MAX + 1];
+        kind_list(in->kd->type, names, KIND_NAMES_MAX);
         kind_names(in->kd->type, allowed, sizeof allowed);
         with_suggestion(allowed, in->v, names, msg, sizeof msg);
         bad(in->ac, in->e, msg);

@@ -506,16 +506,11 @@ static int run_replication(const struct compare_spec *spec, const struct variant
     }
     struct summary o;
     output_summarise(s, 0.0, &o);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *mf = open_memstream(&buf, &len);
-    if (mf == NULL) {
+    char *buf = output_summary_row(s, &o);
+    if (buf == NULL) {
         fprintf(stderr, "retrystorm: out of memory for a summary row\n");
         abort();
     }
-    output_write_summary_csv(mf, s, &o, 0);
-    fclose(mf);
-    buf[strcspn(buf, "\n")] = '\0';
     double peak = peak_rate_window(sim_metrics(s));
     size_t n = strlen(prefix) + strlen(buf) + 64;
     if ((*line = malloc(n)) == NULL) {

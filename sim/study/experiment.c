@@ -242,11 +242,10 @@ static size_t split_csv(char *line, char **f, size_t max)
     return n;
 }
 
-/* Puts job j's summary.csv row (without the header; split in place) into
+/* Puts job j's summary.csv row (output_summary_row; split in place) into
  * the table and marks the job done. */
 static void take_row(struct table *t, const int *cols, size_t ncols, size_t j, char *row)
 {
-    row[strcspn(row, "\n")] = '\0';
     char *f[256];
     size_t n = split_csv(row, f, 256);
     double *out = &t->v[j * t->nmetrics];
@@ -256,7 +255,7 @@ static void take_row(struct table *t, const int *cols, size_t ncols, size_t j, c
     t->done[j] = true;
 }
 
-/* Runs one job: its summary.csv row (without the header) into *text. */
+/* Runs one job: its summary.csv row (output_summary_row) into *text. */
 static int summary_row(const struct scenario *sc, uint32_t rep, volatile sig_atomic_t *stop,
                        bool *complete, char **text, char *err, size_t errsz)
 {
@@ -271,11 +270,12 @@ static int summary_row(const struct scenario *sc, uint32_t rep, volatile sig_ato
     *complete = sim_complete(s);
     struct summary o;
     output_summarise(s, 0.0, &o);
-    size_t len;
-    FILE *f = open_memstream(text, &len);
-    output_write_summary_csv(f, s, &o, 0);
-    fclose(f);
+    *text = output_summary_row(s, &o);
     sim_destroy(s);
+    if (*text == NULL) {
+        snprintf(err, errsz, "out of memory for a summary row");
+        return -1;
+    }
     return 0;
 }
 
