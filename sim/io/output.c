@@ -223,7 +223,7 @@ static void summary_header(FILE *f)
         fprintf(f, ",%s_share", metrics_outcome_names[i]);
     fprintf(f, ",in_flight_share,attempts_mean,attempts_max,amplification,server_arrivals,"
                "server_completions,rejected,limited,dropped,wasted,side_effects,duplicates,"
-               "retry_after_waits");
+               "retry_after_waits,hedges,hedge_wins,cancelled,cancelled_before_start");
     for (int e = CLS_TIMEOUT; e < CLS_BULKHEAD; e++)
         fprintf(f, ",err_%s", errclass_names[e]);
     fprintf(f, ",lat_mean,lat_p50,lat_p90,lat_p99,lat_p999,lat_max,ok_lat_mean,ok_lat_p99,"
@@ -280,13 +280,15 @@ void output_write_summary_csv(FILE *f, const struct sim *s, const struct summary
     fprintf(f, ",%llu", (unsigned long long)o->in_flight);
     for (int i = 0; i < OUT_NOUTCOMES; i++)
         fprintf(f, ",%.9g", (double)o->outcomes[i] / n);
-    fprintf(f, ",%.9g,%.9g,%llu,%.9g,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu",
+    fprintf(f, ",%.9g,%.9g,%llu,%.9g,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu",
             (double)o->in_flight / n, o->attempts_mean, (unsigned long long)o->attempts_max,
             o->amplification, (unsigned long long)o->server_arrivals,
             (unsigned long long)o->server_completions, (unsigned long long)o->rejected,
             (unsigned long long)m->limited, (unsigned long long)m->dropped,
             (unsigned long long)o->wasted, (unsigned long long)m->side_effects,
-            (unsigned long long)m->duplicates, (unsigned long long)m->retry_after_waits);
+            (unsigned long long)m->duplicates, (unsigned long long)m->retry_after_waits,
+            (unsigned long long)m->hedges, (unsigned long long)m->hedge_wins,
+            (unsigned long long)m->cancelled, (unsigned long long)m->cancelled_before_start);
     for (int e = CLS_TIMEOUT; e < CLS_BULKHEAD; e++)
         fprintf(f, ",%llu", (unsigned long long)m->errors[e]);
     cell(f, o->lat_mean);
@@ -346,9 +348,19 @@ static void write_attempts(FILE *f, const struct sim *s, const struct summary *s
     const struct metrics *m = sim_metrics(s);
     const struct scenario *sc = sim_scenario(s);
     fprintf(f, "level,attempts,requests,share\n");
-    for (size_t l = 0; l <= m->nlayers; l++) {
+    unsigned hedged = 0;
+    for (size_t l = 0; l <= m->nlayers + m->nextra; l++) {
         const gsl_histogram *h = m->att[l];
-        const char *name = l < m->nlayers ? sc->layers[l].name : "server";
+        char name[SCENARIO_NAME_MAX + 8];
+        if (l < m->nlayers) {
+            snprintf(name, sizeof name, "%s", sc->layers[l].name);
+        } else if (l == m->nlayers) {
+            snprintf(name, sizeof name, "server");
+        } else { /* the k-th hedged layer's hedges per request */
+            while (sc->layers[hedged].hedge_mode == HEDGE_NONE)
+                hedged++;
+            snprintf(name, sizeof name, "%s.hedges", sc->layers[hedged++].name);
+        }
         for (size_t i = 0; i < h->n; i++) {
             if (h->bin[i] == 0.0)
                 continue;
@@ -364,18 +376,23 @@ static void write_layers(FILE *f, const struct sim *s, const struct summary *sum
 {
     (void)sum;
     const struct scenario *sc = sim_scenario(s);
-    fprintf(f, "layer,instances,attempts,retries,timeouts,refused,short_circuited,transitions,"
-               "budget,budget_states,breaker,breaker_states%s\n",
+    fprintf(f, "layer,instances,attempts,retries,hedges,hedge_wins,hedges_suppressed,abandoned,"
+               "timeouts,refused,short_circuited,transitions,budget,budget_states,breaker,"
+               "breaker_states,hedge,cancel%s\n",
             sc->graph ? ",from,to,bulkhead" : "");
     for (unsigned l = 0; l < sc->nlayers; l++) {
         const struct layer_cfg *c = &sc->layers[l];
         struct sim_layer_totals t;
         sim_layer_totals(s, l, &t);
-        fprintf(f, "%s,%u,%llu,%llu,%llu,%llu,%llu,%llu,%s,%u,%s,%u", c->name, t.instances,
+        fprintf(f, "%s,%u,%llu,%llu,%llu,%llu,%llu,%llu,", c->name, t.instances,
                 (unsigned long long)t.attempts, (unsigned long long)t.retries,
-                (unsigned long long)t.timeouts, (unsigned long long)t.refused,
-                (unsigned long long)t.short_circuited, (unsigned long long)t.transitions,
-                c->budget->name, t.budget_states, c->breaker->name, t.breaker_states);
+                (unsigned long long)t.hedges, (unsigned long long)t.hedge_wins,
+                (unsigned long long)t.hedges_suppressed, (unsigned long long)t.abandoned);
+        fprintf(f, "%llu,%llu,%llu,%llu,%s,%u,%s,%u,%s,%s", (unsigned long long)t.timeouts,
+                (unsigned long long)t.refused, (unsigned long long)t.short_circuited,
+                (unsigned long long)t.transitions, c->budget->name, t.budget_states,
+                c->breaker->name, t.breaker_states, hedge_kinds[c->hedge].name,
+                c->cancel == CANCEL_ON_ABANDON ? "on-abandon" : "none");
         if (sc->graph)
             fprintf(f, ",%s,%s,%llu",
                     c->from_service == SCENARIO_CLIENT ? "client" : sc->services[c->from_service].name,

@@ -21,6 +21,7 @@
 
 #include "backoff.h"
 #include "breaker.h"
+#include "hedge.h"
 #include "budget.h"
 #include "dist.h"
 #include "errclass.h"
@@ -115,6 +116,7 @@ struct service_cfg {
     int cache_index;               /* resolved; -1: none */
     bool drop_expired;
     bool dedup;
+    bool cancel_running; /* a cancellation stops a running execution (else only queued ones) */
     struct dist replay;       /* cost of replaying a stored answer */
     unsigned replicas;
     enum balancer balancer;
@@ -166,6 +168,15 @@ struct layer_cfg {
     unsigned concurrency;       /* 0: no limit */
     long long concurrency_queue; /* waiting attempts; -1: unbounded */
     rs_time concurrency_wait;   /* RS_TIME_NEVER: wait as long as it takes */
+    /* hedging (hedge.h): `hedge` names a kind or preset (an index into
+     * hedge_kinds); hedge_mode is what it resolves to */
+    unsigned hedge;
+    enum hedge_mode hedge_mode;
+    rs_time hedge_delay;        /* fixed; RS_TIME_NEVER: none */
+    double hedge_percentile;    /* percentile: 0 < P < 100 */
+    double hedge_max_extra;     /* percentile: hedges at most this fraction of first copies */
+    errclass_set hedge_on;      /* failures that send the next copy at once */
+    enum cancel_mode cancel;    /* on-abandon: abandoned attempts are cancelled below */
 };
 
 struct scenario {

@@ -91,6 +91,9 @@ void scn_layer_defaults(struct layer_cfg *l, const char *name)
     l->breaker_p.slow_call = RS_TIME_NEVER;
     l->from_service = SCENARIO_CLIENT;
     l->concurrency_wait = RS_TIME_NEVER;
+    l->hedge_delay = RS_TIME_NEVER;
+    l->hedge_percentile = 95.0;
+    l->hedge_max_extra = 1.0;
 }
 
 /* ---- applying one entry ---- */
@@ -457,6 +460,35 @@ static void default_params(struct apply_ctx *ac, unsigned i, size_t lo, size_t s
     }
 }
 
+/* Fills in what layer i's hedging kind or preset brings (hedge.h), for
+ * every key the scenario did not write. A hedging preset's retry_on wins
+ * over a backoff preset's: it says what the library retries when it
+ * hedges (nothing, for gRPC, Polly and Finagle). */
+static void apply_hedge_defaults(struct apply_ctx *ac, unsigned i)
+{
+    struct layer_cfg *l = &ac->sc->layers[i];
+    const struct hedge_kind *h = &hedge_kinds[l->hedge];
+    l->hedge_mode = h->mode;
+    if (!hedge_is_preset(h))
+        return;
+    if (!scn_layer_given(ac, i, "hedge_delay") && h->delay != RS_TIME_NEVER)
+        l->hedge_delay = h->delay;
+    if (!scn_layer_given(ac, i, "hedge_percentile"))
+        l->hedge_percentile = h->percentile;
+    if (!scn_layer_given(ac, i, "hedge_max_extra"))
+        l->hedge_max_extra = h->max_extra;
+    if (!scn_layer_given(ac, i, "attempts"))
+        l->attempts = h->attempts;
+    if (h->max_attempts && l->attempts > h->max_attempts)
+        l->attempts = h->max_attempts; /* the library clamps silently (gRPC: 5) */
+    if (!scn_layer_given(ac, i, "hedge_on"))
+        l->hedge_on = h->hedge_on;
+    if (!scn_layer_given(ac, i, "retry_on"))
+        l->retry_on = h->retry_on;
+    if (!scn_layer_given(ac, i, "cancel"))
+        l->cancel = h->cancel;
+}
+
 /* Fills in what layer i's backoff kind or preset brings, for every key the
  * scenario did not write: explicit keys override a preset's values. */
 void scn_apply_kind_defaults(struct apply_ctx *ac, unsigned i)
@@ -467,6 +499,7 @@ void scn_apply_kind_defaults(struct apply_ctx *ac, unsigned i)
     default_params(ac, i, LY(breaker_p), sizeof l->breaker_p, &l->breaker->defaults);
     if (!scn_layer_given(ac, i, "multiplier"))
         l->bp.multiplier = k->defaults.multiplier;
+    apply_hedge_defaults(ac, i);
     if (!backoff_is_preset(k))
         return;
     if (!scn_layer_given(ac, i, "base"))

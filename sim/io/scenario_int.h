@@ -68,7 +68,7 @@ struct key_desc {
 };
 
 /* The number of keys in scn_keys (checked where the table is defined). */
-#define NKEYS 103
+#define NKEYS 110
 
 extern const struct key_desc scn_keys[NKEYS];
 extern const char *const scn_sect_names[S_NKINDS];
@@ -82,6 +82,8 @@ extern const char *const scn_scope_names[];
 extern const char *const scn_server_model_names[];
 extern const char *const scn_balancer_names[];
 extern const char *const scn_degrade_names[];
+extern const char *const scn_hedge_names[];
+extern const char *const scn_cancel_names[];
 /* Keys that only a service graph uses, NULL-terminated. */
 extern const char *const scn_graph_keys[];
 

@@ -30,6 +30,10 @@ const char *const scn_scope_names[] = {"instance", "client", "shared", NULL};
 const char *const scn_server_model_names[] = {"queue", "occ", NULL};
 const char *const scn_balancer_names[] = {"random", "round-robin", "least-outstanding", "p2c", NULL};
 const char *const scn_degrade_names[] = {"linear", "exponential", NULL};
+/* in the order of hedge_kinds (hedge.c) */
+const char *const scn_hedge_names[] = {"none", "fixed", "percentile", "grpc-hedge", "envoy-hedge",
+                                       "polly-hedge", "finagle-backup", NULL};
+const char *const scn_cancel_names[] = {"none", "on-abandon", NULL};
 
 /* Keys that only a service graph uses: giving any of them sets sc->graph
  * (and scenario_write_ini then writes the graph form). */
@@ -75,6 +79,7 @@ const struct key_desc scn_keys[] = {
     {S_SERVER, "cache", T_NAME_NONE, SV(cache), 0, 0, "a cache's name (a [cache NAME] section), or none", NULL, 0},
     {S_SERVER, "drop_expired", T_BOOL, SV(drop_expired), 0, 0, "true, false", NULL, 0},
     {S_SERVER, "dedup", T_BOOL, SV(dedup), 0, 0, "true, false", NULL, 0},
+    {S_SERVER, "cancel_running", T_BOOL, SV(cancel_running), 0, 0, "true, false", NULL, 0},
     {S_SERVER, "replay", T_DIST, SV(replay), 0, 0, "a distribution such as const(1ms)", NULL, 0},
     {S_SERVER, "replicas", T_UINT, SV(replicas), 1, SCENARIO_MAX_REPLICAS, "an integer from 1 to 1000", NULL, 0},
     {S_SERVER, "balancer", T_ENUM, SV(balancer), 0, 0, "random, round-robin, least-outstanding, p2c", scn_balancer_names, 0},
@@ -133,6 +138,12 @@ const struct key_desc scn_keys[] = {
     {S_LAYER, "breaker_slow_rate", T_PROB, LY(breaker_p.slow_rate), 0, 0, PROB_ALLOWED, NULL, 0},
     {S_LAYER, "breaker_slow_call", T_CAP, LY(breaker_p.slow_call), 0, 0, "a duration such as 60s, or none", NULL, 0},
     {S_LAYER, "breaker_max_failure_ratio", T_PROB, LY(breaker_p.max_failure_ratio), 0, 0, PROB_ALLOWED, NULL, 0},
+    {S_LAYER, "hedge", T_ENUM, LY(hedge), 0, 0, "none, fixed, percentile, grpc-hedge, envoy-hedge, polly-hedge, finagle-backup", scn_hedge_names, 0},
+    {S_LAYER, "hedge_delay", T_CAP, LY(hedge_delay), 0, 0, "a duration such as 50ms, or none", NULL, 0},
+    {S_LAYER, "hedge_percentile", T_REAL, LY(hedge_percentile), 1, 99, "a percentile from 1 to 99", NULL, 0},
+    {S_LAYER, "hedge_max_extra", T_PROB, LY(hedge_max_extra), 0, 0, "a fraction from 0 to 1 (0.05 is 5 % extra copies)", NULL, 0},
+    {S_LAYER, "hedge_on", T_CLASSES, LY(hedge_on), 0, 0, "classes among timeout conn 400 403 404 409 429 500 502 503 504 deadline throttled breaker bulkhead, or none", NULL, 0},
+    {S_LAYER, "cancel", T_ENUM, LY(cancel), 0, 0, "none, on-abandon", scn_cancel_names, 0},
     {S_LAYER, "from", T_NAME, LY(from), 0, 0, "client, or a service name", NULL, 0},
     {S_LAYER, "to", T_NAME, LY(to), 0, 0, "a service name", NULL, 0},
     {S_LAYER, "concurrency", T_UINT, LY(concurrency), 0, 1000000, "an integer from 0 to 1000000 (0: no limit)", NULL, 0},

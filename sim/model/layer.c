@@ -38,6 +38,28 @@
  * fails at once with class `bulkhead`. A freed slot goes straight to the
  * first waiter, whose attempt is sent through a zero-delay event.
  *
+ * Hedging (hedge = fixed | percentile, or a preset): while copies are out
+ * and attempts remain, the next copy goes `hedge_delay` after the last one
+ * (percentile: after the P-th percentile of the layer's recent copy
+ * latencies, hedging.c), or at once when a copy fails with a class in
+ * `hedge_on`. The first ok or business answer wins and the other copies
+ * are abandoned. A failure in retry_on waits for the other copies; when it
+ * is the last one out the loop retries it as above; a failure in neither
+ * ends the call. A hedge is admitted as a retry is (budget_allow_retry and
+ * the breaker), but a refusal only stops the hedging while copies are out.
+ * A hedged layer has no per-attempt timeout: its timer is the next hedge
+ * or the deadline. Each copy has its own record (struct copy).
+ *
+ * Cancellation (cancel = on-abandon): an attempt the layer abandons — its
+ * timeout, a hedge that lost, the call ending with copies out, the call
+ * cancelled from above — is cancelled below: net.c carries the
+ * cancellation down the hop, and it reaches what the attempt became (a
+ * call here, which ends without answering; a job, service.c). A call whose
+ * parent job has ended stops at its next attempt when its layer cancels.
+ * A copy closed without its own answer is reported to the breaker as not
+ * failed (Polly v8: a cancellation is not a handled outcome) and not to the
+ * budget (gRPC A6: cancelled hedges are not results).
+ *
  * Re-entrancy: sending an attempt downstream can produce its answer at once
  * (a full queue rejects immediately), which may end and free the call. So a
  * send is always the last thing a function does with its call, and retries
@@ -129,8 +151,116 @@ static void track_open(struct sim *s, uint32_t layer, bool was_open, bool is_ope
     s->lrt[layer].n_open += (uint32_t)is_open - (uint32_t)was_open;
 }
 
-static void record_result(struct sim *s, uint32_t ci, enum errclass cls);
+static bool is_hedged(const struct layer_cfg *cfg) { return cfg->hedge_mode != HEDGE_NONE; }
+
+static struct hedge_rec *rec_of(const struct sim *s, const struct call *c)
+{
+    return pool_at(&s->hedges, c->hx);
+}
+
+static struct copy *copy_of(const struct sim *s, const struct call *c, uint32_t att)
+{
+    return &rec_of(s, c)->copy[att - 1];
+}
+
+/* One attempt's bookkeeping for the breaker: the plain call's fields, or a copy's. */
+struct att_ref {
+    bool *admitted;
+    uint32_t breaker_gen;
+    rs_time start;
+    uint32_t number;
+};
+
+static struct att_ref att_of(const struct sim *s, struct call *c, uint32_t att)
+{
+    if (!is_hedged(&s->sc.layers[c->layer]))
+        return (struct att_ref){&c->admitted, c->breaker_gen, c->attempt_start, c->attempts};
+    struct copy *cp = copy_of(s, c, att);
+    return (struct att_ref){&cp->admitted, cp->breaker_gen, cp->start, att};
+}
+
+static void record_result(struct sim *s, uint32_t ci, struct att_ref a, enum errclass cls);
 static void failed_attempt(struct sim *s, uint32_t ci, enum errclass cls, rs_time retry_after);
+
+/* Reports to the breaker an attempt closed without its own answer (a loser,
+ * or abandoned by a call that ended or was cancelled): not a failure. */
+static void record_closed(struct sim *s, struct call *c, struct att_ref a)
+{
+    uint8_t *ring;
+    const struct layer_cfg *cfg = &s->sc.layers[c->layer];
+    struct breaker_state *br = breaker_of(s, c, &ring);
+    if (br == NULL || !*a.admitted)
+        return;
+    bool was = breaker_is_open(br);
+    if (breaker_result(cfg->breaker, &cfg->breaker_p, br, ring, s->now, a.breaker_gen, false,
+                       s->now - a.start)) {
+        s->lrt[c->layer].transitions++;
+        metrics_layer_cur(&s->m, c->layer)->transitions++;
+    }
+    track_open(s, c->layer, was, breaker_is_open(br));
+    *a.admitted = false;
+}
+
+/* Cancels below what an abandoned attempt became, when the layer cancels. */
+static void cancel_child(struct sim *s, uint32_t layer, uint32_t *child, uint32_t gen)
+{
+    if (s->sc.layers[layer].cancel == CANCEL_ON_ABANDON && *child != NO_CHILD)
+        net_cancel_down(s, layer, *child, gen);
+    *child = NO_CHILD;
+}
+
+/* Closes copy att of hedged call c without its answer. */
+static void close_copy(struct sim *s, struct call *c, uint32_t att)
+{
+    struct copy *cp = copy_of(s, c, att);
+    if (!cp->open)
+        return;
+    cp->open = false;
+    rec_of(s, c)->nopen--;
+    s->lrt[c->layer].abandoned++;
+    service_unhang(s, &cp->hung_at);
+    record_closed(s, c, att_of(s, c, att));
+    cancel_child(s, c->layer, &cp->child, cp->child_gen);
+}
+
+/* Abandons whatever attempt call ci still has out: every open copy, or a
+ * plain call's attempt in flight or waiting for a bulkhead slot. */
+static void abandon_open(struct sim *s, uint32_t ci)
+{
+    struct call *c = call_at(s, ci);
+    if (is_hedged(&s->sc.layers[c->layer])) {
+        for (uint32_t k = 1; k <= c->attempts; k++)
+            close_copy(s, c, k);
+        return;
+    }
+    if (c->state == CALL_POOL_WAIT) {
+        bulkhead_leave_queue(s, ci);
+        s->lrt[c->layer].abandoned++;
+        record_closed(s, c, att_of(s, c, c->attempts));
+    } else if (c->state == CALL_WAITING) {
+        s->lrt[c->layer].abandoned++;
+        if (c->slot)
+            bulkhead_release(s, ci);
+        service_unhang(s, &c->hung_at);
+        record_closed(s, c, att_of(s, c, c->attempts));
+        cancel_child(s, c->layer, &c->child, c->child_gen);
+    }
+}
+
+/* Frees call ci after its outcome (or its cancellation): ends its budget
+ * call, cancels its timer. What it still has out was abandoned before. */
+static void retire(struct sim *s, uint32_t ci)
+{
+    struct call *c = call_at(s, ci);
+    struct budget_state *bs = budget_of(s, c);
+    if (bs != NULL)
+        budget_call_end(s->sc.layers[c->layer].budget, bs, &c->bc);
+    if (is_hedged(&s->sc.layers[c->layer]))
+        pool_free(&s->hedges, c->hx);
+    c->gen++;
+    evq_cancel(&s->q, c->timer);
+    pool_free(&s->calls, ci);
+}
 
 /* Ends call ci with outcome o and reports its last class upward; frees the call. */
 static void finish(struct sim *s, uint32_t ci, enum outcome o)
@@ -139,13 +269,11 @@ static void finish(struct sim *s, uint32_t ci, enum outcome o)
     uint32_t req = c->req, layer = c->layer;
     struct reply_to parent = c->parent;
     enum errclass cls = (enum errclass)c->last;
-    struct budget_state *bs = budget_of(s, c);
-    if (bs != NULL)
-        budget_call_end(s->sc.layers[layer].budget, bs, &c->bc);
-    service_unhang(s, ci);
-    c->gen++;
-    evq_cancel(&s->q, c->timer);
-    pool_free(&s->calls, ci);
+    if (is_hedged(&s->sc.layers[layer]))
+        abandon_open(s, ci); /* the copies still out lost */
+    else
+        service_unhang(s, &c->hung_at);
+    retire(s, ci);
     if (parent.call == NO_PARENT)
         load_request_done(s, req, o);
     else if (parent.call & REPLY_JOB)
@@ -155,20 +283,46 @@ static void finish(struct sim *s, uint32_t ci, enum outcome o)
     load_request_unref(s, req);
 }
 
+/* Ends call ci without an answer: it was cancelled from above, or its
+ * parent job has ended. */
+static void end_cancelled(struct sim *s, uint32_t ci)
+{
+    uint32_t req = call_at(s, ci)->req;
+    s->m.cancelled++;
+    abandon_open(s, ci);
+    retire(s, ci);
+    load_request_unref(s, req);
+}
+
+/* (Re)arms hedged call c's timer: the next hedge, or the deadline. */
+static void hedge_arm(struct sim *s, uint32_t ci, struct call *c, const struct layer_cfg *cfg)
+{
+    evq_cancel(&s->q, c->timer);
+    rs_time at = c->deadline_at;
+    if (c->attempts < cfg->attempts && !rec_of(s, c)->stop)
+        at = units_min(at, units_add(s->now, hedging_delay(s, c->layer)));
+    c->timer = at == RS_TIME_NEVER ? EVQ_NONE : evq_push(&s->q, at, EV_TIMEOUT, ci, c->attempts);
+}
+
 /* Sends call ci (c, of a layer configured by cfg) its current attempt
  * down, with its timer. */
 static inline void send(struct sim *s, uint32_t ci, struct call *c, const struct layer_cfg *cfg)
 {
     c->state = CALL_WAITING;
-    rs_time at = units_min(units_add(s->now, cfg->timeout), c->deadline_at);
-    /* a layer's timeouts are now + the same duration: a FIFO lane */
     c->attempt_start = s->now; /* after any wait for a bulkhead slot */
-    if (at == RS_TIME_NEVER)
-        c->timer = EVQ_NONE;
-    else if (c->layer < LANE_LAYERS)
-        c->timer = evq_push_lane(&s->q, c->layer, at, EV_TIMEOUT, ci, c->attempts);
-    else
-        c->timer = evq_push(&s->q, at, EV_TIMEOUT, ci, c->attempts);
+    c->child = NO_CHILD;
+    if (is_hedged(cfg)) {
+        hedge_arm(s, ci, c, cfg);
+    } else {
+        rs_time at = units_min(units_add(s->now, cfg->timeout), c->deadline_at);
+        /* a layer's timeouts are now + the same duration: a FIFO lane */
+        if (at == RS_TIME_NEVER)
+            c->timer = EVQ_NONE;
+        else if (c->layer < LANE_LAYERS)
+            c->timer = evq_push_lane(&s->q, c->layer, at, EV_TIMEOUT, ci, c->attempts);
+        else
+            c->timer = evq_push(&s->q, at, EV_TIMEOUT, ci, c->attempts);
+    }
     struct reply_to me = {ci, c->gen, c->attempts};
     net_send_down(s, c->layer, c->req, me, cfg->propagate_deadline ? c->deadline_at : RS_TIME_NEVER);
 }
@@ -176,9 +330,44 @@ static inline void send(struct sim *s, uint32_t ci, struct call *c, const struct
 void layer_bulkhead_grant(struct sim *s, uint32_t ci, uint32_t att)
 {
     struct call *c = call_at(s, ci);
+    if (c->state == CALL_CANCELLED) {
+        end_cancelled(s, ci);
+        return;
+    }
     assert(c->state == CALL_POOL_GRANTED && c->attempts == att);
     (void)att;
     send(s, ci, c, &s->sc.layers[c->layer]);
+}
+
+/* Whether the parent of call c still waits for it; a call whose parent is
+ * a job that has ended stops when its layer cancels. */
+static bool orphaned(const struct sim *s, const struct call *c, const struct layer_cfg *cfg)
+{
+    return cfg->cancel == CANCEL_ON_ABANDON && c->parent.call != NO_PARENT &&
+           (c->parent.call & REPLY_JOB) && !service_is_waiting(s, c->parent);
+}
+
+/* A refusal by the budget or breaker before an attempt: the call ends
+ * (class cls, outcome o), unless it is a hedge with copies still out,
+ * which only stops the hedging. */
+static void refused(struct sim *s, uint32_t ci, struct call *c, enum errclass cls, enum outcome o)
+{
+    if (is_hedged(&s->sc.layers[c->layer]) && rec_of(s, c)->nopen > 0) {
+        rec_of(s, c)->stop = true;
+        s->lrt[c->layer].hedges_suppressed++;
+        hedge_arm(s, ci, c, &s->sc.layers[c->layer]);
+        return;
+    }
+    c->last = (uint8_t)cls;
+    finish(s, ci, o);
+}
+
+/* Opens copy c->attempts of a hedged call. */
+static void open_copy(struct sim *s, struct call *c, bool admitted)
+{
+    struct copy *cp = copy_of(s, c, c->attempts);
+    *cp = (struct copy){s->now, NO_CHILD, 0, 0, c->breaker_gen, 0, true, admitted};
+    rec_of(s, c)->nopen++;
 }
 
 /* Makes the next attempt of call ci, unless its deadline has passed. */
@@ -191,12 +380,15 @@ static void attempt(struct sim *s, uint32_t ci)
         finish(s, ci, OUT_DEADLINE);
         return;
     }
+    if (orphaned(s, c, cfg)) {
+        end_cancelled(s, ci);
+        return;
+    }
     struct budget_state *bs = budget_of(s, c);
     if (bs != NULL && !budget_admit(cfg->budget, &cfg->budget_p, bs, s->now, s->rng.s[RNG_JITTER])) {
         s->lrt[c->layer].refused++;
         metrics_layer_cur(&s->m, c->layer)->refused++;
-        c->last = CLS_THROTTLED;
-        finish(s, ci, OUT_THROTTLED);
+        refused(s, ci, c, CLS_THROTTLED, OUT_THROTTLED);
         return;
     }
     uint8_t *ring;
@@ -208,12 +400,12 @@ static void attempt(struct sim *s, uint32_t ci)
         if (!ok) {
             s->lrt[c->layer].short_circuited++;
             metrics_layer_cur(&s->m, c->layer)->short_circuited++;
-            c->last = CLS_BREAKER;
-            finish(s, ci, OUT_BREAKER);
+            refused(s, ci, c, CLS_BREAKER, OUT_BREAKER);
             return;
         }
     }
     struct request *r = pool_at(&s->requests, c->req);
+    bool hedge = c->attempts > 0 && c->state != CALL_BACKOFF; /* not after a backoff: a hedge */
     c->attempts++;
     c->state = CALL_WAITING;
     c->admitted = br != NULL;
@@ -221,10 +413,16 @@ static void attempt(struct sim *s, uint32_t ci)
     r->n[c->layer]++;
     s->lrt[c->layer].attempts++;
     metrics_attempt(&s->m, c->layer);
+    if (is_hedged(cfg)) {
+        open_copy(s, c, br != NULL);
+        hedging_count(s, c->layer, hedge);
+        if (hedge && s->nhedged > 0)
+            r->n[s->hedge_slot[c->layer]]++;
+    }
     if (cfg->concurrency > 0) {
         enum bulkhead_verdict v = bulkhead_take(s, ci);
         if (v == BULKHEAD_FULL) {
-            record_result(s, ci, CLS_BULKHEAD);
+            record_result(s, ci, att_of(s, c, c->attempts), CLS_BULKHEAD);
             failed_attempt(s, ci, CLS_BULKHEAD, -1);
         }
         if (v != BULKHEAD_TAKEN)
@@ -233,8 +431,8 @@ static void attempt(struct sim *s, uint32_t ci)
     send(s, ci, c, cfg);
 }
 
-void layer_call_start(struct sim *s, uint32_t layer, uint32_t req, struct reply_to parent,
-                      rs_time deadline_at)
+struct child layer_call_start(struct sim *s, uint32_t layer, uint32_t req, struct reply_to parent,
+                              rs_time deadline_at)
 {
     const struct layer_cfg *cfg = &s->sc.layers[layer];
     uint32_t ci = pool_alloc(&s->calls);
@@ -252,7 +450,13 @@ void layer_call_start(struct sim *s, uint32_t layer, uint32_t req, struct reply_
     c->admitted = false;
     c->slot = false;
     c->hung_at = 0;
+    c->child = NO_CHILD;
     c->client = r->client;
+    if (is_hedged(cfg)) {
+        c->hx = pool_alloc(&s->hedges);
+        rec_of(s, c)->nopen = 0;
+        rec_of(s, c)->stop = false;
+    }
     if (cfg->instances == 0)
         c->instance = r->client;
     else if (cfg->instances == 1)
@@ -264,17 +468,81 @@ void layer_call_start(struct sim *s, uint32_t layer, uint32_t req, struct reply_
     struct budget_state *bs = budget_of(s, c);
     if (bs != NULL)
         budget_call_start(cfg->budget, &cfg->budget_p, bs, s->now);
+    struct child me = {ci, c->gen};
     attempt(s, ci);
+    return me;
 }
 
 bool layer_is_waiting(const struct sim *s, struct reply_to to)
 {
     const struct call *c = call_at(s, to.call);
-    return c->gen == to.gen && c->state == CALL_WAITING && c->attempts == to.attempt;
+    if (c->gen != to.gen)
+        return false;
+    if (is_hedged(&s->sc.layers[c->layer]))
+        return to.attempt >= 1 && to.attempt <= c->attempts && copy_of(s, c, to.attempt)->open;
+    return c->state == CALL_WAITING && c->attempts == to.attempt;
 }
 
-/* Reports the current attempt's result to the call's budget and breaker. */
-static void record_result(struct sim *s, uint32_t ci, enum errclass cls)
+void layer_note_child(struct sim *s, uint32_t layer, struct reply_to from, struct child ch,
+                      uint32_t rep1)
+{
+    const struct layer_cfg *cfg = &s->sc.layers[layer];
+    if (cfg->cancel == CANCEL_NONE && !is_hedged(cfg))
+        return;
+    if (!layer_is_waiting(s, from))
+        return;
+    struct call *c = call_at(s, from.call);
+    if (!is_hedged(cfg)) {
+        c->child = ch.idx;
+        c->child_gen = ch.gen;
+        return;
+    }
+    struct copy *cp = copy_of(s, c, from.attempt);
+    cp->child = ch.idx;
+    cp->child_gen = ch.gen;
+    if (rep1 != 0)
+        cp->rep = rep1;
+}
+
+bool layer_mark_hung(struct sim *s, struct reply_to from, uint32_t rep)
+{
+    if (!layer_is_waiting(s, from))
+        return false;
+    struct call *c = call_at(s, from.call);
+    if (is_hedged(&s->sc.layers[c->layer]))
+        copy_of(s, c, from.attempt)->hung_at = rep + 1;
+    else
+        c->hung_at = rep + 1;
+    return true;
+}
+
+uint32_t layer_hedge_replica(struct sim *s, uint32_t layer, uint32_t svc, struct reply_to from)
+{
+    uint32_t pick = balancer_pick(s, svc);
+    if (!layer_is_waiting(s, from) || s->svc[svc].n == 1)
+        return pick;
+    const struct call *c = call_at(s, from.call);
+    (void)layer;
+    return hedging_unused_replica(s, rec_of(s, c), c->attempts, svc, pick);
+}
+
+void layer_on_cancel(struct sim *s, uint32_t ci, uint32_t gen)
+{
+    struct call *c = call_at(s, ci);
+    if (c->gen != gen || c->state == CALL_CANCELLED)
+        return; /* it ended before the cancellation arrived */
+    if (c->state == CALL_POOL_GRANTED) { /* its grant is on its way: the grant ends it */
+        bulkhead_release(s, ci);
+        s->lrt[c->layer].abandoned++;
+        record_closed(s, c, att_of(s, c, c->attempts));
+        c->state = CALL_CANCELLED;
+        return;
+    }
+    end_cancelled(s, ci);
+}
+
+/* Reports attempt a's result to the call's budget and breaker. */
+static void record_result(struct sim *s, uint32_t ci, struct att_ref a, enum errclass cls)
 {
     struct call *c = call_at(s, ci);
     const struct layer_cfg *cfg = &s->sc.layers[c->layer];
@@ -283,21 +551,45 @@ static void record_result(struct sim *s, uint32_t ci, enum errclass cls)
         s->lrt[c->layer].timeouts++;
     struct budget_state *bs = budget_of(s, c);
     if (bs != NULL)
-        budget_result(cfg->budget, &cfg->budget_p, bs, &c->bc, s->now, cls, c->attempts > 1,
-                      errclass_in(cfg->retry_on, cls));
+        budget_result(cfg->budget, &cfg->budget_p, bs, &c->bc, s->now, cls, a.number > 1,
+                      errclass_in(cfg->retry_on, cls) || errclass_in(cfg->hedge_on, cls));
     uint8_t *ring;
     struct breaker_state *br = breaker_of(s, c, &ring);
-    if (br != NULL && c->admitted) {
+    if (br != NULL && *a.admitted) {
         bool was = breaker_is_open(br);
         bool failed = cls != CLS_OK && cls != CLS_BUSINESS;
-        if (breaker_result(cfg->breaker, &cfg->breaker_p, br, ring, s->now, c->breaker_gen, failed,
-                           s->now - c->attempt_start)) {
+        if (breaker_result(cfg->breaker, &cfg->breaker_p, br, ring, s->now, a.breaker_gen, failed,
+                           s->now - a.start)) {
             s->lrt[c->layer].transitions++;
             metrics_layer_cur(&s->m, c->layer)->transitions++;
         }
         track_open(s, c->layer, was, breaker_is_open(br));
-        c->admitted = false;
+        *a.admitted = false;
     }
+}
+
+/* Whether the budget and breaker let call c make another attempt after
+ * class cls: a retry, or a hedge (cls CLS_OK: no failure). Counts a
+ * refusal; *o is the outcome it gives. */
+static bool may_repeat(struct sim *s, struct call *c, enum errclass cls, enum outcome *o)
+{
+    const struct layer_cfg *cfg = &s->sc.layers[c->layer];
+    uint8_t *ring;
+    struct breaker_state *br = breaker_of(s, c, &ring);
+    if (br != NULL && !breaker_allow_retry(cfg->breaker, &cfg->breaker_p, br)) {
+        s->lrt[c->layer].short_circuited++;
+        metrics_layer_cur(&s->m, c->layer)->short_circuited++;
+        *o = OUT_BREAKER; /* the last error stands */
+        return false;
+    }
+    struct budget_state *bs = budget_of(s, c);
+    if (bs != NULL && !budget_allow_retry(cfg->budget, &cfg->budget_p, bs, &c->bc, s->now, cls)) {
+        s->lrt[c->layer].refused++;
+        metrics_layer_cur(&s->m, c->layer)->refused++;
+        *o = OUT_THROTTLED; /* the last error stands */
+        return false;
+    }
+    return true;
 }
 
 /* The current attempt of ci failed with cls: retry after a delay, or end. */
@@ -316,19 +608,9 @@ static void failed_attempt(struct sim *s, uint32_t ci, enum errclass cls, rs_tim
         finish(s, ci, OUT_EXHAUSTED);
         return;
     }
-    uint8_t *ring;
-    struct breaker_state *br = breaker_of(s, c, &ring);
-    if (br != NULL && !breaker_allow_retry(cfg->breaker, &cfg->breaker_p, br)) {
-        s->lrt[c->layer].short_circuited++;
-        metrics_layer_cur(&s->m, c->layer)->short_circuited++;
-        finish(s, ci, OUT_BREAKER); /* the last error stands */
-        return;
-    }
-    struct budget_state *bs = budget_of(s, c);
-    if (bs != NULL && !budget_allow_retry(cfg->budget, &cfg->budget_p, bs, &c->bc, s->now, cls)) {
-        s->lrt[c->layer].refused++;
-        metrics_layer_cur(&s->m, c->layer)->refused++;
-        finish(s, ci, OUT_THROTTLED); /* the last error stands */
+    enum outcome o;
+    if (!may_repeat(s, c, cls, &o)) {
+        finish(s, ci, o);
         return;
     }
     rs_time d;
@@ -350,10 +632,81 @@ static void failed_attempt(struct sim *s, uint32_t ci, enum errclass cls, rs_tim
     }
     c->state = CALL_BACKOFF;
     s->lrt[c->layer].retries++;
+    evq_cancel(&s->q, c->timer); /* hedged: the deadline timer */
     /* constant delays keep a lane in order; others fall back to the heap */
     c->timer = c->layer < LANE_LAYERS
                    ? evq_push_lane(&s->q, LANE_LAYERS + c->layer, at, EV_RETRY, ci, c->attempts)
                    : evq_push(&s->q, at, EV_RETRY, ci, c->attempts);
+}
+
+/* Sends hedged call ci's next copy now (its timer fired, or a copy failed
+ * with a class in hedge_on): when attempts remain and the budget, the
+ * breaker and the extra-load cap allow. */
+static void hedge_next(struct sim *s, uint32_t ci, enum errclass cls)
+{
+    struct call *c = call_at(s, ci);
+    const struct layer_cfg *cfg = &s->sc.layers[c->layer];
+    struct hedge_rec *h = rec_of(s, c);
+    enum outcome o = OUT_EXHAUSTED;
+    bool go = c->attempts < cfg->attempts && !h->stop;
+    if (go && h->nopen > 0 && !hedging_cap_allows(s, c->layer)) {
+        go = false;
+        s->lrt[c->layer].hedges_suppressed++;
+    } else if (go) {
+        go = may_repeat(s, c, cls, &o);
+    }
+    if (go) {
+        attempt(s, ci);
+        return;
+    }
+    if (h->nopen > 0) { /* the copies out may still win */
+        h->stop = true;
+        hedge_arm(s, ci, c, cfg);
+        return;
+    }
+    finish(s, ci, o);
+}
+
+/* An answer cls to copy att of hedged call ci (open: checked). */
+static void hedged_answer(struct sim *s, uint32_t ci, uint32_t att, enum errclass cls,
+                          rs_time retry_after)
+{
+    struct call *c = call_at(s, ci);
+    const struct layer_cfg *cfg = &s->sc.layers[c->layer];
+    struct copy *cp = copy_of(s, c, att);
+    cp->open = false;
+    struct hedge_rec *h = rec_of(s, c);
+    h->nopen--;
+    service_unhang(s, &cp->hung_at);
+    cp->child = NO_CHILD; /* answered: nothing to cancel */
+    record_result(s, ci, att_of(s, c, att), cls);
+    if (cls == CLS_OK || cls == CLS_BUSINESS) {
+        hedging_latency(s, c->layer, s->now - cp->start);
+        if (att > 1) {
+            s->lrt[c->layer].hedge_wins++;
+            s->m.hedge_wins++;
+        }
+        c->last = (uint8_t)cls;
+        finish(s, ci, cls == CLS_OK ? OUT_OK : OUT_BUSINESS);
+        return;
+    }
+    if (errclass_in(cfg->hedge_on, cls)) {
+        c->last = (uint8_t)cls;
+        s->m.errors[cls]++;
+        metrics_cur(&s->m)->errors[cls]++;
+        hedge_next(s, ci, cls);
+    } else if (h->nopen > 0 && errclass_in(cfg->retry_on, cls)) {
+        c->last = (uint8_t)cls; /* the copies out may still win */
+        s->m.errors[cls]++;
+        metrics_cur(&s->m)->errors[cls]++;
+    } else if (h->nopen > 0) {
+        c->last = (uint8_t)cls; /* fatal: ends the call and its other copies */
+        s->m.errors[cls]++;
+        metrics_cur(&s->m)->errors[cls]++;
+        finish(s, ci, cls == CLS_DEADLINE ? OUT_DEADLINE : OUT_FAILED);
+    } else {
+        failed_attempt(s, ci, cls, retry_after);
+    }
 }
 
 void layer_on_answer(struct sim *s, struct reply_to to, enum errclass cls, rs_time retry_after)
@@ -362,11 +715,16 @@ void layer_on_answer(struct sim *s, struct reply_to to, enum errclass cls, rs_ti
         return; /* late: the attempt was abandoned or the call has ended */
     struct call *c = call_at(s, to.call);
     prefetch_states(s, c);
+    if (is_hedged(&s->sc.layers[c->layer])) {
+        hedged_answer(s, to.call, to.attempt, cls, retry_after);
+        return;
+    }
     evq_cancel(&s->q, c->timer);
     c->timer = EVQ_NONE;
+    c->child = NO_CHILD;
     if (c->slot)
         bulkhead_release(s, to.call);
-    record_result(s, to.call, cls);
+    record_result(s, to.call, att_of(s, c, to.attempt), cls);
     if (cls == CLS_OK || cls == CLS_BUSINESS) {
         c->last = (uint8_t)cls;
         finish(s, to.call, cls == CLS_OK ? OUT_OK : OUT_BUSINESS);
@@ -375,9 +733,28 @@ void layer_on_answer(struct sim *s, struct reply_to to, enum errclass cls, rs_ti
     }
 }
 
+/* Hedged call ci's timer: the deadline ends it; otherwise the next hedge. */
+static void hedged_timer(struct sim *s, uint32_t ci)
+{
+    struct call *c = call_at(s, ci);
+    c->timer = EVQ_NONE;
+    if (s->now >= c->deadline_at) {
+        c->last = CLS_DEADLINE;
+        s->m.errors[CLS_DEADLINE]++;
+        metrics_cur(&s->m)->errors[CLS_DEADLINE]++;
+        finish(s, ci, OUT_DEADLINE); /* abandons the copies out */
+        return;
+    }
+    hedge_next(s, ci, CLS_OK);
+}
+
 void layer_on_timeout(struct sim *s, uint32_t ci, uint32_t att)
 {
     struct call *c = call_at(s, ci);
+    if (is_hedged(&s->sc.layers[c->layer])) {
+        hedged_timer(s, ci);
+        return;
+    }
     assert((c->state == CALL_WAITING || c->state == CALL_POOL_WAIT) && c->attempts == att);
     (void)att;
     c->timer = EVQ_NONE;
@@ -391,9 +768,10 @@ void layer_on_timeout(struct sim *s, uint32_t ci, uint32_t att)
     } else {
         if (c->slot)
             bulkhead_release(s, ci);
-        service_unhang(s, ci);
+        service_unhang(s, &c->hung_at);
+        cancel_child(s, c->layer, &c->child, c->child_gen);
     }
-    record_result(s, ci, cls);
+    record_result(s, ci, att_of(s, c, att), cls);
     failed_attempt(s, ci, cls, -1);
 }
 

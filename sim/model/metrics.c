@@ -127,6 +127,32 @@ double metrics_quantile(const struct lat_hist *h, double q)
     return x / 1e9;
 }
 
+/* An attempts histogram: bin i is [i, i + 1), edges exact
+ * (set_ranges_uniform computes i / bins * bins, 7.0000000000000009 for
+ * i = 7 of 25 bins). */
+static gsl_histogram *att_hist(size_t bins)
+{
+    gsl_histogram *h = gsl_histogram_calloc(bins);
+    if (h != NULL)
+        for (size_t i = 0; i <= bins; i++)
+            h->range[i] = (double)i;
+    return h;
+}
+
+int metrics_extra_levels(struct metrics *m, size_t count, size_t at, const size_t *bins)
+{
+    if (m->nlayers + 1 + count > METRICS_MAX_LEVELS)
+        return -1;
+    for (size_t k = 0; k < count; k++) {
+        size_t b = bins[k] < METRICS_ATT_BINS ? bins[k] : METRICS_ATT_BINS + 1;
+        if ((m->att[m->nlayers + 1 + k] = att_hist(b)) == NULL)
+            return -1;
+    }
+    m->nextra = count;
+    m->extra_at = at;
+    return 0;
+}
+
 int metrics_init(struct metrics *m, rs_time duration, rs_time bucket, size_t nlayers,
                  const unsigned *attempts_per_layer, char *err, size_t errsz)
 {
@@ -153,13 +179,8 @@ int metrics_init(struct metrics *m, rs_time duration, rs_time bucket, size_t nla
         if (l < nlayers)
             prod *= attempts_per_layer[l];
         size_t bins = prod < METRICS_ATT_BINS ? (size_t)prod + 1 : METRICS_ATT_BINS + 1;
-        m->att[l] = gsl_histogram_calloc(bins);
-        if (m->att[l] == NULL)
+        if ((m->att[l] = att_hist(bins)) == NULL)
             goto oom;
-        /* bin i is [i, i + 1), edges exact (set_ranges_uniform computes
-         * i / bins * bins, 7.0000000000000009 for i = 7 of 25 bins) */
-        for (size_t i = 0; i <= bins; i++)
-            m->att[l]->range[i] = (double)i;
     }
     return 0;
 oom:
@@ -249,16 +270,23 @@ void metrics_outcome(struct metrics *m, enum outcome o, rs_time lat, bool counte
     }
 }
 
+/* Level l of one request: v attempts (or hedges). */
+static void att_add(struct metrics *m, size_t l, uint64_t v)
+{
+    gsl_histogram *h = m->att[l];
+    /* the bin of v is v (the last one also holds more) */
+    h->bin[v < h->n - 1 ? v : h->n - 1] += 1.0;
+    m->att_sum[l] += (double)v;
+    if (v > m->att_max[l])
+        m->att_max[l] = v;
+}
+
 void metrics_request_attempts(struct metrics *m, const uint64_t *n)
 {
-    for (size_t l = 0; l <= m->nlayers; l++) {
-        gsl_histogram *h = m->att[l];
-        /* the bin of n attempts is n (the last one also holds more) */
-        h->bin[n[l] < h->n - 1 ? n[l] : h->n - 1] += 1.0;
-        m->att_sum[l] += (double)n[l];
-        if (n[l] > m->att_max[l])
-            m->att_max[l] = n[l];
-    }
+    for (size_t l = 0; l <= m->nlayers; l++)
+        att_add(m, l, n[l]);
+    for (size_t k = 0; k < m->nextra; k++)
+        att_add(m, m->nlayers + 1 + k, n[m->extra_at + k]);
     m->att_n++;
 }
 

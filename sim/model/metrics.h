@@ -26,7 +26,8 @@
 #include "errclass.h"
 #include "units.h"
 
-#define METRICS_MAX_LEVELS 17 /* 16 layers and the service the clients call */
+#define METRICS_MAX_LEVELS 33 /* 16 layers, the service the clients call, and 16 hedged
+                               * layers' hedges per request */
 #define METRICS_ATT_BINS 10000 /* attempts histograms clamp above this */
 
 enum outcome {
@@ -79,6 +80,8 @@ struct metrics {
     uint64_t att_max[METRICS_MAX_LEVELS];
     double att_sum[METRICS_MAX_LEVELS];
     uint64_t att_n;
+    size_t nextra, extra_at; /* extra levels (hedges per request): n[extra_at + k] is level
+                              * nlayers + 1 + k */
 
     /* totals over the whole run */
     uint64_t events, server_arrivals, server_completions, rejected, wasted;
@@ -86,6 +89,11 @@ struct metrics {
     uint64_t retry_after_waits; /* retries whose delay was a Retry-After */
     uint64_t limited, dropped, side_effects;
     uint64_t duplicates;      /* side effects beyond the first, counted requests only */
+    uint64_t hedges;          /* copies sent while another was out, or on a hedge_on failure */
+    uint64_t hedge_wins;      /* calls won by a copy other than the first */
+    uint64_t cancelled;       /* calls ended and executions stopped by a cancellation */
+    uint64_t cancelled_before_start; /* attempts dropped unstarted: on the hop, or queued */
+    uint64_t cancels_sent;    /* cancellations layers sent down */
 };
 
 /* Allocates for a run of the given length. Returns 0, or -1 with a message
@@ -137,6 +145,9 @@ void metrics_outcome(struct metrics *m, enum outcome o, rs_time lat, bool counte
 /* Attempts one counted request made at each layer (n[0..nlayers-1]) and at
  * the server (n[nlayers]). */
 void metrics_request_attempts(struct metrics *m, const uint64_t *n);
+/* Adds count levels to the attempts histograms (at most the bins[k] - 1
+ * of each, more in the last bin), read from n[at + k] of each request. */
+int metrics_extra_levels(struct metrics *m, size_t count, size_t at, const size_t *bins);
 
 /* Closes the bucket holding `end` (the run's duration, or the time an
  * interrupted run reached). */

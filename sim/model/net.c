@@ -14,6 +14,12 @@
  * event; an attempt in transit holds a reference on its request. Each
  * function is O(log pending events), with at most two draws from the
  * network stream.
+ *
+ * Cancellations (a layer with cancel = on-abandon) cross the hop as
+ * attempts do, with the request direction's latency and loss. One that
+ * overtakes its attempt on the hop drops it on arrival; one that arrives
+ * later reaches the call or job the attempt became (EV_CANCEL, by index
+ * and generation: nothing happens when that ended first).
  */
 #include <gsl/gsl_rng.h>
 
@@ -25,15 +31,17 @@ static bool lost(struct sim *s, double p)
 }
 
 /* The attempt sent by `layer` arrives below it: at the next layer of its
- * edge, or at the edge's service. */
-static void deliver(struct sim *s, uint32_t layer, uint32_t req, struct reply_to from,
-                    rs_time deadline_at)
+ * edge, or at the edge's service. Returns what it became. */
+static struct child deliver(struct sim *s, uint32_t layer, uint32_t req, struct reply_to from,
+                            rs_time deadline_at)
 {
     uint8_t below = s->lrt[layer].next;
     if (below == NO_LAYER)
-        service_arrive(s, s->sc.layers[layer].to_service, req, from, (uint8_t)layer, deadline_at);
-    else
-        layer_call_start(s, below, req, from, deadline_at);
+        return service_arrive(s, s->sc.layers[layer].to_service, req, from, (uint8_t)layer,
+                              deadline_at);
+    struct child ch = layer_call_start(s, below, req, from, deadline_at);
+    layer_note_child(s, layer, from, ch, 0);
+    return ch;
 }
 
 /* The layer's loss each way, with the active hop phases' (the layer's own
@@ -75,8 +83,10 @@ void net_send_down(struct sim *s, uint32_t layer, uint32_t req, struct reply_to 
     m->layer = (uint8_t)layer;
     m->to = from;
     m->deadline_at = deadline_at;
+    m->cancel_at = RS_TIME_NEVER;
     ((struct request *)pool_at(&s->requests, req))->refs++;
     evq_push(&s->q, units_add(s->now, d), EV_DELIVER, mi, 0);
+    layer_note_child(s, layer, from, (struct child){mi | CHILD_MSG, 0}, 0);
 }
 
 void net_on_deliver(struct sim *s, uint32_t mi)
@@ -84,10 +94,30 @@ void net_on_deliver(struct sim *s, uint32_t mi)
     struct msg *m = pool_at(&s->msgs, mi);
     uint32_t req = m->req, layer = m->layer;
     struct reply_to from = m->to;
-    rs_time deadline_at = m->deadline_at;
+    rs_time deadline_at = m->deadline_at, cancel_at = m->cancel_at;
     pool_free(&s->msgs, mi);
-    deliver(s, layer, req, from, deadline_at);
+    if (cancel_at <= s->now) { /* its cancellation overtook it: dropped on arrival */
+        s->m.cancelled_before_start++;
+    } else {
+        struct child ch = deliver(s, layer, req, from, deadline_at);
+        if (cancel_at != RS_TIME_NEVER && ch.idx != NO_CHILD)
+            evq_push(&s->q, cancel_at, EV_CANCEL, ch.idx, ch.gen);
+    }
     load_request_unref(s, req); /* the call or job below holds its own reference now */
+}
+
+void net_cancel_down(struct sim *s, uint32_t layer, uint32_t child, uint32_t child_gen)
+{
+    const struct layer_cfg *l = &s->sc.layers[layer];
+    s->m.cancels_sent++;
+    if (lost(s, loss_of(s, layer, l->request_loss)))
+        return;
+    rs_time d = delay_of(s, layer, l->has_request_latency, &l->request_latency);
+    rs_time at = units_add(s->now, d < 0 ? 0 : d);
+    if (child & CHILD_MSG) /* the attempt is still on the hop: whichever arrives first */
+        ((struct msg *)pool_at(&s->msgs, child & ~CHILD_MSG))->cancel_at = at;
+    else /* an event even without delay: the canceller is mid-step */
+        evq_push(&s->q, at, EV_CANCEL, child, child_gen);
 }
 
 void net_answer_up(struct sim *s, uint32_t layer, struct reply_to to, enum errclass cls,

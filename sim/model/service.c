@@ -167,9 +167,12 @@ static inline void rep_levels(struct sim *s, struct replica *rp, int dq, int db,
 
 /* ---- the queue ---- */
 
+/* The ring holds q_ring entries from q_head: the q_len queued jobs and
+ * the cancelled ones not reached yet (they left the queue's level when
+ * cancelled, and are freed when the ring reaches them). */
 static void push_queue(struct sim *s, struct replica *rp, uint32_t job)
 {
-    if (rp->q_len == rp->q_cap) {
+    if (rp->q_ring == rp->q_cap) {
         uint32_t ncap = rp->q_cap * 2;
         uint32_t *nq = malloc((size_t)ncap * sizeof *nq);
         if (nq == NULL || ncap < rp->q_cap) {
@@ -177,26 +180,40 @@ static void push_queue(struct sim *s, struct replica *rp, uint32_t job)
                     (size_t)ncap * sizeof *nq);
             abort();
         }
-        for (uint32_t i = 0; i < rp->q_len; i++)
+        for (uint32_t i = 0; i < rp->q_ring; i++)
             nq[i] = rp->queue[(rp->q_head + i) % rp->q_cap];
         free(rp->queue);
         rp->queue = nq;
         rp->q_head = 0;
         rp->q_cap = ncap;
     }
-    rp->queue[(rp->q_head + rp->q_len) % rp->q_cap] = job;
+    rp->queue[(rp->q_head + rp->q_ring) % rp->q_cap] = job;
+    rp->q_ring++;
     rep_levels(s, rp, +1, 0, 0);
 }
 
-static uint32_t pop_queue(struct sim *s, struct replica *rp)
+/* Takes the ring's next entry (FIFO: the oldest; LIFO: the newest). */
+static uint32_t take_ring(struct sim *s, struct replica *rp)
 {
     uint32_t job;
     if (cfg_of(s, rp)->discipline == DISC_LIFO) {
-        job = rp->queue[(rp->q_head + rp->q_len - 1) % rp->q_cap];
+        job = rp->queue[(rp->q_head + rp->q_ring - 1) % rp->q_cap];
     } else {
         job = rp->queue[rp->q_head];
         rp->q_head = (rp->q_head + 1) % rp->q_cap;
     }
+    rp->q_ring--;
+    return job;
+}
+
+static void job_end(struct sim *s, uint32_t ji);
+
+/* The next queued job (q_len > 0), freeing the cancelled ones passed. */
+static uint32_t pop_queue(struct sim *s, struct replica *rp)
+{
+    uint32_t job;
+    while (((const struct job *)pool_at(&s->jobs, job = take_ring(s, rp)))->cancelled)
+        job_end(s, job);
     rep_levels(s, rp, -1, 0, 0);
     return job;
 }
@@ -211,13 +228,12 @@ bool service_is_waiting(const struct sim *s, struct reply_to to)
     return j->gen == to.gen && j->stage == JOB_CALLS && j->step == to.attempt / FANOUT_SLOTS;
 }
 
-void service_unhang(struct sim *s, uint32_t ci)
+void service_unhang(struct sim *s, uint32_t *hung_at)
 {
-    struct call *c = pool_at(&s->calls, ci);
-    if (c->hung_at == 0)
+    if (*hung_at == 0)
         return;
-    s->reps[c->hung_at - 1].hung--;
-    c->hung_at = 0;
+    s->reps[*hung_at - 1].hung--;
+    *hung_at = 0;
 }
 
 /* Sends an execution's answer to its parent: over the hop it came by, or
@@ -244,7 +260,8 @@ static void job_end(struct sim *s, uint32_t ji)
 
 static void push_work(struct sim *s, uint32_t ji, double d)
 {
-    evq_push(&s->q, units_add(s->now, units_from_ns(d)), EV_SERVICE_DONE, ji, 0);
+    struct job *j = pool_at(&s->jobs, ji);
+    j->work = evq_push(&s->q, units_add(s->now, units_from_ns(d)), EV_SERVICE_DONE, ji, 0);
 }
 
 /* The factor on a service time from the other executions working:
@@ -279,6 +296,15 @@ static bool looked_up(struct sim *s, uint32_t ji, struct replica *rp, const stru
     return false;
 }
 
+/* A job that never began frees its request's key (dropped or cancelled). */
+static void free_key(struct sim *s, const struct job *j)
+{
+    struct request *r = pool_at(&s->requests, j->req);
+    if (j->kind == JOB_EXECUTE && cfg_of(s, &s->reps[j->rep])->dedup &&
+        r->key_state == KEY_IN_FLIGHT)
+        r->key_state = KEY_NONE; /* (only the entry keeps keys: a dependency's job leaves it) */
+}
+
 /* Starts job ji on a free worker of its replica, or drops it if its
  * deadline has passed. */
 static void start(struct sim *s, uint32_t ji)
@@ -289,9 +315,7 @@ static void start(struct sim *s, uint32_t ji)
     if (c->drop_expired && s->now >= j->deadline_at) {
         struct reply_to to = j->parent;
         uint8_t via = j->via;
-        struct request *r = pool_at(&s->requests, j->req);
-        if (j->kind == JOB_EXECUTE && r->key_state == KEY_IN_FLIGHT)
-            r->key_state = KEY_NONE; /* never began: the key is free again */
+        free_key(s, j); /* never began: the key is free again */
         s->m.dropped++;
         rp->n_dropped++;
         job_end(s, ji);
@@ -364,10 +388,8 @@ static bool turned_away(struct sim *s, struct replica *rp, struct request *r, ui
         /* outstanding while the sending call waits for it (an attempt that
          * arrives after its caller gave up is not; a job's direct call has
          * no timeout to end it and is not counted: README) */
-        if (via != NO_LAYER && layer_is_waiting(s, from)) {
-            ((struct call *)pool_at(&s->calls, from.call))->hung_at = rep_index(s, rp) + 1;
+        if (via != NO_LAYER && layer_mark_hung(s, from, rep_index(s, rp)))
             rp->hung++;
-        }
         return true;
     case OUTAGE_NONE:
         break;
@@ -398,12 +420,22 @@ static bool turned_away(struct sim *s, struct replica *rp, struct request *r, ui
     return false;
 }
 
-void service_arrive(struct sim *s, uint32_t svc, uint32_t req, struct reply_to from, uint8_t via,
-                    rs_time deadline_at)
+/* The replica an attempt goes to: a hedged layer's copy prefers one its
+ * call's other copies did not reach. */
+static uint32_t pick_replica(struct sim *s, uint32_t svc, struct reply_to from, uint8_t via)
+{
+    if (via != NO_LAYER && s->sc.layers[via].hedge_mode != HEDGE_NONE)
+        return layer_hedge_replica(s, via, svc, from);
+    return balancer_pick(s, svc);
+}
+
+struct child service_arrive(struct sim *s, uint32_t svc, uint32_t req, struct reply_to from,
+                            uint8_t via, rs_time deadline_at)
 {
     struct request *r = pool_at(&s->requests, req);
-    struct replica *rp = &s->reps[balancer_pick(s, svc)];
+    struct replica *rp = &s->reps[pick_replica(s, svc, from, via)];
     const struct service_cfg *c = cfg_of(s, rp);
+    uint32_t rep1 = rep_index(s, rp) + 1;
     rp->n_arrivals++;
     COUNT(s, rp, arrivals);
     if (rp->entry) {
@@ -412,9 +444,11 @@ void service_arrive(struct sim *s, uint32_t svc, uint32_t req, struct reply_to f
         metrics_cur(&s->m)->server_arrivals++;
     }
     enum job_kind kind;
+    if (via != NO_LAYER) /* the replica, before an answer at once can end the call */
+        layer_note_child(s, via, from, (struct child){NO_CHILD, 0}, rep1);
     if (turned_away(s, rp, r, via, from, &kind)) {
         rp->n_turned++;
-        return;
+        return (struct child){NO_CHILD, 0};
     }
     rp->n_jobs++;
     if (kind == JOB_EXECUTE && c->dedup && s->sc.key)
@@ -427,14 +461,68 @@ void service_arrive(struct sim *s, uint32_t svc, uint32_t req, struct reply_to f
     j->kind = (uint8_t)kind;
     j->stage = JOB_QUEUED;
     j->loading = false;
+    j->cancelled = false;
+    j->work = EVQ_NONE;
     j->via = via;
     j->parent = from;
     j->deadline_at = deadline_at;
     r->refs++;
+    struct child me = {ji | REPLY_JOB, j->gen};
+    if (via != NO_LAYER)
+        layer_note_child(s, via, from, me, rep1);
     if (rp->busy < rp->capacity)
         start(s, ji);
     else
         push_queue(s, rp, ji);
+    return me;
+}
+
+/* Stops running job ji (cancel_running): its worker is freed, nothing is
+ * answered, and its dependency calls still out are abandoned (each stops
+ * at its next attempt when its layer cancels: layer.c). */
+static void stop(struct sim *s, uint32_t ji)
+{
+    struct job *j = pool_at(&s->jobs, ji);
+    struct replica *rp = &s->reps[j->rep];
+    bool working = j->stage == JOB_LOCAL || j->stage == JOB_AFTER || j->stage == JOB_HIT;
+    if (working)
+        evq_cancel(&s->q, j->work);
+    rep_levels(s, rp, 0, -1, working ? -1 : 0);
+    rp->n_stopped++;
+    s->m.cancelled++;
+    free_key(s, j); /* stopped before it committed */
+    if (j->loading) { /* its key's miss: abandoned, as a failed load */
+        j->loading = false;
+        caching_on_complete(s, ji, CLS_503);
+    }
+    job_end(s, ji);
+    drain(s, rp);
+}
+
+/* Cancelled job ji leaves its replica's queue unstarted; nobody waits for
+ * an answer. */
+static void drop_queued(struct sim *s, uint32_t ji)
+{
+    struct job *j = pool_at(&s->jobs, ji);
+    struct replica *rp = &s->reps[j->rep];
+    j->cancelled = true;
+    free_key(s, j);
+    rep_levels(s, rp, -1, 0, 0);
+    rp->n_dropped++;
+    s->m.cancelled_before_start++;
+}
+
+void service_on_cancel(struct sim *s, uint32_t ji, uint32_t gen)
+{
+    struct job *j = pool_at(&s->jobs, ji);
+    if (j->gen != gen)
+        return; /* it ended before the cancellation arrived */
+    if (j->cancelled)
+        return; /* already dropped */
+    if (j->stage == JOB_QUEUED) /* dropped: it leaves the queue now (the ring frees it later) */
+        drop_queued(s, ji);
+    else if (j->stage != JOB_JOINED && cfg_of(s, &s->reps[j->rep])->cancel_running)
+        stop(s, ji);
 }
 
 /* The answer of an execution: injected errors, business errors, or ok. */
@@ -748,8 +836,8 @@ int service_check(const struct sim *s, char *err, size_t errsz)
             broken = "arrivals != turned away + jobs";
         else if (rp->n_jobs != rp->n_dropped + rp->n_started + rp->q_len)
             broken = "jobs != dropped + started + queued";
-        else if (rp->n_started != rp->n_completed + rp->busy)
-            broken = "started != completed + busy";
+        else if (rp->n_started != rp->n_completed + rp->n_stopped + rp->busy)
+            broken = "started != completed + stopped + busy";
         else if (s->sb != NULL && !buckets_add_up(s, i))
             broken = "services.csv's buckets do not add up to the run's totals";
         if (broken != NULL) {

@@ -137,6 +137,23 @@ static void sample_layers(struct sim *s, size_t upto)
     }
 }
 
+/* attempts.csv's levels of hedges per request, one per hedged layer: at
+ * most as many as the layer's attempts histogram holds. */
+static int hedge_levels(struct sim *s, char *err, size_t errsz)
+{
+    size_t bins[SCENARIO_MAX_LAYERS];
+    unsigned k = 0;
+    for (unsigned l = 0; l < s->sc.nlayers && k < s->nhedged; l++)
+        if (s->sc.layers[l].hedge_mode != HEDGE_NONE)
+            bins[k++] = s->m.att[l]->n;
+    if (s->nhedged > 0 &&
+        metrics_extra_levels(&s->m, s->nhedged, s->sc.nlayers + 1 + (s->sc.ncaches > 0), bins) != 0) {
+        snprintf(err, errsz, "out of memory for the hedges' histograms");
+        return -1;
+    }
+    return 0;
+}
+
 struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *err, size_t errsz)
 {
     struct sim *s = calloc(1, sizeof *s);
@@ -147,7 +164,10 @@ struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *er
     s->sc = *sc;
     s->replication = replication;
     evq_init(&s->q);
-    pool_init(&s->requests, request_size(sc->nlayers, sc->ncaches > 0));
+    for (unsigned l = 0; l < sc->nlayers; l++)
+        if (sc->layers[l].hedge_mode != HEDGE_NONE && sc->services[0].model != MODEL_OCC)
+            s->hedge_slot[l] = (uint8_t)(sc->nlayers + 1 + (sc->ncaches > 0) + s->nhedged++);
+    pool_init(&s->requests, request_size(sc->nlayers, sc->ncaches > 0, s->nhedged));
     pool_init(&s->joins, sizeof(struct join_node));
     pool_init(&s->calls, sizeof(struct call));
     pool_init(&s->jobs, sizeof(struct job));
@@ -161,9 +181,12 @@ struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *er
     }
     if (metrics_init(&s->m, sc->duration, sc->bucket, sc->nlayers, att, err, errsz) != 0)
         goto fail;
+    if (hedge_levels(s, err, errsz) != 0)
+        goto fail;
     if (service_init(s, err, errsz) != 0)
         goto fail;
-    if (layers_init(s, err, errsz) != 0 || bulkhead_init(s, err, errsz) != 0)
+    if (layers_init(s, err, errsz) != 0 || bulkhead_init(s, err, errsz) != 0 ||
+        hedging_init(s, err, errsz) != 0)
         goto fail;
     if (caching_init(s, err, errsz) != 0 || load_init(s, err, errsz) != 0)
         goto fail;
@@ -233,6 +256,7 @@ void sim_destroy(struct sim *s)
     }
     load_fini(s);
     caching_fini(s);
+    hedging_fini(s);
     bulkhead_fini(s);
     service_fini(s);
     metrics_fini(&s->m);
@@ -284,6 +308,12 @@ static void dispatch(struct sim *s, const struct evq_event *ev)
         break;
     case EV_CACHE_EXPIRE:
         caching_on_expire(s, ev->obj, ev->aux);
+        break;
+    case EV_CANCEL:
+        if (ev->obj & REPLY_JOB)
+            service_on_cancel(s, ev->obj & ~REPLY_JOB, ev->aux);
+        else
+            layer_on_cancel(s, ev->obj, ev->aux);
         break;
     case EV_OCC_READ:
     case EV_OCC_READ_RSP:
@@ -378,8 +408,9 @@ static int end_of_run_walk(struct sim *s, uint64_t *open_all, uint64_t *open_cou
 }
 
 /* Conservation per edge: every attempt a layer made has its result
- * recorded or is still out (waiting for its answer or for a bulkhead slot)
- * at the end. O(calls ever live at once). */
+ * recorded, was abandoned without one (a hedge that lost, a call that ended
+ * or was cancelled with it out), or is still out (waiting for its answer
+ * or for a bulkhead slot) at the end. O(calls ever live at once). */
 static int edge_check(const struct sim *s, char *err, size_t errsz)
 {
     uint64_t out[SCENARIO_MAX_LAYERS] = {0};
@@ -392,16 +423,21 @@ static int edge_check(const struct sim *s, char *err, size_t errsz)
         freed[s->calls.free_idx[i]] = 1;
     for (uint32_t i = 0; i < s->calls.used; i++) {
         const struct call *c = pool_at(&s->calls, i);
-        if (!freed[i] && c->state != CALL_BACKOFF)
+        if (freed[i] || c->state == CALL_BACKOFF || c->state == CALL_CANCELLED)
+            continue;
+        if (s->sc.layers[c->layer].hedge_mode != HEDGE_NONE)
+            out[c->layer] += ((const struct hedge_rec *)pool_at(&s->hedges, c->hx))->nopen;
+        else
             out[c->layer]++;
     }
     free(freed);
     for (unsigned l = 0; l < s->sc.nlayers; l++)
-        if (s->lrt[l].attempts != s->lrt[l].results + out[l]) {
+        if (s->lrt[l].attempts != s->lrt[l].results + s->lrt[l].abandoned + out[l]) {
             snprintf(err, errsz,
-                     "internal error: layer %s made %llu attempts, %llu with a result and %llu still out",
+                     "internal error: layer %s made %llu attempts, %llu with a result, %llu abandoned and %llu still out",
                      s->sc.layers[l].name, (unsigned long long)s->lrt[l].attempts,
-                     (unsigned long long)s->lrt[l].results, (unsigned long long)out[l]);
+                     (unsigned long long)s->lrt[l].results,
+                     (unsigned long long)s->lrt[l].abandoned, (unsigned long long)out[l]);
             return -1;
         }
     return 0;
@@ -511,7 +547,8 @@ void sim_layer_totals(const struct sim *s, unsigned layer, struct sim_layer_tota
     *t = (struct sim_layer_totals){rt->attempts,  rt->retries,         rt->timeouts,
                                    rt->refused,   rt->short_circuited, rt->transitions,
                                    rt->bulkheaded, rt->ninstances,     rt->nbudgets,
-                                   rt->nbreakers};
+                                   rt->nbreakers,  rt->hedges,         rt->hedge_wins,
+                                   rt->hedges_suppressed, rt->abandoned};
 }
 
 uint64_t sim_in_flight(const struct sim *s)

@@ -49,6 +49,7 @@ uint32_t sim_replication(const struct sim *s);
 struct sim_layer_totals {
     uint64_t attempts, retries, timeouts, refused, short_circuited, transitions, bulkheaded;
     uint32_t instances, budget_states, breaker_states;
+    uint64_t hedges, hedge_wins, hedges_suppressed, abandoned;
 };
 void sim_layer_totals(const struct sim *s, unsigned layer, struct sim_layer_totals *t);
 

@@ -45,6 +45,13 @@
 /* Timeouts of layer L (L < LANE_LAYERS) go to lane L, retries to lane
  * LANE_LAYERS + L; deeper layers' timers use the heaps. */
 #define LANE_LAYERS (EVQ_LANES / 2)
+/* Percentile hedging: the window of latencies, how often the delay is
+ * recomputed (every HEDGE_REFRESH new ones; none before HEDGE_MIN_SAMPLES),
+ * and the extra-load cap's window of HEDGE_CAP_SLOTS one-second slots. */
+#define HEDGE_WINDOW 1000
+#define HEDGE_REFRESH 100
+#define HEDGE_MIN_SAMPLES 100
+#define HEDGE_CAP_SLOTS 10
 
 _Static_assert(SCENARIO_MAX_FANOUT <= FANOUT_SLOTS, "a call's slot fits in its attempt number");
 _Static_assert(SCENARIO_MAX_LAYERS < NO_LAYER, "layer indices fit in uint8_t beside NO_LAYER");
@@ -55,7 +62,7 @@ _Static_assert(SCENARIO_MAX_FANOUT <= UINT8_MAX, "a job's pending count");
 enum ev_type {
     EV_ARRIVAL, EV_CLIENT, EV_PHASE, EV_TIMEOUT, EV_RETRY, EV_SERVICE_DONE, EV_DELIVER, EV_ANSWER,
     EV_HERD, EV_OCC_READ, EV_OCC_READ_RSP, EV_OCC_WRITE, EV_OCC_WRITE_RSP, EV_POOL_GRANT,
-    EV_TRACE, EV_CACHE_EXPIRE
+    EV_TRACE, EV_CACHE_EXPIRE, EV_CANCEL
 };
 
 /* One client of the `occ` model (the AWS backoff study). */
@@ -66,7 +73,37 @@ struct occ_client {
     struct backoff_state bs;
 };
 
-enum call_state { CALL_WAITING, CALL_BACKOFF, CALL_POOL_WAIT, CALL_POOL_GRANTED };
+/* CALL_CANCELLED: cancelled while its bulkhead grant was on its way; the
+ * grant ends it. */
+enum call_state { CALL_WAITING, CALL_BACKOFF, CALL_POOL_WAIT, CALL_POOL_GRANTED, CALL_CANCELLED };
+
+/* What an attempt became below, to cancel it: a call, a job (REPLY_JOB
+ * set) or a message still on the hop (CHILD_MSG set), named with its
+ * generation (a message's is 0: it is found before it is freed). */
+#define NO_CHILD UINT32_MAX
+#define CHILD_MSG 0x40000000u
+struct child {
+    uint32_t idx, gen;
+};
+
+/* One copy of a hedged call (hedge.h): what a plain call keeps for its one
+ * attempt in flight, per copy. */
+struct copy {
+    rs_time start;       /* when it was sent */
+    uint32_t child, child_gen; /* what it became below (cancel); NO_CHILD: nothing yet */
+    uint32_t hung_at;    /* as struct call's */
+    uint32_t breaker_gen;
+    uint32_t rep;        /* 1 + the replica it reached; 0: none yet */
+    bool open;           /* sent, not answered, not abandoned */
+    bool admitted;       /* the breaker admitted it */
+};
+
+/* A hedged call's copies, by attempt number (copy[k - 1] is attempt k). */
+struct hedge_rec {
+    uint32_t nopen;
+    bool stop;           /* no more hedges by the timer (the cap or the budget refused one) */
+    struct copy copy[];
+};
 enum key_state { KEY_NONE, KEY_IN_FLIGHT, KEY_STORED };
 enum job_kind { JOB_EXECUTE, JOB_REPLAY };
 
@@ -85,13 +122,14 @@ struct request {
     uint8_t stored;    /* the stored answer's class */
     uint32_t side_effects;
     uint64_t n[]; /* attempts at each layer, then at the entry service: nlayers + 1 of them;
-                   * with caches one more slot, the request's key (request_key; the pool's
-                   * object size is request_size) */
+                   * with caches one more slot, the request's key (request_key); then the
+                   * hedges at each hedged layer (sim.hedge_slot; the pool's object size is
+                   * request_size) */
 };
 
-static inline size_t request_size(unsigned nlayers, bool keyed)
+static inline size_t request_size(unsigned nlayers, bool keyed, unsigned nhedged)
 {
-    return sizeof(struct request) + (nlayers + 1 + keyed) * sizeof(uint64_t);
+    return sizeof(struct request) + (nlayers + 1 + keyed + nhedged) * sizeof(uint64_t);
 }
 
 struct call {
@@ -116,7 +154,9 @@ struct call {
     uint32_t breaker_gen;
     rs_time deadline_at; /* this call's effective deadline; RS_TIME_NEVER: none */
     rs_time attempt_start;
-    evq_handle timer;   /* the pending timeout or retry */
+    evq_handle timer;   /* the pending timeout or retry (hedged: the next hedge or the deadline) */
+    uint32_t child, child_gen; /* layers with cancel: what the current attempt became below */
+    uint32_t hx;        /* hedged layers: its copies (s->hedges) */
     struct backoff_state bs;
     struct budget_call bc;
 };
@@ -134,6 +174,17 @@ struct layer_rt {
     uint32_t nbreakers, n_open;
     uint64_t attempts, retries, timeouts, refused, short_circuited, transitions, bulkheaded;
     uint64_t results;     /* attempts whose result was recorded (answer, timeout, bulkhead) */
+    uint64_t abandoned;   /* attempts closed without a result: hedges that lost, attempts
+                           * out when their call ended or was cancelled */
+    uint64_t hedges, hedge_wins, hedges_suppressed;
+    /* percentile hedging: the last HEDGE_WINDOW latencies of answered copies
+     * (a ring), the delay they give, and 1-s slots of first copies and
+     * hedges for the extra-load cap */
+    rs_time *lat_ring;
+    uint32_t lat_n, lat_pos, lat_new;
+    rs_time hedge_delay;
+    uint64_t cap_first[HEDGE_CAP_SLOTS], cap_hedges[HEDGE_CAP_SLOTS];
+    int64_t cap_slot[HEDGE_CAP_SLOTS];
     uint8_t next, prev;   /* the next layer down and up on its edge; NO_LAYER: none */
     /* bulkhead, per instance: slots taken, and the FIFO of attempts waiting */
     uint32_t *slots_used, *wait_head, *wait_tail, *wait_len;
@@ -153,6 +204,8 @@ struct job {
     uint8_t via;         /* the layer whose hop delivered it; NO_LAYER: a job called it */
     uint8_t pending;     /* calls of this step still out (each answers at most once) */
     bool loading;        /* its cache missed: it loads the key (cache_fill or abandon at the end) */
+    bool cancelled;      /* cancelled while queued: dropped when a worker reaches it */
+    evq_handle work;     /* its pending EV_SERVICE_DONE (a cancellation may stop it) */
     struct reply_to parent;
     uint32_t client;     /* its request's client (for prefetching its states) */
     rs_time deadline_at; /* propagated from above; RS_TIME_NEVER: none */
@@ -166,7 +219,8 @@ struct replica {
     uint32_t working;    /* of those, doing local work */
     uint32_t hung;       /* attempts it swallowed that a caller still waits for */
     uint32_t *queue;     /* ring buffer of job indices */
-    uint32_t q_head, q_len, q_cap;
+    uint32_t q_head, q_len, q_cap; /* q_len: jobs queued (the level) */
+    uint32_t q_ring;     /* entries in the ring: queued and cancelled not yet reached */
     uint16_t service;
     bool entry;          /* of the service the clients call */
     enum outage outage;
@@ -176,7 +230,7 @@ struct replica {
     rs_time tokens_t;
     rs_time area_t;      /* services.csv: levels integrated up to here */
     /* run totals, for the conservation check at the end */
-    uint64_t n_arrivals, n_turned, n_jobs, n_dropped, n_started, n_completed;
+    uint64_t n_arrivals, n_turned, n_jobs, n_dropped, n_started, n_completed, n_stopped;
 };
 
 /* Per bucket and replica (services.csv; only for graph scenarios). */
@@ -220,6 +274,7 @@ struct msg {
     struct reply_to to;
     rs_time deadline_at; /* downward */
     rs_time retry_after; /* upward; -1: none */
+    rs_time cancel_at;   /* downward: when its cancellation arrives; RS_TIME_NEVER: none */
 };
 
 struct sim {
@@ -230,6 +285,7 @@ struct sim {
     struct rng_set rng;
     struct metrics m;
     struct pool requests, calls, jobs, msgs;
+    struct pool hedges;   /* hedge_rec, for calls of hedged layers */
     uint64_t in_flight;   /* logical requests without an outcome (all) */
 
     /* load */
@@ -263,6 +319,8 @@ struct sim {
     const struct dist *hop_latency[SCENARIO_MAX_LAYERS];
 
     struct layer_rt lrt[SCENARIO_MAX_LAYERS];
+    uint8_t hedge_slot[SCENARIO_MAX_LAYERS]; /* hedged layers: their index in request.n */
+    unsigned nhedged;
     size_t sampled;       /* buckets whose layer levels are recorded */
 
     bool prefetch;        /* state too large for the cache: prefetch for the next event */
@@ -303,8 +361,24 @@ void occ_dispatch(struct sim *s, enum ev_type type, uint32_t client, uint32_t au
 uint64_t occ_finish(struct sim *s);
 
 /* layer.c */
-void layer_call_start(struct sim *s, uint32_t layer, uint32_t req, struct reply_to parent,
-                      rs_time deadline_at);
+/* Returns the new call (stale at once if it ended at once). */
+struct child layer_call_start(struct sim *s, uint32_t layer, uint32_t req, struct reply_to parent,
+                              rs_time deadline_at);
+/* The attempt `from` sent by `layer` became child (a call, a job, a message
+ * on the hop; NO_CHILD: turned away) at replica rep1 - 1 (0: not a
+ * replica): kept where the layer cancels or hedges. */
+void layer_note_child(struct sim *s, uint32_t layer, struct reply_to from, struct child ch,
+                      uint32_t rep1);
+/* A cancellation reached call ci of generation gen (EV_CANCEL). */
+void layer_on_cancel(struct sim *s, uint32_t ci, uint32_t gen);
+/* The replica of service svc a hedged copy `from` of `layer` goes to:
+ * the balancer's, or one no other copy of its call reached. */
+uint32_t layer_hedge_replica(struct sim *s, uint32_t layer, uint32_t svc, struct reply_to from);
+/* Replica rep swallowed the attempt `from` (outage = hang); false when its
+ * caller no longer waits for it. */
+bool layer_mark_hung(struct sim *s, struct reply_to from, uint32_t rep);
+int layer_init(struct sim *s, char *err, size_t errsz);
+void layer_fini(struct sim *s);
 /* A child (call or job) answered the parent's attempt; ignored when late.
  * retry_after < 0: none. */
 void layer_on_answer(struct sim *s, struct reply_to to, enum errclass cls, rs_time retry_after);
@@ -335,6 +409,23 @@ void bulkhead_release(struct sim *s, uint32_t ci);
  * (EV_POOL_GRANT; ignored if the attempt ended meanwhile). */
 void layer_bulkhead_grant(struct sim *s, uint32_t call, uint32_t attempt);
 
+/* hedging.c: a hedged layer's percentile delay, extra-load cap and
+ * replica preference (see its header). */
+int hedging_init(struct sim *s, char *err, size_t errsz);
+void hedging_fini(struct sim *s);
+/* The delay before the next hedge of the layer now; RS_TIME_NEVER: none. */
+rs_time hedging_delay(const struct sim *s, uint32_t layer);
+/* A copy answered ok or business after lat (percentile window). */
+void hedging_latency(struct sim *s, uint32_t layer, rs_time lat);
+/* A copy was sent: a hedge, or a first copy (the cap's counts). */
+void hedging_count(struct sim *s, uint32_t layer, bool hedge);
+/* Whether one more hedge stays within hedge_max_extra. */
+bool hedging_cap_allows(struct sim *s, uint32_t layer);
+/* The replica of svc a copy goes to: pick, or the next one none of the
+ * call's n copies in h reached. */
+uint32_t hedging_unused_replica(const struct sim *s, const struct hedge_rec *h, uint32_t n,
+                                uint32_t svc, uint32_t pick);
+
 /* net.c: the hop below layer `layer` (the layer that sent the attempt). */
 void net_send_down(struct sim *s, uint32_t layer, uint32_t req, struct reply_to from,
                    rs_time deadline_at);
@@ -342,21 +433,26 @@ void net_answer_up(struct sim *s, uint32_t layer, struct reply_to to, enum errcl
                    rs_time retry_after);
 void net_on_deliver(struct sim *s, uint32_t msg);
 void net_on_answer(struct sim *s, uint32_t msg);
+/* A cancellation of what an attempt of `layer` became goes down its hop. */
+void net_cancel_down(struct sim *s, uint32_t layer, uint32_t child, uint32_t child_gen);
 
 /* service.c */
 int service_init(struct sim *s, char *err, size_t errsz);
 void service_fini(struct sim *s);
 /* An attempt arrives at service svc from `from`, delivered over layer via's
  * hop (NO_LAYER: called directly by a job). */
-void service_arrive(struct sim *s, uint32_t svc, uint32_t req, struct reply_to from, uint8_t via,
-                    rs_time deadline_at);
+struct child service_arrive(struct sim *s, uint32_t svc, uint32_t req, struct reply_to from,
+                            uint8_t via, rs_time deadline_at);
+/* A cancellation reached job ji of generation gen (EV_CANCEL). */
+void service_on_cancel(struct sim *s, uint32_t ji, uint32_t gen);
 void service_on_done(struct sim *s, uint32_t job);
 /* A dependency call of a job answered (ignored when late). */
 void service_on_dep_answer(struct sim *s, struct reply_to to, enum errclass cls);
 /* Whether `to` (a call or a job) still waits for that answer. */
 bool service_is_waiting(const struct sim *s, struct reply_to to);
-/* Call ci stopped waiting for an attempt a replica swallowed (see hung_at). */
-void service_unhang(struct sim *s, uint32_t ci);
+/* A caller stopped waiting for an attempt replica *hung_at - 1 swallowed
+ * (see struct call's hung_at); clears the mark. */
+void service_unhang(struct sim *s, uint32_t *hung_at);
 /* Applies the active phases to every replica (capacity, outage, slowdown). */
 void service_apply_phases(struct sim *s);
 /* Integrates every replica's levels up to now (the end of the run). */

@@ -1,0 +1,163 @@
+/*
+ * hedging — what a hedged layer keeps at run time besides its calls: the
+ * percentile delay, the extra-load cap, and the replica a copy prefers.
+ *
+ * Percentile delay (hedge = percentile): the hedge_percentile of the
+ * latencies of the layer's last HEDGE_WINDOW copies that were answered ok
+ * or business (winners or not; copies abandoned before answering are not
+ * in it), recomputed every HEDGE_REFRESH new latencies. Until
+ * HEDGE_MIN_SAMPLES are in, no hedge is sent (as Finagle's filter, whose
+ * delay starts at infinity). Recomputing sorts the window: O(W log W) every
+ * HEDGE_REFRESH answers, O(log W) an answer amortised; the delay is O(1).
+ *
+ * Extra-load cap (hedge_max_extra = F, percentile only): the layer counts
+ * first copies and hedges in one-second slots over the last
+ * HEDGE_CAP_SLOTS seconds; a hedge goes only while hedges + 1 <= F · first
+ * copies in that window. O(HEDGE_CAP_SLOTS) a check.
+ *
+ * Distinct replicas: a copy whose balancer pick another copy of its call
+ * already reached goes to the next replica no copy reached (cyclically
+ * after the pick), when there is one: no extra random draw. O(replicas ·
+ * copies) at worst.
+ */
+#include <gsl/gsl_statistics_double.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "simctx.h"
+
+int hedging_init(struct sim *s, char *err, size_t errsz)
+{
+    size_t most = 0;
+    for (unsigned i = 0; i < s->sc.nlayers; i++) {
+        const struct layer_cfg *l = &s->sc.layers[i];
+        struct layer_rt *rt = &s->lrt[i];
+        rt->hedge_delay = l->hedge_mode == HEDGE_FIXED ? l->hedge_delay : RS_TIME_NEVER;
+        for (unsigned k = 0; k < HEDGE_CAP_SLOTS; k++)
+            rt->cap_slot[k] = -1;
+        if (l->hedge_mode != HEDGE_NONE && l->attempts > most)
+            most = l->attempts;
+        if (l->hedge_mode != HEDGE_PERCENTILE)
+            continue;
+        rt->lat_ring = malloc(HEDGE_WINDOW * sizeof *rt->lat_ring);
+        if (rt->lat_ring == NULL) {
+            snprintf(err, errsz, "out of memory for layer %s's hedging window", l->name);
+            return -1;
+        }
+    }
+    pool_init(&s->hedges, sizeof(struct hedge_rec) + (most ? most : 1) * sizeof(struct copy));
+    return 0;
+}
+
+void hedging_fini(struct sim *s)
+{
+    for (unsigned i = 0; i < SCENARIO_MAX_LAYERS; i++) {
+        free(s->lrt[i].lat_ring);
+        s->lrt[i].lat_ring = NULL;
+    }
+    pool_fini(&s->hedges);
+}
+
+rs_time hedging_delay(const struct sim *s, uint32_t layer) { return s->lrt[layer].hedge_delay; }
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The percentile of the window, by GSL's interpolation between order statistics. */
+static void refresh(struct sim *s, uint32_t layer)
+{
+    struct layer_rt *rt = &s->lrt[layer];
+    double sorted[HEDGE_WINDOW];
+    for (uint32_t i = 0; i < rt->lat_n; i++)
+        sorted[i] = (double)rt->lat_ring[i];
+    qsort(sorted, rt->lat_n, sizeof sorted[0], cmp_double);
+    double p = s->sc.layers[layer].hedge_percentile / 100.0;
+    double q = gsl_stats_quantile_from_sorted_data(sorted, 1, rt->lat_n, p);
+    rt->hedge_delay = q < 1.0 ? 1 : (rs_time)q; /* at least 1 ns: after the copy, not with it */
+}
+
+void hedging_latency(struct sim *s, uint32_t layer, rs_time lat)
+{
+    struct layer_rt *rt = &s->lrt[layer];
+    if (rt->lat_ring == NULL)
+        return;
+    rt->lat_ring[rt->lat_pos] = lat;
+    rt->lat_pos = (rt->lat_pos + 1) % HEDGE_WINDOW;
+    if (rt->lat_n < HEDGE_WINDOW)
+        rt->lat_n++;
+    if (++rt->lat_new >= HEDGE_REFRESH && rt->lat_n >= HEDGE_MIN_SAMPLES) {
+        rt->lat_new = 0;
+        refresh(s, layer);
+    }
+}
+
+/* The cap's slot for now, cleared when it last held an older second. */
+static uint32_t cap_slot(struct layer_rt *rt, rs_time now)
+{
+    int64_t sec = now / RS_S;
+    uint32_t k = (uint32_t)(sec % HEDGE_CAP_SLOTS);
+    if (rt->cap_slot[k] != sec) {
+        rt->cap_slot[k] = sec;
+        rt->cap_first[k] = rt->cap_hedges[k] = 0;
+    }
+    return k;
+}
+
+void hedging_count(struct sim *s, uint32_t layer, bool hedge)
+{
+    struct layer_rt *rt = &s->lrt[layer];
+    if (hedge) {
+        rt->hedges++;
+        s->m.hedges++;
+    }
+    if (s->sc.layers[layer].hedge_mode != HEDGE_PERCENTILE)
+        return;
+    uint32_t k = cap_slot(rt, s->now);
+    if (hedge)
+        rt->cap_hedges[k]++;
+    else
+        rt->cap_first[k]++;
+}
+
+bool hedging_cap_allows(struct sim *s, uint32_t layer)
+{
+    const struct layer_cfg *l = &s->sc.layers[layer];
+    if (l->hedge_mode != HEDGE_PERCENTILE)
+        return true;
+    struct layer_rt *rt = &s->lrt[layer];
+    int64_t sec = s->now / RS_S;
+    uint64_t first = 0, hedges = 0;
+    for (unsigned k = 0; k < HEDGE_CAP_SLOTS; k++) {
+        if (rt->cap_slot[k] > sec - HEDGE_CAP_SLOTS) {
+            first += rt->cap_first[k];
+            hedges += rt->cap_hedges[k];
+        }
+    }
+    return (double)(hedges + 1) <= l->hedge_max_extra * (double)first;
+}
+
+/* Whether a copy of the call (copies 1..n in h) reached replica rep. */
+static bool reached(const struct hedge_rec *h, uint32_t n, uint32_t rep)
+{
+    for (uint32_t k = 0; k < n; k++)
+        if (h->copy[k].rep == rep + 1)
+            return true;
+    return false;
+}
+
+uint32_t hedging_unused_replica(const struct sim *s, const struct hedge_rec *h, uint32_t n,
+                                uint32_t svc, uint32_t pick)
+{
+    if (!reached(h, n, pick))
+        return pick;
+    uint32_t first = s->svc[svc].first, count = s->svc[svc].n;
+    for (uint32_t i = 1; i < count; i++) {
+        uint32_t r = first + (pick - first + i) % count;
+        if (!reached(h, n, r))
+            return r;
+    }
+    return pick; /* every replica has had a copy */
+}
