@@ -7,7 +7,9 @@
  * 503s; layers on the clients' edge and on most service edges with
  * timeouts, backoff, bulkheads (queues and waits), deadlines, hop latency
  * and loss, budgets and breakers; phases that hang, refuse, fail, slow or
- * shrink a service or one replica, or cut or slow a hop. Every run must
+ * shrink a service or one replica, or cut or slow a hop; a second set adds
+ * hedged layers (every mode and two presets), cancellation and servers
+ * that stop cancelled work. Every run must
  * pass sim_run's end-of-run checks (every request has one outcome or is in
  * flight; conservation per replica and per edge), and the same case run
  * twice must give the same counts. The cases are fixed by their seeds, so
@@ -25,6 +27,7 @@ struct gen {
     gsl_rng *r;
     char *buf;
     size_t used;
+    bool hedging; /* the second set of cases: hedged layers, cancellation */
 };
 
 static void put(struct gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -68,15 +71,36 @@ static void gen_service(struct gen *g, unsigned i, unsigned n, bool edge[][5])
         put(g, "drop_expired = true\n");
     if (chance(g, 0.3))
         put(g, "error_503 = 0.1\n");
+    if (g->hedging && chance(g, 0.5))
+        put(g, "cancel_running = true\n");
+}
+
+/* A hedged layer's keys (no timeout, no bulkhead: a hedged layer has
+ * neither), and cancellation on any layer. */
+static bool gen_hedge(struct gen *g)
+{
+    if (!g->hedging)
+        return false;
+    if (chance(g, 0.6))
+        put(g, "cancel = on-abandon\n");
+    if (!chance(g, 0.5))
+        return false;
+    put(g, "%s", PICK(g, "hedge = fixed\nhedge_delay = 2ms\n", "hedge = fixed\nhedge_delay = 0\n",
+                      "hedge = percentile\nhedge_percentile = 80\nhedge_max_extra = 0.3\n",
+                      "hedge = grpc-hedge\nhedge_delay = 5ms\n", "hedge = finagle-backup\n"));
+    if (chance(g, 0.5))
+        put(g, "hedge_on = 503 conn\n");
+    return true;
 }
 
 static void gen_layer(struct gen *g, const char *name, const char *from, unsigned to)
 {
     put(g, "[layer %s]\nfrom = %s\nto = s%u\nattempts = %s\nbackoff = %s\nbase = 1ms\n", name, from,
         to, PICK(g, "1", "2", "3"), PICK(g, "none", "full", "exponential"));
-    if (chance(g, 0.7))
+    bool hedged = gen_hedge(g);
+    if (chance(g, 0.7) && !hedged)
         put(g, "timeout = %s\n", PICK(g, "5ms", "50ms", "1s"));
-    if (chance(g, 0.3))
+    if (chance(g, 0.3) && !hedged)
         put(g, "concurrency = %s\nconcurrency_queue = %s\n%s", PICK(g, "1", "3", "10"),
             PICK(g, "0", "2", "unbounded"), chance(g, 0.5) ? "concurrency_wait = 3ms\n" : "");
     if (chance(g, 0.3))
@@ -107,9 +131,9 @@ static void gen_phases(struct gen *g, unsigned n, unsigned duration)
 }
 
 /* The scenario of case `seed`, into buf. */
-static void generate(unsigned seed, char *buf)
+static void generate(unsigned seed, char *buf, bool hedging)
 {
-    struct gen g = {gsl_rng_alloc(gsl_rng_mt19937), buf, 0};
+    struct gen g = {gsl_rng_alloc(gsl_rng_mt19937), buf, 0, hedging};
     gsl_rng_set(g.r, seed);
     unsigned n = 2 + (unsigned)gsl_rng_uniform_int(g.r, 4), duration = 5 + 5 * (unsigned)gsl_rng_uniform_int(g.r, 3);
     bool edge[5][5] = {{false}};
@@ -132,12 +156,11 @@ static void generate(unsigned seed, char *buf)
     gsl_rng_free(g.r);
 }
 
-static void random_graphs_keep_their_invariants(void **state)
+static void check_cases(bool hedging)
 {
-    (void)state;
     static char text[MAX_TEXT];
     for (unsigned seed = 1; seed <= CASES; seed++) {
-        generate(seed, text);
+        generate(seed, text, hedging);
         struct scenario sc;
         struct scenario_diag d = {0};
         if (scenario_load_text(&sc, text, "random", NULL, 0, &d) != 0) {
@@ -163,8 +186,24 @@ static void random_graphs_keep_their_invariants(void **state)
     }
 }
 
+static void random_graphs_keep_their_invariants(void **state)
+{
+    (void)state;
+    check_cases(false);
+}
+
+/* The same with hedged layers and cancellation (the cases differ: other
+ * draws): every copy answered, abandoned or still out, every job dropped,
+ * stopped, completed, queued or busy. */
+static void hedged_graphs_keep_their_invariants(void **state)
+{
+    (void)state;
+    check_cases(true);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(random_graphs_keep_their_invariants)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(random_graphs_keep_their_invariants),
+                                       cmocka_unit_test(hedged_graphs_keep_their_invariants)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

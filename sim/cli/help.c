@@ -175,7 +175,7 @@ static const struct metric_help {
     {"duplicates", "count", "side effects beyond the first for one request"},
     {"retry_after_waits", "count", "retries that waited for a Retry-After"},
     {"hedges", "count", "copies a hedged layer sent while another was out, or at once after a hedge_on failure"},
-    {"hedge_wins", "count", "hedged calls won by a copy other than the first"},
+    {"hedge_wins", "count", "hedged calls won by a hedge (not by the first copy or a retry)"},
     {"cancelled", "count", "calls ended and running executions stopped by a cancellation"},
     {"cancelled_before_start", "count", "attempts dropped unstarted by a cancellation: overtaken on the hop, or queued"},
     {"err_<class>", "count", "failed attempts of each class: timeout conn 400 403 404 409 429 500 502 503 504 "

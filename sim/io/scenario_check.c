@@ -487,7 +487,12 @@ static void check_layer_hedge(struct apply_ctx *ac, unsigned i)
         scn_diag_add(d, "%s: [layer %s] concurrency = %u: a bulkhead on a hedged layer is not modelled; allowed: 0, or hedge = none",
                      scn_key_where(ac, S_LAYER, i, "concurrency", w, sizeof w), l->name,
                      l->concurrency);
-    if (l->attempts > HEDGE_MAX_COPIES)
+    unsigned most = hedge_kinds[l->hedge].refuse_above;
+    if (most > 0 && l->attempts > most)
+        scn_diag_add(d, "%s: [layer %s] attempts = %u: %s allows at most %u copies (MaxHedgedAttempts from 1 to %u); allowed: 1 to %u",
+                     scn_key_where(ac, S_LAYER, i, "attempts", w, sizeof w), l->name, l->attempts,
+                     kind, most, most - 1, most);
+    else if (l->attempts > HEDGE_MAX_COPIES)
         scn_diag_add(d, "%s: [layer %s] attempts = %u: a hedged layer sends at most %d copies; allowed: 1 to %d",
                      scn_key_where(ac, S_LAYER, i, "attempts", w, sizeof w), l->name, l->attempts,
                      HEDGE_MAX_COPIES, HEDGE_MAX_COPIES);

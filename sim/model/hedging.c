@@ -3,9 +3,11 @@
  * percentile delay, the extra-load cap, and the replica a copy prefers.
  *
  * Percentile delay (hedge = percentile): the hedge_percentile of the
- * latencies of the layer's last HEDGE_WINDOW copies that were answered ok
- * or business (winners or not; copies abandoned before answering are not
- * in it), recomputed every HEDGE_REFRESH new latencies. Until
+ * latencies of the layer's last HEDGE_WINDOW copies answered ok or
+ * business, and of the copies still out when another won, with their time
+ * so far (Finagle records both: successes, and backups interrupted as
+ * superseded), recomputed every HEDGE_REFRESH new latencies. Failed copies
+ * are not in it (Finagle: "fast failures"). Until
  * HEDGE_MIN_SAMPLES are in, no hedge is sent (as Finagle's filter, whose
  * delay starts at infinity). Recomputing sorts the window: O(W log W) every
  * HEDGE_REFRESH answers, O(log W) an answer amortised; the delay is O(1).

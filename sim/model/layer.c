@@ -262,6 +262,18 @@ static void retire(struct sim *s, uint32_t ci)
     pool_free(&s->calls, ci);
 }
 
+/* The copies of hedged call c still out when another won: their time so
+ * far goes into the percentile window, as Finagle records a backup
+ * interrupted as superseded (a lower bound of their latency). */
+static void superseded(struct sim *s, const struct call *c)
+{
+    for (uint32_t k = 1; k <= c->attempts; k++) {
+        const struct copy *cp = copy_of(s, c, k);
+        if (cp->open)
+            hedging_latency(s, c->layer, s->now - cp->start);
+    }
+}
+
 /* Ends call ci with outcome o and reports its last class upward; frees the call. */
 static void finish(struct sim *s, uint32_t ci, enum outcome o)
 {
@@ -269,9 +281,11 @@ static void finish(struct sim *s, uint32_t ci, enum outcome o)
     uint32_t req = c->req, layer = c->layer;
     struct reply_to parent = c->parent;
     enum errclass cls = (enum errclass)c->last;
-    if (is_hedged(&s->sc.layers[layer]))
+    if (is_hedged(&s->sc.layers[layer])) {
+        if (o == OUT_OK || o == OUT_BUSINESS)
+            superseded(s, c);
         abandon_open(s, ci); /* the copies still out lost */
-    else
+    } else
         service_unhang(s, &c->hung_at);
     retire(s, ci);
     if (parent.call == NO_PARENT)
@@ -363,10 +377,10 @@ static void refused(struct sim *s, uint32_t ci, struct call *c, enum errclass cl
 }
 
 /* Opens copy c->attempts of a hedged call. */
-static void open_copy(struct sim *s, struct call *c, bool admitted)
+static void open_copy(struct sim *s, struct call *c, bool admitted, bool hedge)
 {
     struct copy *cp = copy_of(s, c, c->attempts);
-    *cp = (struct copy){s->now, NO_CHILD, 0, 0, c->breaker_gen, 0, true, admitted};
+    *cp = (struct copy){s->now, NO_CHILD, 0, 0, c->breaker_gen, 0, true, admitted, hedge};
     rec_of(s, c)->nopen++;
 }
 
@@ -414,7 +428,7 @@ static void attempt(struct sim *s, uint32_t ci)
     s->lrt[c->layer].attempts++;
     metrics_attempt(&s->m, c->layer);
     if (is_hedged(cfg)) {
-        open_copy(s, c, br != NULL);
+        open_copy(s, c, br != NULL, hedge);
         hedging_count(s, c->layer, hedge);
         if (hedge && s->nhedged > 0)
             r->n[s->hedge_slot[c->layer]]++;
@@ -682,7 +696,7 @@ static void hedged_answer(struct sim *s, uint32_t ci, uint32_t att, enum errclas
     record_result(s, ci, att_of(s, c, att), cls);
     if (cls == CLS_OK || cls == CLS_BUSINESS) {
         hedging_latency(s, c->layer, s->now - cp->start);
-        if (att > 1) {
+        if (cp->hedge) {
             s->lrt[c->layer].hedge_wins++;
             s->m.hedge_wins++;
         }

@@ -96,6 +96,7 @@ struct copy {
     uint32_t rep;        /* 1 + the replica it reached; 0: none yet */
     bool open;           /* sent, not answered, not abandoned */
     bool admitted;       /* the breaker admitted it */
+    bool hedge;          /* sent as a hedge (not first, not a retry after a backoff) */
 };
 
 /* A hedged call's copies, by attempt number (copy[k - 1] is attempt k). */

@@ -33,6 +33,7 @@ struct hedge_kind {
     errclass_set hedge_on, retry_on;
     enum cancel_mode cancel;
     bool needs_delay;      /* envoy-hedge: the per-try timeout must be given */
+    unsigned refuse_above; /* the library refuses more copies than this (Polly: 11); 0 none */
 };
 
 /* Indexed by the `hedge` key's value (scn_hedge_names, in this order). */
