@@ -31,6 +31,10 @@ gallery_each() {
   "$fn" run cascade service_db
   "$fn" run cache-flush cache_objects
   "$fn" run cache-stampede cache_items
+  "$fn" compare hedge compare --vary layer.app.hedge=none,fixed,percentile --set layer.app.timeout=50ms \
+    --set layer.app.retry_on=timeout --set layer.app.hedge_delay=none \
+    --set phase.busy.start=40s --set phase.busy.end=120s --set phase.busy.rate=x3
+  "$fn" compare cancel compare --vary layer.app.cancel=on-abandon,none --vary server.cancel_running=true,false
 }
 
 gallery_fingerprint() {

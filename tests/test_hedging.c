@@ -10,6 +10,7 @@
  * is checked at the end of every run by sim_run itself.
  */
 #include "rs_test.h"
+#include "scenario_int.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -191,6 +192,16 @@ static void first_answer_wins(void **state)
     sim_layer_totals(s, 0, &t);
     assert_int_equal(t.abandoned, 9);
     sim_destroy(s);
+    /* The same with the copy sent at the layer's timeout instead (Envoy's
+     * hedge_on_per_try_timeout): the timeout does not abandon the first. */
+    const char *envoy[] = {"layer.app.hedge_delay=none", "layer.app.timeout=30ms"};
+    s = run_text(text, envoy, 2);
+    assert_int_equal(M(s)->outcomes[OUT_OK], 9);
+    assert_int_equal(M(s)->hedges, 9);
+    assert_int_equal(M(s)->hedge_wins, 0);
+    assert_int_equal(M(s)->errors[CLS_TIMEOUT], 0);
+    assert_true(M(s)->lat_all.max == 100 * RS_MS);
+    sim_destroy(s);
     /* One worker: the hedge queues behind the original, which still wins.
      * The worker the original frees takes the hedge at that instant, before
      * the cancellation arrives (no network: the same instant, and a server
@@ -366,6 +377,9 @@ static void presets_bring_their_values(void **state)
     struct scenario sc;
     const char *base = "[load]\nrate = 10/s\n[server]\nservice = exp(1ms)\n[layer app]\n";
     char text[512];
+    for (unsigned k = 0; k < hedge_nkinds; k++) /* the key's words name the table's rows */
+        assert_string_equal(hedge_kinds[k].name, scn_hedge_names[k]);
+    assert_null(scn_hedge_names[hedge_nkinds]);
     snprintf(text, sizeof text, "%shedge = grpc-hedge\n", base);
     load_or_fail(&sc, text, NULL, 0);
     const struct layer_cfg *l = &sc.layers[0];
@@ -386,10 +400,11 @@ static void presets_bring_their_values(void **state)
     l = &sc.layers[0];
     assert_int_equal(l->hedge_mode, HEDGE_PERCENTILE);
     assert_true(l->hedge_percentile == 95.0 && l->hedge_max_extra == 0.05 && l->attempts == 2);
-    snprintf(text, sizeof text, "%shedge = envoy-hedge\nhedge_delay = 200ms\n", base);
+    snprintf(text, sizeof text, "%shedge = envoy-hedge\ntimeout = 200ms\n", base);
     load_or_fail(&sc, text, NULL, 0);
     l = &sc.layers[0];
-    assert_true(l->hedge_delay == 200 * RS_MS && l->attempts == 2 && l->hedge_on == 0);
+    assert_true(l->timeout == 200 * RS_MS && l->hedge_delay == RS_TIME_NEVER);
+    assert_true(l->attempts == 2 && l->hedge_on == 0);
     assert_true(errclass_in(l->retry_on, CLS_503) && errclass_in(l->retry_on, CLS_CONN));
     /* explicit keys win over the preset's */
     snprintf(text, sizeof text, "%shedge = grpc-hedge\nhedge_delay = 20ms\ncancel = none\n", base);

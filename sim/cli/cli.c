@@ -86,6 +86,32 @@ static void progress(void *user, rs_time now, rs_time duration, uint64_t events)
     fflush(stderr);
 }
 
+/* The hedging presets (hedge = NAME), after the retry presets. */
+static void list_hedge_presets(void)
+{
+    printf("\nhedging presets (hedge = NAME):\n%-15s %-8s %-22s %-22s %-10s %s\n", "preset",
+           "copies", "next copy", "hedge_on", "cancel", "source");
+    for (unsigned i = 0; i < hedge_nkinds; i++) {
+        const struct hedge_kind *k = &hedge_kinds[i];
+        if (!hedge_is_preset(k))
+            continue;
+        char when[64], on[160], d[32];
+        if (k->mode == HEDGE_PERCENTILE)
+            snprintf(when, sizeof when, "p%g, <= %g%% extra", k->percentile, 100 * k->max_extra);
+        else if (k->delay == RS_TIME_NEVER)
+            snprintf(when, sizeof when, "the layer's timeout");
+        else
+            snprintf(when, sizeof when, "every %s", units_format_duration(k->delay, d, sizeof d));
+        if (k->hedge_on == ERRCLASS_ALL_FAILURES)
+            snprintf(on, sizeof on, "every failure");
+        else
+            errclass_format_set(k->hedge_on, on, sizeof on);
+        printf("%-15s %-8u %-22s %-22s %-10s %s\n", k->name, k->attempts, when, on,
+               k->cancel == CANCEL_ON_ABANDON ? "on-abandon" : "none", k->source);
+    }
+    printf("\nhedging modes: none fixed percentile\n");
+}
+
 static int cmd_list_presets(void)
 {
     int wn = 6, ws = 8; /* columns as wide as their longest name and retry_on set */
@@ -128,6 +154,7 @@ static int cmd_list_presets(void)
         if (!backoff_is_preset(&backoff_kinds[i]))
             printf(" %s", backoff_kinds[i].name);
     printf("\n");
+    list_hedge_presets();
     return 0;
 }
 

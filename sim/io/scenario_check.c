@@ -468,21 +468,20 @@ static void check_layer_hedge(struct apply_ctx *ac, unsigned i)
 {
     struct scenario_diag *d = ac->diag;
     const struct layer_cfg *l = &ac->sc->layers[i];
-    char a[32], w[400];
+    char w[400];
     const char *kind = scn_hedge_names[l->hedge];
     /* the keys of the other modes are kept and unused (as base is with
      * backoff = none): switching modes with --set keeps working */
     if (l->hedge_mode == HEDGE_NONE)
         return;
-    if (l->hedge_mode == HEDGE_FIXED && hedge_kinds[l->hedge].delay == RS_TIME_NEVER &&
-        !scn_layer_given(ac, i, "hedge_delay"))
-        scn_diag_add(d, "%s: [layer %s] hedge = %s needs hedge_delay%s (a duration such as 50ms, or none to hedge only on hedge_on failures)",
-                     scn_key_where(ac, S_LAYER, i, "hedge", w, sizeof w), l->name, kind,
-                     hedge_kinds[l->hedge].needs_delay ? ", Envoy's per_try_timeout" : "");
-    if (l->timeout != RS_TIME_NEVER)
-        scn_diag_add(d, "%s: [layer %s] timeout = %s: a hedged layer's copies have no timeout of their own (the hedge delay sends the next copy, deadline ends the call); allowed: none, or hedge = none",
-                     scn_key_where(ac, S_LAYER, i, "timeout", w, sizeof w), l->name,
-                     units_format_duration(l->timeout, a, sizeof a));
+    bool no_delay = l->hedge_mode == HEDGE_FIXED && hedge_kinds[l->hedge].delay == RS_TIME_NEVER &&
+                    !scn_layer_given(ac, i, "hedge_delay") && l->timeout == RS_TIME_NEVER;
+    if (no_delay && hedge_kinds[l->hedge].needs_delay)
+        scn_diag_add(d, "%s: [layer %s] hedge = %s needs timeout: Envoy's per_try_timeout, after which the next copy goes (Envoy has no default)",
+                     scn_key_where(ac, S_LAYER, i, "hedge", w, sizeof w), l->name, kind);
+    else if (no_delay)
+        scn_diag_add(d, "%s: [layer %s] hedge = %s needs hedge_delay or timeout: when the next copy goes (a duration such as 50ms; hedge_delay = none: only on hedge_on failures)",
+                     scn_key_where(ac, S_LAYER, i, "hedge", w, sizeof w), l->name, kind);
     if (l->concurrency > 0)
         scn_diag_add(d, "%s: [layer %s] concurrency = %u: a bulkhead on a hedged layer is not modelled; allowed: 0, or hedge = none",
                      scn_key_where(ac, S_LAYER, i, "concurrency", w, sizeof w), l->name,

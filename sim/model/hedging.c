@@ -12,6 +12,9 @@
  * delay starts at infinity). Recomputing sorts the window: O(W log W) every
  * HEDGE_REFRESH answers, O(log W) an answer amortised; the delay is O(1).
  *
+ * On a hedged layer `timeout` is the latest the next copy waits (the
+ * earlier of it and the delay above); it never abandons a copy.
+ *
  * Extra-load cap (hedge_max_extra = F, percentile only): the layer counts
  * first copies and hedges in one-second slots over the last
  * HEDGE_CAP_SLOTS seconds; a hedge goes only while hedges + 1 <= F · first
@@ -60,7 +63,12 @@ void hedging_fini(struct sim *s)
     pool_fini(&s->hedges);
 }
 
-rs_time hedging_delay(const struct sim *s, uint32_t layer) { return s->lrt[layer].hedge_delay; }
+rs_time hedging_delay(const struct sim *s, uint32_t layer)
+{
+    /* the layer's timeout is the latest the next copy waits (Envoy's
+     * hedge_on_per_try_timeout: the copy out is not abandoned) */
+    return units_min(s->lrt[layer].hedge_delay, s->sc.layers[layer].timeout);
+}
 
 static int cmp_double(const void *a, const void *b)
 {

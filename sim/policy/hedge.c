@@ -23,8 +23,9 @@ const struct hedge_kind hedge_kinds[] = {
      .mode = HEDGE_FIXED, .delay = 500 * RS_MS, .attempts = 4, .max_attempts = 5,
      .hedge_on = B(CONN) | B(503) | B(500) | B(409), .retry_on = 0, .cancel = CANCEL_ON_ABANDON},
     /* Envoy route HedgePolicy hedge_on_per_try_timeout: the copy goes at the
-     * per-try timeout (hedge_delay, which must be given); num_retries 1;
-     * errors are retried as by the 5xx policy (reset: conn) */
+     * per-try timeout (the layer's timeout, which must be given: Envoy has
+     * no default) without resetting the first; num_retries 1; errors are
+     * retried as by the 5xx policy (reset: conn) */
     {.name = "envoy-hedge",
      .source = "Envoy route_components.proto HedgePolicy; router.cc onSoftPerTryTimeout",
      .mode = HEDGE_FIXED, .delay = RS_TIME_NEVER, .attempts = 2,

@@ -32,7 +32,7 @@ struct hedge_kind {
     unsigned attempts, max_attempts; /* max_attempts: the library's clamp, 0 none */
     errclass_set hedge_on, retry_on;
     enum cancel_mode cancel;
-    bool needs_delay;      /* envoy-hedge: the per-try timeout must be given */
+    bool needs_delay;      /* envoy-hedge: the per-try timeout (timeout) must be given */
     unsigned refuse_above; /* the library refuses more copies than this (Polly: 11); 0 none */
 };
 
