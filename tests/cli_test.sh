@@ -12,8 +12,10 @@ expect 0 '^storm ' -- "$bin" list
 # list and list presets: each column starts at the same place on every line
 cols=$("$bin" list | awk '{ match($0, /^[^ ]+ +/); print RLENGTH }' | sort -u | wc -l)
 [ "$cols" = 1 ] || fail "list's descriptions start at $cols different columns"
-cols=$("$bin" list presets | grep -v '^generic kinds:' | awk '/^[a-z]/ { match($0, /^[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +/); print RLENGTH }' | sort -u | wc -l)
+cols=$("$bin" list presets | awk '/^generic kinds:/ { exit } /^[a-z]/ { match($0, /^[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +/); print RLENGTH }' | sort -u | wc -l)
 [ "$cols" = 1 ] || fail "list presets' retry_on starts at $cols different columns"
+cols=$("$bin" list presets | awk '/^hedging presets/ { on = 1; next } /^hedging modes/ { on = 0 } on && /^[a-z]/ { match($0, /^[^ ]+ +[^ ]+ +/); print RLENGTH }' | sort -u | wc -l)
+[ "$cols" = 1 ] || fail "list presets' hedging copies start at $cols different columns"
 expect 0 'storm.ini: ok \(storm, 1 layer, 1 phase\)' -- "$bin" check "$src/scenarios/storm.ini"
 expect 2 'unknown option' -- "$bin" run --frobnicate
 # Help everywhere (exit 0): each command's options and examples.

@@ -62,7 +62,7 @@ includes() {
   local line=$1 w; shift
   comp "$line"
   for w in "$@"; do
-    printf '%s\n' "${got[@]}" | grep -qxF -- "$w" || fail "completing '$line' does not offer '$w' (offers: $(shown))"
+    grep -qxF -- "$w" <(printf "%s\n" "${got[@]}") || fail "completing '$line' does not offer '$w' (offers: $(shown))"
   done
   word=${line##*[[:space:]]}
   for w in "${got[@]}"; do

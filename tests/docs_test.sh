@@ -3,7 +3,8 @@
 #  - every backoff kind and preset the binary names (list presets, and the
 #    names `check` lists for a bad `backoff`) has a heading in
 #    docs/presets.md; every budget kind in docs/budgets.md; every breaker
-#    kind in docs/breakers.md. A heading documents a name when the heading
+#    kind in docs/breakers.md; every hedging preset in docs/hedging.md. A
+#    heading documents a name when the heading
 #    line holds it in backquotes: "### `ratio`, `finagle`, `linkerd`".
 #  - no page links outside the repository (../shared, an absolute path, a
 #    path that climbs out of the tree) or to a path the repository does not
@@ -27,6 +28,7 @@ service = exp(10ms)
 backoff = not-a-kind-docs-test
 budget = not-a-kind-docs-test
 breaker = not-a-kind-docs-test
+hedge = not-a-kind-docs-test
 EOF
 check_out=$("$bin" check "$probe" 2>&1)
 check_rc=$?
@@ -62,7 +64,11 @@ check_names() { # check_names WHAT PAGE NAME... (a name given twice is checked o
 # Presets: the first column of `list presets` between its header and the
 # generic kinds; generic kinds: its last line. Both must agree with check.
 list_out=$("$bin" list presets 2>&1) || fail "list presets failed: $list_out"
-mapfile -t presets < <(awk '/^preset /{on=1; next} /^generic kinds:/{on=0} on && /^[a-z0-9]/{print $1}' <<<"$list_out")
+mapfile -t presets < <(awk '/^generic kinds:/{exit} /^preset /{on=1; next} on && /^[a-z0-9]/{print $1}' <<<"$list_out")
+# hedging presets: the table after "hedging presets"; hedging modes: its last line
+mapfile -t hedges < <(awk '/^hedging presets/{on=1; next} /^hedging modes:/{on=0} on && !/^preset / && /^[a-z0-9]/{print $1}' <<<"$list_out")
+mapfile -t hmodes < <(sed -n 's/^hedging modes: *//p' <<<"$list_out" | tr ' ' '\n' | grep -v '^$')
+mapfile -t hedge_names < <(names_for hedge)
 mapfile -t generic < <(sed -n 's/^generic kinds: *//p' <<<"$list_out" | tr ' ' '\n' | grep -v '^$')
 mapfile -t backoffs < <(names_for backoff)
 mapfile -t budgets < <(names_for budget)
@@ -70,12 +76,18 @@ mapfile -t breakers < <(names_for breaker)
 [ "${#presets[@]}" -ge 1 ] || fail "list presets printed no preset"
 [ "${#generic[@]}" -ge 1 ] || fail "list presets printed no generic kinds"
 for name in "${presets[@]}" "${generic[@]}"; do
-  printf '%s\n' "${backoffs[@]}" | grep -qxF "$name" ||
+  grep -qxF -- "$name" <(printf "%s\n" "${backoffs[@]}") ||
     fail "'$name' from list presets is not among the backoff names check accepts"
+done
+[ "${#hedges[@]}" -ge 1 ] || fail "list presets printed no hedging preset"
+for name in "${hedges[@]}" "${hmodes[@]}"; do
+  grep -qxF -- "$name" <(printf "%s\n" "${hedge_names[@]}") ||
+    fail "'$name' from list presets is not among the hedge names check accepts"
 done
 check_names "backoff kind or preset" "$docs/presets.md" "${backoffs[@]}" "${presets[@]}"
 check_names "budget kind" "$docs/budgets.md" "${budgets[@]}"
 check_names "breaker kind" "$docs/breakers.md" "${breakers[@]}"
+check_names "hedging preset" "$docs/hedging.md" "${hedges[@]}"
 [ -f "$docs/README.md" ] || fail "docs/README.md: missing (the index)"
 
 # Links. in_repo PATH (relative to src): a file or directory the repository
