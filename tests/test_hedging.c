@@ -9,6 +9,8 @@
  * still out; every job dropped, stopped, completed or still queued or busy)
  * is checked at the end of every run by sim_run itself.
  */
+#define _POSIX_C_SOURCE 200809L /* fmemopen */
+
 #include "rs_test.h"
 #include "scenario_int.h"
 
@@ -112,6 +114,44 @@ static void hedging_never_fires_is_no_hedging(void **state)
     assert_true(M(a)->errors[CLS_503] > 1000 && M(a)->outcomes[OUT_DEADLINE] > 0 &&
                 M(a)->outcomes[OUT_THROTTLED] > 0);
     assert_int_equal(M(b)->hedges, 0);
+    assert_same_run(a, b);
+    sim_destroy(a);
+    sim_destroy(b);
+}
+
+/* More paths where hedging that never fires must be invisible: a breaker
+ * that trips on deadline expiries of hung attempts (the copies out at the
+ * deadline fail with class deadline, as a plain attempt does); retries over
+ * three replicas, one failing (retries keep the balancer's choice: only
+ * hedges avoid replicas their call reached); hedge_on on a layer that does
+ * not hedge (not a gRPC token failure there). */
+static void hedging_never_fires_more_paths(void **state)
+{
+    (void)state;
+    const char *hang = "[run]\nduration = 30s\n[load]\nrate = 100/s\n"
+                       "[phase outage]\nstart = 10s\nend = 20s\noutage = hang\n"
+                       "[server]\nworkers = 10\nservice = exp(10ms)\n"
+                       "[layer app]\nattempts = 1\ndeadline = 200ms\nretry_on = none\n"
+                       "breaker = gobreaker\nbreaker_scope = shared\n";
+    const char *rep = "[run]\nduration = 20s\nseed = 3\n[load]\nrate = 200/s\n"
+                      "[phase bad]\nstart = 5s\nend = 15s\ntarget = server#1\noutage = error\n"
+                      "[server]\nworkers = 4\nreplicas = 3\nbalancer = random\nservice = exp(5ms)\n"
+                      "[layer app]\nattempts = 3\nretry_on = 503\nbackoff = constant\nbase = 10ms\n";
+    const char *texts[] = {hang, rep};
+    const char *hedged[] = {"layer.app.hedge=fixed", "layer.app.hedge_delay=none"};
+    for (size_t i = 0; i < 2; i++) {
+        struct sim *a = run_text(texts[i], NULL, 0), *b = run_text(texts[i], hedged, 2);
+        assert_same_run(a, b);
+        if (i == 0)
+            assert_true(M(a)->outcomes[OUT_BREAKER] > 100); /* the breaker does trip */
+        sim_destroy(a);
+        sim_destroy(b);
+    }
+    const char *ho = "[run]\nduration = 20s\nseed = 3\n[load]\nrate = 200/s\n"
+                     "[server]\nworkers = 4\nservice = exp(5ms)\nerror_503 = 0.3\nerror_500 = 0.3\n"
+                     "[layer app]\nattempts = 3\nretry_on = 500\nbudget = grpc\nbudget_scope = shared\n";
+    const char *on[] = {"layer.app.hedge_on=503"};
+    struct sim *a = run_text(ho, NULL, 0), *b = run_text(ho, on, 1);
     assert_same_run(a, b);
     sim_destroy(a);
     sim_destroy(b);
@@ -369,6 +409,69 @@ static void cancel_travels_down_the_layers(void **state)
     sim_destroy(s);
 }
 
+/* Envoy's retry budget counts each hedge out as an active retry and frees
+ * it when that copy ends, answered or not: with three copies a call and a
+ * floor of 20 concurrent retries, hedges are never refused at 100/s (at
+ * most about 1 retry is active at a time); a count that leaked one retry
+ * per call would reach the floor within a second and refuse from then on. */
+static void envoy_budget_counts_each_hedge(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 60s\n[load]\nrate = 100/s\n"
+                       "[server]\nworkers = 1000\nservice = exp(10ms)\n"
+                       "[layer app]\nattempts = 3\nhedge = fixed\nhedge_delay = 5ms\nretry_on = none\n"
+                       "budget = envoy\nbudget_scope = shared\nbudget_min_concurrency = 20\n";
+    struct sim *s = run_text(text, NULL, 0);
+    struct sim_layer_totals t;
+    sim_layer_totals(s, 0, &t);
+    print_message("envoy budget: %llu hedges, %llu refused\n", (unsigned long long)t.hedges,
+                  (unsigned long long)t.refused);
+    assert_true(t.hedges > 5000);
+    assert_int_equal(t.refused, 0);
+    assert_int_equal(t.hedges_suppressed, 0);
+    sim_destroy(s);
+    /* a floor of 0 refuses every hedge, and says so */
+    const char *zero[] = {"layer.app.budget_min_concurrency=0", "layer.app.budget_percent=0"};
+    s = run_text(text, zero, 2);
+    sim_layer_totals(s, 0, &t);
+    assert_int_equal(t.hedges, 0);
+    assert_true(t.refused > 0 && t.hedges_suppressed == t.refused);
+    sim_destroy(s);
+}
+
+/* A job stopped by a cancellation cancels its dependency calls (their layer
+ * cancels), which cancel their attempts at db, which stops them: db serves
+ * none of the 200 ms calls in full. The clients give up at 50 ms. */
+static void stopped_job_cancels_its_calls(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 20s\n[load]\nrate = 100/s\n"
+                       "[service api]\nworkers = 100\nservice = const(1ms)\ncalls = db\n"
+                       "cancel_running = true\n"
+                       "[service db]\nworkers = 100\nservice = const(200ms)\ncancel_running = true\n"
+                       "[layer app]\nfrom = client\nto = api\nattempts = 1\ntimeout = 50ms\n"
+                       "cancel = on-abandon\n"
+                       "[layer api-db]\nfrom = api\nto = db\nattempts = 1\ncancel = on-abandon\n";
+    struct sim *s = run_text(text, NULL, 0);
+    struct sim_service_row db;
+    sim_service_totals(s, 1, &db);
+    uint64_t req = M(s)->requests;
+    /* per request: the api job stopped, its db call ended, the db job stopped */
+    assert_true(M(s)->cancelled >= 3 * req - 30 && M(s)->cancelled <= 3 * req);
+    assert_int_equal(db.completed, 0);
+    assert_int_equal(db.wasted, 0);
+    sim_destroy(s);
+    /* the dependency layer does not cancel: db serves every call in full,
+     * for a call nobody waits for (wasted counts the innermost caller's
+     * abandonment only: that call still waits, so db counts none) */
+    const char *keep[] = {"layer.api-db.cancel=none"};
+    s = run_text(text, keep, 1);
+    sim_service_totals(s, 1, &db);
+    assert_true(db.completed + 30 >= M(s)->requests);
+    assert_int_equal(M(s)->outcomes[OUT_OK], 0);
+    sim_destroy(s);
+}
+
 /* ---- presets ---- */
 
 static void presets_bring_their_values(void **state)
@@ -406,10 +509,38 @@ static void presets_bring_their_values(void **state)
     assert_true(l->timeout == 200 * RS_MS && l->hedge_delay == RS_TIME_NEVER);
     assert_true(l->attempts == 2 && l->hedge_on == 0);
     assert_true(errclass_in(l->retry_on, CLS_503) && errclass_in(l->retry_on, CLS_CONN));
+    /* a hedging preset's attempts and retry_on win over a backoff preset's */
+    snprintf(text, sizeof text, "%sbackoff = envoy\nhedge = grpc-hedge\n", base);
+    load_or_fail(&sc, text, NULL, 0);
+    assert_true(sc.layers[0].attempts == 4 && sc.layers[0].retry_on == 0);
     /* explicit keys win over the preset's */
     snprintf(text, sizeof text, "%shedge = grpc-hedge\nhedge_delay = 20ms\ncancel = none\n", base);
     load_or_fail(&sc, text, NULL, 0);
     assert_true(sc.layers[0].hedge_delay == 20 * RS_MS && sc.layers[0].cancel == CANCEL_NONE);
+}
+
+/* The effective scenario (scenario.ini, and what sweeps fingerprint)
+ * reads back to the same scenario for every hedging kind and preset, with
+ * cancellation, a dormant key of another mode, and cancel_running. */
+static void hedged_scenarios_round_trip(void **state)
+{
+    (void)state;
+    const char *base = "[load]\nrate = 10/s\n[server]\nservice = exp(1ms)\ncancel_running = true\n"
+                       "[layer app]\ntimeout = 30ms\nbackoff = envoy\nhedge_percentile = 80\n"
+                       "hedge_on = 503 409\ncancel = on-abandon\nhedge = ";
+    for (unsigned k = 0; k < hedge_nkinds; k++) {
+        char text[512], buf[16384];
+        snprintf(text, sizeof text, "%s%s\n", base, hedge_kinds[k].name);
+        struct scenario a, b;
+        load_or_fail(&a, text, NULL, 0);
+        FILE *f = fmemopen(buf, sizeof buf, "w");
+        assert_int_equal(scenario_write_ini(&a, f), 0);
+        fclose(f);
+        load_or_fail(&b, buf, NULL, 0);
+        assert_memory_equal(&a.layers[0], &b.layers[0], sizeof a.layers[0]);
+        assert_memory_equal(&a.services[0], &b.services[0], sizeof a.services[0]);
+        assert_non_null(strstr(buf, "cancel_running = true"));
+    }
 }
 
 /* ---- the built-ins' claims, over seeds 1..20 (at least 18 of 20 each) ---- */
@@ -510,6 +641,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(two_copies_match_theory),
         cmocka_unit_test(hedging_never_fires_is_no_hedging),
+        cmocka_unit_test(hedging_never_fires_more_paths),
         cmocka_unit_test(cancellation_without_abandon_changes_nothing),
         cmocka_unit_test(hedge_on_sends_the_next_copy_at_once),
         cmocka_unit_test(first_answer_wins),
@@ -519,7 +651,10 @@ int main(void)
         cmocka_unit_test(cancel_reaches_queued_and_running_work),
         cmocka_unit_test(cancel_overtakes_on_the_hop),
         cmocka_unit_test(cancel_travels_down_the_layers),
+        cmocka_unit_test(envoy_budget_counts_each_hedge),
+        cmocka_unit_test(stopped_job_cancels_its_calls),
         cmocka_unit_test(presets_bring_their_values),
+        cmocka_unit_test(hedged_scenarios_round_trip),
         cmocka_unit_test(hedge_claim),
         cmocka_unit_test(cancel_claim),
     };

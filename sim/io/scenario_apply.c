@@ -489,8 +489,11 @@ static void apply_hedge_defaults(struct apply_ctx *ac, unsigned i)
         l->cancel = h->cancel;
 }
 
-/* Fills in what layer i's backoff kind or preset brings, for every key the
- * scenario did not write: explicit keys override a preset's values. */
+static void apply_backoff_preset(struct apply_ctx *ac, unsigned i);
+
+/* Fills in what layer i's backoff kind or preset, budget, breaker and
+ * hedging kind bring, for every key the scenario did not write: explicit
+ * keys override a preset's values. */
 void scn_apply_kind_defaults(struct apply_ctx *ac, unsigned i)
 {
     struct layer_cfg *l = &ac->sc->layers[i];
@@ -499,9 +502,16 @@ void scn_apply_kind_defaults(struct apply_ctx *ac, unsigned i)
     default_params(ac, i, LY(breaker_p), sizeof l->breaker_p, &l->breaker->defaults);
     if (!scn_layer_given(ac, i, "multiplier"))
         l->bp.multiplier = k->defaults.multiplier;
-    apply_hedge_defaults(ac, i);
-    if (!backoff_is_preset(k))
-        return;
+    if (backoff_is_preset(k))
+        apply_backoff_preset(ac, i);
+    apply_hedge_defaults(ac, i); /* after: its attempts and retry_on win */
+}
+
+/* What layer i's backoff preset brings, for every key not written. */
+static void apply_backoff_preset(struct apply_ctx *ac, unsigned i)
+{
+    struct layer_cfg *l = &ac->sc->layers[i];
+    const struct backoff_kind *k = l->backoff;
     if (!scn_layer_given(ac, i, "base"))
         l->bp.base = k->defaults.base;
     if (!scn_layer_given(ac, i, "cap"))

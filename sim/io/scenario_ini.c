@@ -92,6 +92,8 @@ static void write_service(const struct service_cfg *v, bool graph, FILE *f)
         fprintf(f, "degrade_shape = %s\n", scn_degrade_names[v->degrade_shape]);
     if (v->cache_index >= 0)
         fprintf(f, "cache = %s\n", v->cache);
+    if (v->cancel_running) /* written when set: earlier outputs keep their bytes */
+        fprintf(f, "cancel_running = true\n");
     if (!graph)
         return;
     fprintf(f, "replicas = %u\nbalancer = %s\ncalls =", v->replicas, scn_balancer_names[v->balancer]);
@@ -177,6 +179,23 @@ static void write_breaker(const struct layer_cfg *l, FILE *f)
             time_or_none(kp->slow_call, b, sizeof b), kp->max_failure_ratio);
 }
 
+/* A layer's hedging and cancellation keys: all of them when any differs
+ * from its default (the other modes' values included, so the file reads
+ * back to the same scenario), none otherwise (earlier outputs keep their
+ * bytes). */
+static void write_hedge(const struct layer_cfg *l, FILE *f)
+{
+    char a[64], set[256];
+    if (l->hedge == 0 && l->hedge_delay == RS_TIME_NEVER && l->hedge_percentile == 95.0 &&
+        l->hedge_max_extra == 1.0 && l->hedge_on == 0 && l->cancel == CANCEL_NONE)
+        return;
+    fprintf(f, "hedge = %s\nhedge_delay = %s\nhedge_percentile = %.17g\nhedge_max_extra = %.17g\n",
+            scn_hedge_names[l->hedge], time_or_none(l->hedge_delay, a, sizeof a),
+            l->hedge_percentile, l->hedge_max_extra);
+    fprintf(f, "hedge_on = %s\ncancel = %s\n", errclass_format_set(l->hedge_on, set, sizeof set),
+            scn_cancel_names[l->cancel]);
+}
+
 /* A layer; with graph, its edge and bulkhead too. */
 static void write_layer(const struct layer_cfg *l, bool graph, FILE *f)
 {
@@ -202,6 +221,7 @@ static void write_layer(const struct layer_cfg *l, bool graph, FILE *f)
         fprintf(f, "instances = %u\n", l->instances);
     write_budget(l, f);
     write_breaker(l, f);
+    write_hedge(l, f);
     if (!graph)
         return;
     fprintf(f, "from = %s\nto = %s\nconcurrency = %u\n", l->from, l->to, l->concurrency);

@@ -16,7 +16,7 @@
  * earlier of it and the delay above); it never abandons a copy.
  *
  * Extra-load cap (hedge_max_extra = F, percentile only): the layer counts
- * first copies and hedges in one-second slots over the last
+ * first copies (not retries) and hedges in one-second slots over the last
  * HEDGE_CAP_SLOTS seconds; a hedge goes only while hedges + 1 <= F · first
  * copies in that window. O(HEDGE_CAP_SLOTS) a check.
  *
@@ -38,6 +38,7 @@ int hedging_init(struct sim *s, char *err, size_t errsz)
         const struct layer_cfg *l = &s->sc.layers[i];
         struct layer_rt *rt = &s->lrt[i];
         rt->hedge_delay = l->hedge_mode == HEDGE_FIXED ? l->hedge_delay : RS_TIME_NEVER;
+        rt->tracks = l->hedge_mode != HEDGE_NONE || l->cancel != CANCEL_NONE;
         for (unsigned k = 0; k < HEDGE_CAP_SLOTS; k++)
             rt->cap_slot[k] = -1;
         if (l->hedge_mode != HEDGE_NONE && l->attempts > most)
@@ -51,6 +52,7 @@ int hedging_init(struct sim *s, char *err, size_t errsz)
         }
     }
     pool_init(&s->hedges, sizeof(struct hedge_rec) + (most ? most : 1) * sizeof(struct copy));
+    pool_init(&s->kids, SCENARIO_MAX_FANOUT * sizeof(struct child));
     return 0;
 }
 
@@ -61,6 +63,7 @@ void hedging_fini(struct sim *s)
         s->lrt[i].lat_ring = NULL;
     }
     pool_fini(&s->hedges);
+    pool_fini(&s->kids);
 }
 
 rs_time hedging_delay(const struct sim *s, uint32_t layer)
@@ -116,7 +119,7 @@ static uint32_t cap_slot(struct layer_rt *rt, rs_time now)
     return k;
 }
 
-void hedging_count(struct sim *s, uint32_t layer, bool hedge)
+void hedging_count(struct sim *s, uint32_t layer, bool hedge, bool first)
 {
     struct layer_rt *rt = &s->lrt[layer];
     if (hedge) {
@@ -128,7 +131,7 @@ void hedging_count(struct sim *s, uint32_t layer, bool hedge)
     uint32_t k = cap_slot(rt, s->now);
     if (hedge)
         rt->cap_hedges[k]++;
-    else
+    else if (first)
         rt->cap_first[k]++;
 }
 

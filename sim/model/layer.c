@@ -46,7 +46,8 @@
  * are abandoned. A failure in retry_on waits for the other copies; when it
  * is the last one out the loop retries it as above; a failure in neither
  * ends the call. A hedge is admitted as a retry is (budget_allow_retry and
- * the breaker), but a refusal only stops the hedging while copies are out.
+ * the breaker), but a refusal only stops the timer's hedges while copies
+ * are out (until a retry after a backoff).
  * A hedged layer has no per-attempt timeout: its timer is the next hedge
  * or the deadline. Each copy has its own record (struct copy).
  *
@@ -54,11 +55,12 @@
  * timeout, a hedge that lost, the call ending with copies out, the call
  * cancelled from above — is cancelled below: net.c carries the
  * cancellation down the hop, and it reaches what the attempt became (a
- * call here, which ends without answering; a job, service.c). A call whose
- * parent job has ended stops at its next attempt when its layer cancels.
- * A copy closed without its own answer is reported to the breaker as not
+ * call here, which ends without answering; a job, service.c, which also
+ * cancels its own calls through cancelling layers when it ends early). A
+ * copy closed without its own answer is reported to the breaker as not
  * failed (Polly v8: a cancellation is not a handled outcome) and not to the
- * budget (gRPC A6: cancelled hedges are not results).
+ * budget (gRPC A6: cancelled hedges are not results); the copies out at the
+ * deadline fail with class deadline.
  *
  * Re-entrancy: sending an attempt downstream can produce its answer at once
  * (a full queue rejects immediately), which may end and free the call. So a
@@ -169,14 +171,15 @@ struct att_ref {
     uint32_t breaker_gen;
     rs_time start;
     uint32_t number;
+    struct budget_call *bc;
 };
 
 static struct att_ref att_of(const struct sim *s, struct call *c, uint32_t att)
 {
     if (!is_hedged(&s->sc.layers[c->layer]))
-        return (struct att_ref){&c->admitted, c->breaker_gen, c->attempt_start, c->attempts};
+        return (struct att_ref){&c->admitted, c->breaker_gen, c->attempt_start, c->attempts, &c->bc};
     struct copy *cp = copy_of(s, c, att);
-    return (struct att_ref){&cp->admitted, cp->breaker_gen, cp->start, att};
+    return (struct att_ref){&cp->admitted, cp->breaker_gen, cp->start, att, &cp->bc};
 }
 
 static void record_result(struct sim *s, uint32_t ci, struct att_ref a, enum errclass cls);
@@ -188,6 +191,9 @@ static void record_closed(struct sim *s, struct call *c, struct att_ref a)
 {
     uint8_t *ring;
     const struct layer_cfg *cfg = &s->sc.layers[c->layer];
+    struct budget_state *bs = budget_of(s, c);
+    if (bs != NULL)
+        budget_attempt_end(cfg->budget, bs, a.bc);
     struct breaker_state *br = breaker_of(s, c, &ring);
     if (br == NULL || !*a.admitted)
         return;
@@ -249,7 +255,7 @@ static void abandon_open(struct sim *s, uint32_t ci)
 
 /* Frees call ci after its outcome (or its cancellation): ends its budget
  * call, cancels its timer. What it still has out was abandoned before. */
-static void retire(struct sim *s, uint32_t ci)
+static inline void retire(struct sim *s, uint32_t ci)
 {
     struct call *c = call_at(s, ci);
     struct budget_state *bs = budget_of(s, c);
@@ -353,14 +359,6 @@ void layer_bulkhead_grant(struct sim *s, uint32_t ci, uint32_t att)
     send(s, ci, c, &s->sc.layers[c->layer]);
 }
 
-/* Whether the parent of call c still waits for it; a call whose parent is
- * a job that has ended stops when its layer cancels. */
-static bool orphaned(const struct sim *s, const struct call *c, const struct layer_cfg *cfg)
-{
-    return cfg->cancel == CANCEL_ON_ABANDON && c->parent.call != NO_PARENT &&
-           (c->parent.call & REPLY_JOB) && !service_is_waiting(s, c->parent);
-}
-
 /* A refusal by the budget or breaker before an attempt: the call ends
  * (class cls, outcome o), unless it is a hedge with copies still out,
  * which only stops the hedging. */
@@ -380,7 +378,8 @@ static void refused(struct sim *s, uint32_t ci, struct call *c, enum errclass cl
 static void open_copy(struct sim *s, struct call *c, bool admitted, bool hedge)
 {
     struct copy *cp = copy_of(s, c, c->attempts);
-    *cp = (struct copy){s->now, NO_CHILD, 0, 0, c->breaker_gen, 0, true, admitted, hedge};
+    *cp = (struct copy){s->now, NO_CHILD, 0, 0, c->breaker_gen, 0, true, admitted, hedge, c->bc};
+    c->bc.retry_active = false; /* the copy holds it now (may_repeat charged the call's) */
     rec_of(s, c)->nopen++;
 }
 
@@ -392,10 +391,6 @@ static void attempt(struct sim *s, uint32_t ci)
     if (s->now >= c->deadline_at) {
         c->last = CLS_DEADLINE;
         finish(s, ci, OUT_DEADLINE);
-        return;
-    }
-    if (orphaned(s, c, cfg)) {
-        end_cancelled(s, ci);
         return;
     }
     struct budget_state *bs = budget_of(s, c);
@@ -428,8 +423,10 @@ static void attempt(struct sim *s, uint32_t ci)
     s->lrt[c->layer].attempts++;
     metrics_attempt(&s->m, c->layer);
     if (is_hedged(cfg)) {
+        if (!hedge)
+            rec_of(s, c)->stop = false; /* a retry after a backoff may hedge again */
         open_copy(s, c, br != NULL, hedge);
-        hedging_count(s, c->layer, hedge);
+        hedging_count(s, c->layer, hedge, c->attempts == 1);
         if (hedge && s->nhedged > 0)
             r->n[s->hedge_slot[c->layer]]++;
     }
@@ -497,12 +494,10 @@ bool layer_is_waiting(const struct sim *s, struct reply_to to)
     return c->state == CALL_WAITING && c->attempts == to.attempt;
 }
 
-void layer_note_child(struct sim *s, uint32_t layer, struct reply_to from, struct child ch,
-                      uint32_t rep1)
+void layer_note_child_slow(struct sim *s, uint32_t layer, struct reply_to from, struct child ch,
+                           uint32_t rep1)
 {
     const struct layer_cfg *cfg = &s->sc.layers[layer];
-    if (cfg->cancel == CANCEL_NONE && !is_hedged(cfg))
-        return;
     if (!layer_is_waiting(s, from))
         return;
     struct call *c = call_at(s, from.call);
@@ -537,6 +532,8 @@ uint32_t layer_hedge_replica(struct sim *s, uint32_t layer, uint32_t svc, struct
         return pick;
     const struct call *c = call_at(s, from.call);
     (void)layer;
+    if (!copy_of(s, c, from.attempt)->hedge)
+        return pick; /* a first copy or a retry: the balancer's choice */
     return hedging_unused_replica(s, rec_of(s, c), c->attempts, svc, pick);
 }
 
@@ -565,8 +562,9 @@ static void record_result(struct sim *s, uint32_t ci, struct att_ref a, enum err
         s->lrt[c->layer].timeouts++;
     struct budget_state *bs = budget_of(s, c);
     if (bs != NULL)
-        budget_result(cfg->budget, &cfg->budget_p, bs, &c->bc, s->now, cls, a.number > 1,
-                      errclass_in(cfg->retry_on, cls) || errclass_in(cfg->hedge_on, cls));
+        budget_result(cfg->budget, &cfg->budget_p, bs, a.bc, s->now, cls, a.number > 1,
+                      errclass_in(cfg->retry_on, cls) ||
+                          (is_hedged(cfg) && errclass_in(cfg->hedge_on, cls)));
     uint8_t *ring;
     struct breaker_state *br = breaker_of(s, c, &ring);
     if (br != NULL && *a.admitted) {
@@ -585,7 +583,7 @@ static void record_result(struct sim *s, uint32_t ci, struct att_ref a, enum err
 /* Whether the budget and breaker let call c make another attempt after
  * class cls: a retry, or a hedge (cls CLS_OK: no failure). Counts a
  * refusal; *o is the outcome it gives. */
-static bool may_repeat(struct sim *s, struct call *c, enum errclass cls, enum outcome *o)
+static inline bool may_repeat(struct sim *s, struct call *c, enum errclass cls, enum outcome *o)
 {
     const struct layer_cfg *cfg = &s->sc.layers[c->layer];
     uint8_t *ring;
@@ -654,18 +652,19 @@ static void failed_attempt(struct sim *s, uint32_t ci, enum errclass cls, rs_tim
 }
 
 /* Sends hedged call ci's next copy now (its timer fired, or a copy failed
- * with a class in hedge_on): when attempts remain and the budget, the
- * breaker and the extra-load cap allow. */
-static void hedge_next(struct sim *s, uint32_t ci, enum errclass cls)
+ * with a class in hedge_on) when attempts remain and the extra-load cap,
+ * the budget and the breaker allow; after a refusal the timer sends no more
+ * (hedge_on failures still may). */
+static void hedge_next(struct sim *s, uint32_t ci, enum errclass cls, bool by_timer)
 {
     struct call *c = call_at(s, ci);
     const struct layer_cfg *cfg = &s->sc.layers[c->layer];
     struct hedge_rec *h = rec_of(s, c);
     enum outcome o = OUT_EXHAUSTED;
-    bool go = c->attempts < cfg->attempts && !h->stop;
-    if (go && h->nopen > 0 && !hedging_cap_allows(s, c->layer)) {
+    bool go = c->attempts < cfg->attempts && !(by_timer && h->stop);
+    if (go && !hedging_cap_allows(s, c->layer)) {
         go = false;
-        s->lrt[c->layer].hedges_suppressed++;
+        o = OUT_THROTTLED;
     } else if (go) {
         go = may_repeat(s, c, cls, &o);
     }
@@ -673,6 +672,8 @@ static void hedge_next(struct sim *s, uint32_t ci, enum errclass cls)
         attempt(s, ci);
         return;
     }
+    if (c->attempts < cfg->attempts)
+        s->lrt[c->layer].hedges_suppressed++;
     if (h->nopen > 0) { /* the copies out may still win */
         h->stop = true;
         hedge_arm(s, ci, c, cfg);
@@ -708,7 +709,7 @@ static void hedged_answer(struct sim *s, uint32_t ci, uint32_t att, enum errclas
         c->last = (uint8_t)cls;
         s->m.errors[cls]++;
         metrics_cur(&s->m)->errors[cls]++;
-        hedge_next(s, ci, cls);
+        hedge_next(s, ci, cls, false);
     } else if (h->nopen > 0 && errclass_in(cfg->retry_on, cls)) {
         c->last = (uint8_t)cls; /* the copies out may still win */
         s->m.errors[cls]++;
@@ -747,19 +748,31 @@ void layer_on_answer(struct sim *s, struct reply_to to, enum errclass cls, rs_ti
     }
 }
 
-/* Hedged call ci's timer: the deadline ends it; otherwise the next hedge. */
+/* Hedged call ci's timer: the deadline ends it, every copy out failing
+ * with class deadline (as a plain layer's attempt does); otherwise the
+ * next hedge. */
 static void hedged_timer(struct sim *s, uint32_t ci)
 {
     struct call *c = call_at(s, ci);
     c->timer = EVQ_NONE;
-    if (s->now >= c->deadline_at) {
-        c->last = CLS_DEADLINE;
-        s->m.errors[CLS_DEADLINE]++;
-        metrics_cur(&s->m)->errors[CLS_DEADLINE]++;
-        finish(s, ci, OUT_DEADLINE); /* abandons the copies out */
+    if (s->now < c->deadline_at) {
+        hedge_next(s, ci, CLS_OK, true);
         return;
     }
-    hedge_next(s, ci, CLS_OK);
+    for (uint32_t k = 1; k <= c->attempts; k++) {
+        struct copy *cp = copy_of(s, c, k);
+        if (!cp->open)
+            continue;
+        cp->open = false;
+        rec_of(s, c)->nopen--;
+        service_unhang(s, &cp->hung_at);
+        record_result(s, ci, att_of(s, c, k), CLS_DEADLINE);
+        cancel_child(s, c->layer, &cp->child, cp->child_gen);
+        s->m.errors[CLS_DEADLINE]++;
+        metrics_cur(&s->m)->errors[CLS_DEADLINE]++;
+    }
+    c->last = CLS_DEADLINE;
+    finish(s, ci, OUT_DEADLINE);
 }
 
 void layer_on_timeout(struct sim *s, uint32_t ci, uint32_t att)

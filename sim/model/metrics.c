@@ -271,7 +271,7 @@ void metrics_outcome(struct metrics *m, enum outcome o, rs_time lat, bool counte
 }
 
 /* Level l of one request: v attempts (or hedges). */
-static void att_add(struct metrics *m, size_t l, uint64_t v)
+static inline void att_add(struct metrics *m, size_t l, uint64_t v)
 {
     gsl_histogram *h = m->att[l];
     /* the bin of v is v (the last one also holds more) */

@@ -39,6 +39,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mem.h"
 #include "sim.h"
@@ -247,21 +248,42 @@ static void answer(struct sim *s, uint8_t via, struct reply_to to, enum errclass
         net_answer_up(s, via, to, cls, retry_after);
 }
 
+/* Job ji ends while calls of its step may still be out (it was stopped,
+ * or answered early when one of them failed): those whose layer cancels
+ * are cancelled (the service itself is their caller: no hop). Calls that
+ * already ended are skipped by their generation. */
+static void cancel_kids(struct sim *s, struct job *j)
+{
+    const struct child *kids = pool_at(&s->kids, j->kids);
+    struct child mine[SCENARIO_MAX_FANOUT];
+    uint32_t n = j->nkids;
+    memcpy(mine, kids, n * sizeof *mine); /* cancelling may start calls that reuse the pool */
+    pool_free(&s->kids, j->kids);
+    j->kids = NO_CHILD;
+    for (uint32_t k = 0; k < n; k++)
+        if (mine[k].idx != NO_CHILD)
+            layer_on_cancel(s, mine[k].idx, mine[k].gen);
+}
+
 static void job_end(struct sim *s, uint32_t ji)
 {
     struct job *j = pool_at(&s->jobs, ji);
     uint32_t req = j->req;
     j->gen++;
+    if (j->kids != NO_CHILD)
+        cancel_kids(s, j);
     pool_free(&s->jobs, ji);
     load_request_unref(s, req);
 }
 
 /* ---- executions ---- */
 
+/* The job's work ends after d; the event names its generation, so that a
+ * job stopped meanwhile (and its slot reused) ignores it. */
 static void push_work(struct sim *s, uint32_t ji, double d)
 {
-    struct job *j = pool_at(&s->jobs, ji);
-    j->work = evq_push(&s->q, units_add(s->now, units_from_ns(d)), EV_SERVICE_DONE, ji, 0);
+    uint32_t gen = ((const struct job *)pool_at(&s->jobs, ji))->gen;
+    evq_push(&s->q, units_add(s->now, units_from_ns(d)), EV_SERVICE_DONE, ji, gen);
 }
 
 /* The factor on a service time from the other executions working:
@@ -433,9 +455,9 @@ struct child service_arrive(struct sim *s, uint32_t svc, uint32_t req, struct re
                             uint8_t via, rs_time deadline_at)
 {
     struct request *r = pool_at(&s->requests, req);
-    struct replica *rp = &s->reps[pick_replica(s, svc, from, via)];
+    uint32_t rep1 = pick_replica(s, svc, from, via) + 1;
+    struct replica *rp = &s->reps[rep1 - 1];
     const struct service_cfg *c = cfg_of(s, rp);
-    uint32_t rep1 = rep_index(s, rp) + 1;
     rp->n_arrivals++;
     COUNT(s, rp, arrivals);
     if (rp->entry) {
@@ -457,12 +479,12 @@ struct child service_arrive(struct sim *s, uint32_t svc, uint32_t req, struct re
     struct job *j = pool_at(&s->jobs, ji);
     j->req = req;
     j->client = r->client;
-    j->rep = (uint16_t)rep_index(s, rp);
+    j->rep = (uint16_t)(rep1 - 1);
     j->kind = (uint8_t)kind;
     j->stage = JOB_QUEUED;
     j->loading = false;
     j->cancelled = false;
-    j->work = EVQ_NONE;
+    j->kids = NO_CHILD;
     j->via = via;
     j->parent = from;
     j->deadline_at = deadline_at;
@@ -477,16 +499,15 @@ struct child service_arrive(struct sim *s, uint32_t svc, uint32_t req, struct re
     return me;
 }
 
-/* Stops running job ji (cancel_running): its worker is freed, nothing is
- * answered, and its dependency calls still out are abandoned (each stops
- * at its next attempt when its layer cancels: layer.c). */
+/* Stops running job ji (cancel_running): its worker is freed (its work's
+ * event, naming the old generation, is ignored when it comes), nothing is
+ * answered, and its dependency calls still out are cancelled where their
+ * layer cancels (job_end). */
 static void stop(struct sim *s, uint32_t ji)
 {
     struct job *j = pool_at(&s->jobs, ji);
     struct replica *rp = &s->reps[j->rep];
     bool working = j->stage == JOB_LOCAL || j->stage == JOB_AFTER || j->stage == JOB_HIT;
-    if (working)
-        evq_cancel(&s->q, j->work);
     rep_levels(s, rp, 0, -1, working ? -1 : 0);
     rp->n_stopped++;
     s->m.cancelled++;
@@ -617,16 +638,26 @@ static void call_step(struct sim *s, uint32_t ji)
     uint8_t top = s->svc[s->reps[j->rep].service].edge[step];
     rs_time deadline_at = j->deadline_at;
     j->pending = (uint8_t)d->fanout;
+    bool keep = top != NO_LAYER && s->sc.layers[top].cancel == CANCEL_ON_ABANDON;
+    if (keep) { /* the calls to cancel if the job ends before they answer */
+        if (j->kids == NO_CHILD)
+            j->kids = pool_alloc(&s->kids);
+        j->nkids = 0;
+    }
     for (uint32_t k = 0; k < d->fanout; k++) {
         j = pool_at(&s->jobs, ji);
         if (j->gen != gen || j->stage != JOB_CALLS || j->step != step)
             return;
         COUNT(s, &s->reps[j->rep], dep_calls);
         struct reply_to me = {ji | REPLY_JOB, gen, step * FANOUT_SLOTS + k};
-        if (top == NO_LAYER)
+        if (top == NO_LAYER) {
             service_arrive(s, d->service, req, me, NO_LAYER, deadline_at);
-        else
-            layer_call_start(s, top, req, me, deadline_at);
+            continue;
+        }
+        struct child ch = layer_call_start(s, top, req, me, deadline_at);
+        j = pool_at(&s->jobs, ji);
+        if (keep && j->gen == gen)
+            ((struct child *)pool_at(&s->kids, j->kids))[j->nkids++] = ch;
     }
 }
 
@@ -655,9 +686,11 @@ static void next_stage(struct sim *s, uint32_t ji)
     }
 }
 
-void service_on_done(struct sim *s, uint32_t ji)
+void service_on_done(struct sim *s, uint32_t ji, uint32_t gen)
 {
     struct job *j = pool_at(&s->jobs, ji);
+    if (j->gen != gen)
+        return; /* stopped by a cancellation */
     struct replica *rp = &s->reps[j->rep];
     const struct service_cfg *c = cfg_of(s, rp);
     rep_levels(s, rp, 0, 0, -1);

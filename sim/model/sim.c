@@ -289,7 +289,7 @@ static void dispatch(struct sim *s, const struct evq_event *ev)
         layer_on_retry(s, ev->obj);
         break;
     case EV_SERVICE_DONE:
-        service_on_done(s, ev->obj);
+        service_on_done(s, ev->obj, ev->aux);
         break;
     case EV_POOL_GRANT:
         layer_bulkhead_grant(s, ev->obj, ev->aux);

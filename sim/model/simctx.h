@@ -97,12 +97,14 @@ struct copy {
     bool open;           /* sent, not answered, not abandoned */
     bool admitted;       /* the breaker admitted it */
     bool hedge;          /* sent as a hedge (not first, not a retry after a backoff) */
+    struct budget_call bc; /* what the budget holds for this copy (envoy: a retry's place) */
 };
 
 /* A hedged call's copies, by attempt number (copy[k - 1] is attempt k). */
 struct hedge_rec {
     uint32_t nopen;
-    bool stop;           /* no more hedges by the timer (the cap or the budget refused one) */
+    bool stop;           /* no more hedges by the timer (the cap, budget or breaker refused
+                          * one) until a retry after a backoff */
     struct copy copy[];
 };
 enum key_state { KEY_NONE, KEY_IN_FLIGHT, KEY_STORED };
@@ -175,6 +177,7 @@ struct layer_rt {
     uint32_t nbreakers, n_open;
     uint64_t attempts, retries, timeouts, refused, short_circuited, transitions, bulkheaded;
     uint64_t results;     /* attempts whose result was recorded (answer, timeout, bulkhead) */
+    bool tracks;          /* it cancels or hedges: it keeps what its attempts became */
     uint64_t abandoned;   /* attempts closed without a result: hedges that lost, attempts
                            * out when their call ended or was cancelled */
     uint64_t hedges, hedge_wins, hedges_suppressed;
@@ -205,8 +208,9 @@ struct job {
     uint8_t via;         /* the layer whose hop delivered it; NO_LAYER: a job called it */
     uint8_t pending;     /* calls of this step still out (each answers at most once) */
     bool loading;        /* its cache missed: it loads the key (cache_fill or abandon at the end) */
-    bool cancelled;      /* cancelled while queued: dropped when a worker reaches it */
-    evq_handle work;     /* its pending EV_SERVICE_DONE (a cancellation may stop it) */
+    bool cancelled;      /* cancelled while queued: left the queue, freed when the ring reaches it */
+    uint8_t nkids;       /* calls of this step in kids */
+    uint32_t kids;       /* the step's calls through a cancelling layer (s->kids); NO_CHILD: none */
     struct reply_to parent;
     uint32_t client;     /* its request's client (for prefetching its states) */
     rs_time deadline_at; /* propagated from above; RS_TIME_NEVER: none */
@@ -287,6 +291,7 @@ struct sim {
     struct metrics m;
     struct pool requests, calls, jobs, msgs;
     struct pool hedges;   /* hedge_rec, for calls of hedged layers */
+    struct pool kids;     /* a job's calls of its step, SCENARIO_MAX_FANOUT struct child each */
     uint64_t in_flight;   /* logical requests without an outcome (all) */
 
     /* load */
@@ -332,6 +337,19 @@ struct sim {
     uint64_t occ_version;
 };
 
+/* layer.c: the attempt `from` sent by `layer` became ch (a call, a job, a
+ * message on the hop; NO_CHILD: turned away) at replica rep1 - 1 (0: not a
+ * replica); only layers that cancel or hedge keep it (one test inline for
+ * the others). */
+void layer_note_child_slow(struct sim *s, uint32_t layer, struct reply_to from, struct child ch,
+                           uint32_t rep1);
+static inline void layer_note_child(struct sim *s, uint32_t layer, struct reply_to from,
+                                    struct child ch, uint32_t rep1)
+{
+    if (s->lrt[layer].tracks)
+        layer_note_child_slow(s, layer, from, ch, rep1);
+}
+
 /* load.c */
 void load_start(struct sim *s);
 void load_on_arrival(struct sim *s);
@@ -365,11 +383,7 @@ uint64_t occ_finish(struct sim *s);
 /* Returns the new call (stale at once if it ended at once). */
 struct child layer_call_start(struct sim *s, uint32_t layer, uint32_t req, struct reply_to parent,
                               rs_time deadline_at);
-/* The attempt `from` sent by `layer` became child (a call, a job, a message
- * on the hop; NO_CHILD: turned away) at replica rep1 - 1 (0: not a
- * replica): kept where the layer cancels or hedges. */
-void layer_note_child(struct sim *s, uint32_t layer, struct reply_to from, struct child ch,
-                      uint32_t rep1);
+
 /* A cancellation reached call ci of generation gen (EV_CANCEL). */
 void layer_on_cancel(struct sim *s, uint32_t ci, uint32_t gen);
 /* The replica of service svc a hedged copy `from` of `layer` goes to:
@@ -418,8 +432,8 @@ void hedging_fini(struct sim *s);
 rs_time hedging_delay(const struct sim *s, uint32_t layer);
 /* A copy answered ok or business after lat (percentile window). */
 void hedging_latency(struct sim *s, uint32_t layer, rs_time lat);
-/* A copy was sent: a hedge, or a first copy (the cap's counts). */
-void hedging_count(struct sim *s, uint32_t layer, bool hedge);
+/* A copy was sent: a hedge, a call's first copy, or a retry (the cap's counts). */
+void hedging_count(struct sim *s, uint32_t layer, bool hedge, bool first);
 /* Whether one more hedge stays within hedge_max_extra. */
 bool hedging_cap_allows(struct sim *s, uint32_t layer);
 /* The replica of svc a copy goes to: pick, or the next one none of the
@@ -446,7 +460,8 @@ struct child service_arrive(struct sim *s, uint32_t svc, uint32_t req, struct re
                             uint8_t via, rs_time deadline_at);
 /* A cancellation reached job ji of generation gen (EV_CANCEL). */
 void service_on_cancel(struct sim *s, uint32_t ji, uint32_t gen);
-void service_on_done(struct sim *s, uint32_t job);
+/* Job's work ended (EV_SERVICE_DONE); ignored when the job was stopped. */
+void service_on_done(struct sim *s, uint32_t job, uint32_t gen);
 /* A dependency call of a job answered (ignored when late). */
 void service_on_dep_answer(struct sim *s, struct reply_to to, enum errclass cls);
 /* Whether `to` (a call or a job) still waits for that answer. */

@@ -85,15 +85,20 @@ void budget_call_start(const struct budget_kind *k, const struct budget_params *
     }
 }
 
+void budget_attempt_end(const struct budget_kind *k, struct budget_state *s, struct budget_call *c)
+{
+    if (k->id == BUDGET_ENVOY && c->retry_active) {
+        s->active_retries--;
+        c->retry_active = false;
+    }
+}
+
 void budget_call_end(const struct budget_kind *k, struct budget_state *s, struct budget_call *c)
 {
     if (k->id != BUDGET_ENVOY)
         return;
     s->active_calls--;
-    if (c->retry_active) {
-        s->active_retries--;
-        c->retry_active = false;
-    }
+    budget_attempt_end(k, s, c);
 }
 
 bool budget_admit(const struct budget_kind *k, const struct budget_params *p,

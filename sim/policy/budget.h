@@ -106,6 +106,11 @@ void budget_state_init(const struct budget_kind *k, const struct budget_params *
 void budget_call_start(const struct budget_kind *k, const struct budget_params *p,
                        struct budget_state *s, rs_time now);
 void budget_call_end(const struct budget_kind *k, struct budget_state *s, struct budget_call *c);
+/* One attempt of a call ended without a result (a hedge that lost, or was
+ * abandoned): what the budget holds for that attempt alone is released
+ * (envoy: its place among the active retries). c is that attempt's own
+ * record (a hedged call keeps one per copy). */
+void budget_attempt_end(const struct budget_kind *k, struct budget_state *s, struct budget_call *c);
 
 /* Before any attempt: false when throttled locally (aws-adaptive, sre). */
 bool budget_admit(const struct budget_kind *k, const struct budget_params *p,
