@@ -439,6 +439,46 @@ static void envoy_budget_counts_each_hedge(void **state)
     sim_destroy(s);
 }
 
+/* A hedge the budget admits (Envoy: one more active retry) but the breaker
+ * then refuses is not sent, and gives its place back: once the load stops,
+ * the budget is back at its floor (1000 retries allowed, none active). A
+ * leak of one place per refusal left it at 997 here. */
+static void refused_hedge_frees_its_budget_place(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 12s\nseed = 5\n[load]\nrate = 200/s\n"
+                       "[phase quiet]\nstart = 8s\nend = 12s\nrate = x0\n"
+                       "[server]\nworkers = 20\nservice = exp(10ms)\nerror_503 = 0.3\n"
+                       "[layer app]\nattempts = 3\nhedge = fixed\nhedge_delay = 5ms\n"
+                       "hedge_on = 503\nretry_on = none\ndeadline = 2s\nbudget = envoy\n"
+                       "budget_min_concurrency = 1000\nbreaker = consecutive\n"
+                       "breaker_failures = 3\nbreaker_open_for = 50ms\n";
+    struct sim *s = run_text(text, NULL, 0);
+    const struct metrics *m = M(s);
+    struct sim_layer_totals t;
+    sim_layer_totals(s, 0, &t);
+    assert_true(t.short_circuited > 0 && t.hedges_suppressed > 0); /* the case arises */
+    assert_true(m->lb[(m->nbuckets - 1) * m->nlayers].budget_level == 1000.0);
+    sim_destroy(s);
+}
+
+/* The extra-load cap limits copies sent beside others; the next copy after
+ * a hedge_on failure with nothing else out adds no such load, and goes (a
+ * cap of 1 % does not end such calls as throttled). */
+static void cap_spares_copies_after_failures(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 10s\nseed = 5\n[load]\nrate = 200/s\n"
+                       "[server]\nworkers = 20\nservice = exp(10ms)\nerror_503 = 0.2\n"
+                       "[layer app]\nattempts = 3\nhedge = percentile\nhedge_percentile = 99\n"
+                       "hedge_max_extra = 0.01\nhedge_on = 503\nretry_on = 503\n"
+                       "backoff = constant\nbase = 10ms\ndeadline = 2s\n";
+    struct sim *s = run_text(text, NULL, 0);
+    assert_int_equal(M(s)->outcomes[OUT_THROTTLED], 0);
+    assert_true(M(s)->outcomes[OUT_OK] > 0.98 * (double)M(s)->requests);
+    sim_destroy(s);
+}
+
 /* A job stopped by a cancellation cancels its dependency calls (their layer
  * cancels), which cancel their attempts at db, which stops them: db serves
  * none of the 200 ms calls in full. The clients give up at 50 ms. */
@@ -526,7 +566,7 @@ static void hedged_scenarios_round_trip(void **state)
 {
     (void)state;
     const char *base = "[load]\nrate = 10/s\n[server]\nservice = exp(1ms)\ncancel_running = true\n"
-                       "[layer app]\ntimeout = 30ms\nbackoff = envoy\nhedge_percentile = 80\n"
+                       "[layer app]\ntimeout = 30ms\nbackoff = envoy\n"
                        "hedge_on = 503 409\ncancel = on-abandon\nhedge = ";
     for (unsigned k = 0; k < hedge_nkinds; k++) {
         char text[512], buf[16384];
@@ -541,6 +581,16 @@ static void hedged_scenarios_round_trip(void **state)
         assert_memory_equal(&a.services[0], &b.services[0], sizeof a.services[0]);
         assert_non_null(strstr(buf, "cancel_running = true"));
     }
+    /* a dormant key of another mode reads back too */
+    char text[512], buf[16384];
+    snprintf(text, sizeof text, "%sfixed\nhedge_percentile = 80\nhedge_max_extra = 0.3\n", base);
+    struct scenario a, b;
+    load_or_fail(&a, text, NULL, 0);
+    FILE *f = fmemopen(buf, sizeof buf, "w");
+    assert_int_equal(scenario_write_ini(&a, f), 0);
+    fclose(f);
+    load_or_fail(&b, buf, NULL, 0);
+    assert_memory_equal(&a.layers[0], &b.layers[0], sizeof a.layers[0]);
 }
 
 /* ---- the built-ins' claims, over seeds 1..20 (at least 18 of 20 each) ---- */
@@ -652,6 +702,8 @@ int main(void)
         cmocka_unit_test(cancel_overtakes_on_the_hop),
         cmocka_unit_test(cancel_travels_down_the_layers),
         cmocka_unit_test(envoy_budget_counts_each_hedge),
+        cmocka_unit_test(refused_hedge_frees_its_budget_place),
+        cmocka_unit_test(cap_spares_copies_after_failures),
         cmocka_unit_test(stopped_job_cancels_its_calls),
         cmocka_unit_test(presets_bring_their_values),
         cmocka_unit_test(hedged_scenarios_round_trip),

@@ -18,7 +18,8 @@
  * Extra-load cap (hedge_max_extra = F, percentile only): the layer counts
  * first copies (not retries) and hedges in one-second slots over the last
  * HEDGE_CAP_SLOTS seconds; a hedge goes only while hedges + 1 <= F · first
- * copies in that window. O(HEDGE_CAP_SLOTS) a check.
+ * copies in that window; it is asked only for a copy sent while another
+ * is out. O(HEDGE_CAP_SLOTS) a check.
  *
  * Distinct replicas: a copy whose balancer pick another copy of its call
  * already reached goes to the next replica no copy reached (cyclically

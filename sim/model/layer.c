@@ -183,6 +183,7 @@ static struct att_ref att_of(const struct sim *s, struct call *c, uint32_t att)
 }
 
 static void record_result(struct sim *s, uint32_t ci, struct att_ref a, enum errclass cls);
+static void hedged_expire(struct sim *s, uint32_t ci);
 static void failed_attempt(struct sim *s, uint32_t ci, enum errclass cls, rs_time retry_after);
 
 /* Reports to the breaker an attempt closed without its own answer (a loser,
@@ -365,6 +366,9 @@ void layer_bulkhead_grant(struct sim *s, uint32_t ci, uint32_t att)
 static void refused(struct sim *s, uint32_t ci, struct call *c, enum errclass cls, enum outcome o)
 {
     if (is_hedged(&s->sc.layers[c->layer]) && rec_of(s, c)->nopen > 0) {
+        struct budget_state *bs = budget_of(s, c);
+        if (bs != NULL) /* what may_repeat charged for the copy not sent */
+            budget_attempt_end(s->sc.layers[c->layer].budget, bs, &c->bc);
         rec_of(s, c)->stop = true;
         s->lrt[c->layer].hedges_suppressed++;
         hedge_arm(s, ci, c, &s->sc.layers[c->layer]);
@@ -389,6 +393,10 @@ static void attempt(struct sim *s, uint32_t ci)
     struct call *c = call_at(s, ci);
     const struct layer_cfg *cfg = &s->sc.layers[c->layer];
     if (s->now >= c->deadline_at) {
+        if (is_hedged(cfg)) { /* a hedge_on failure at the deadline's instant */
+            hedged_expire(s, ci);
+            return;
+        }
         c->last = CLS_DEADLINE;
         finish(s, ci, OUT_DEADLINE);
         return;
@@ -652,9 +660,9 @@ static void failed_attempt(struct sim *s, uint32_t ci, enum errclass cls, rs_tim
 }
 
 /* Sends hedged call ci's next copy now (its timer fired, or a copy failed
- * with a class in hedge_on) when attempts remain and the extra-load cap,
- * the budget and the breaker allow; after a refusal the timer sends no more
- * (hedge_on failures still may). */
+ * with a class in hedge_on) when attempts remain and the budget and the
+ * breaker allow, and, while other copies are out, the extra-load cap;
+ * after a refusal the timer sends no more (hedge_on failures still may). */
 static void hedge_next(struct sim *s, uint32_t ci, enum errclass cls, bool by_timer)
 {
     struct call *c = call_at(s, ci);
@@ -662,9 +670,8 @@ static void hedge_next(struct sim *s, uint32_t ci, enum errclass cls, bool by_ti
     struct hedge_rec *h = rec_of(s, c);
     enum outcome o = OUT_EXHAUSTED;
     bool go = c->attempts < cfg->attempts && !(by_timer && h->stop);
-    if (go && !hedging_cap_allows(s, c->layer)) {
-        go = false;
-        o = OUT_THROTTLED;
+    if (go && h->nopen > 0 && !hedging_cap_allows(s, c->layer)) {
+        go = false; /* (with nothing out, the next copy adds no load beside another) */
     } else if (go) {
         go = may_repeat(s, c, cls, &o);
     }
@@ -748,17 +755,11 @@ void layer_on_answer(struct sim *s, struct reply_to to, enum errclass cls, rs_ti
     }
 }
 
-/* Hedged call ci's timer: the deadline ends it, every copy out failing
- * with class deadline (as a plain layer's attempt does); otherwise the
- * next hedge. */
-static void hedged_timer(struct sim *s, uint32_t ci)
+/* Hedged call ci's deadline has passed: every copy out fails with class
+ * deadline (as a plain layer's attempt does), and the call ends. */
+static void hedged_expire(struct sim *s, uint32_t ci)
 {
     struct call *c = call_at(s, ci);
-    c->timer = EVQ_NONE;
-    if (s->now < c->deadline_at) {
-        hedge_next(s, ci, CLS_OK, true);
-        return;
-    }
     for (uint32_t k = 1; k <= c->attempts; k++) {
         struct copy *cp = copy_of(s, c, k);
         if (!cp->open)
@@ -773,6 +774,17 @@ static void hedged_timer(struct sim *s, uint32_t ci)
     }
     c->last = CLS_DEADLINE;
     finish(s, ci, OUT_DEADLINE);
+}
+
+/* Hedged call ci's timer: the deadline, or the next hedge. */
+static void hedged_timer(struct sim *s, uint32_t ci)
+{
+    struct call *c = call_at(s, ci);
+    c->timer = EVQ_NONE;
+    if (s->now >= c->deadline_at)
+        hedged_expire(s, ci);
+    else
+        hedge_next(s, ci, CLS_OK, true);
 }
 
 void layer_on_timeout(struct sim *s, uint32_t ci, uint32_t att)
