@@ -39,6 +39,25 @@ static inline struct sim *run_or_fail(const struct scenario *sc, uint32_t rep)
     return s;
 }
 
+/* Loads text with overrides and runs it (replication 0); the caller
+ * destroys the result. */
+static inline struct sim *run_text(const char *text, const char *const *sets, size_t nsets)
+{
+    struct scenario sc;
+    load_or_fail(&sc, text, sets, nsets);
+    return run_or_fail(&sc, 0);
+}
+
+/* The claims tests: a scenario's claim must hold on at least CLAIM_NEED of
+ * seeds 1..CLAIM_SEEDS on each side of its contrast (the count is printed). */
+#define CLAIM_SEEDS 20
+#define CLAIM_NEED 18
+static inline void claim_require(const char *name, const char *side, unsigned pass)
+{
+    print_message("%s, %s: the claim holds on %u of %d seeds\n", name, side, pass, CLAIM_SEEDS);
+    assert_true(pass >= CLAIM_NEED);
+}
+
 /* Runs built-in `name` with seed `seed` and at most 7 overrides (the
  * claims tests); the caller destroys the result. */
 static inline struct sim *run_builtin(const char *name, unsigned seed, const char *const *extra,

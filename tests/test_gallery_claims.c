@@ -19,14 +19,7 @@
 #include <math.h>
 #include <string.h>
 
-#define SEEDS 20
-#define NEED 18
-
-static void require(const char *name, const char *side, unsigned pass)
-{
-    print_message("%s, %s: the claim holds on %u of %d seeds\n", name, side, pass, SEEDS);
-    assert_true(pass >= NEED);
-}
+#define SEEDS CLAIM_SEEDS
 
 
 /* The server's arrivals over buckets [t0, t1). */
@@ -66,8 +59,8 @@ static void storm_claim(void **state)
         calm += recovered(s) == 1;
         sim_destroy(s);
     }
-    require("storm", "retries: never recovered", storm);
-    require("storm", "attempts = 1: recovered", calm);
+    claim_require("storm", "retries: never recovered", storm);
+    claim_require("storm", "attempts = 1: recovered", calm);
 }
 
 /* storm-budget: the AWS SDK's shared quota stops the storm; without a
@@ -90,8 +83,8 @@ static void storm_budget_claim(void **state)
         storm += recovered(s) == 0;
         sim_destroy(s);
     }
-    require("storm-budget", "aws-standard: recovered", aws);
-    require("storm-budget", "no budget: never recovered", storm);
+    claim_require("storm-budget", "aws-standard: recovered", aws);
+    claim_require("storm-budget", "no budget: never recovered", storm);
 }
 
 /* Peak over mean of the server's arrivals per 10 ms bucket from 30.1 s
@@ -129,8 +122,8 @@ static void herd_claim(void **state)
         waves += e > 100;
         spread += j < 50 && j < e / 4;
     }
-    require("herd", "exponential: waves (peak/mean > 100)", waves);
-    require("herd", "full jitter: spread (peak/mean < 50)", spread);
+    claim_require("herd", "exponential: waves (peak/mean > 100)", waves);
+    claim_require("herd", "full jitter: spread (peak/mean < 50)", spread);
 }
 
 /* jitter (50 s, every kind the gallery compares). Observed over seeds
@@ -169,7 +162,7 @@ static void jitter_claim(void **state)
         pass[DECORR] += wave[DECORR] < 50;
     }
     for (size_t k = 0; k < NKINDS; k++)
-        require("jitter", kinds[k], pass[k]);
+        claim_require("jitter", kinds[k], pass[k]);
 }
 
 /* layers-27 and layers-64: during the outage every request makes exactly
@@ -193,7 +186,7 @@ static void layers_claim(void **state)
                     m->outcomes[OUT_EXHAUSTED] > 1000;
             sim_destroy(s);
         }
-        require(cases[i].name, "attempts at the server", pass);
+        claim_require(cases[i].name, "attempts at the server", pass);
     }
 }
 
@@ -216,8 +209,8 @@ static void collapse_claim(void **state)
         up += o.recovered == 1 && o.recovery_s < 10 && ok_between(s, n - 60, n) > 0.98;
         sim_destroy(s);
     }
-    require("collapse", "no backoff: never recovered", down);
-    require("collapse", "full jitter: recovered", up);
+    claim_require("collapse", "no backoff: never recovered", down);
+    claim_require("collapse", "full jitter: recovered", up);
 }
 
 /* omission over the gallery's first 20 s: with 15 ms timeouts the queue
@@ -247,8 +240,8 @@ static void omission_claim(void **state)
         stable += ok_between(s, n - 10, n) > 0.99 && mean_queue(s, n - 1) < 1000;
         sim_destroy(s);
     }
-    require("omission", "15 ms timeouts: the queue runs away", runaway);
-    require("omission", "no timeout: stable", stable);
+    claim_require("omission", "15 ms timeouts: the queue runs away", runaway);
+    claim_require("omission", "no timeout: stable", stable);
 }
 
 /* orbit: after the surge the queue stays full with retries; without
@@ -268,8 +261,8 @@ static void orbit_claim(void **state)
         drained += recovered(s) == 1;
         sim_destroy(s);
     }
-    require("orbit", "retries: never recovered", stuck);
-    require("orbit", "attempts = 1: recovered", drained);
+    claim_require("orbit", "retries: never recovered", stuck);
+    claim_require("orbit", "attempts = 1: recovered", drained);
 }
 
 /* payments: customers charged twice; the gallery compares, with full
@@ -298,9 +291,9 @@ static void payments_claim(void **state)
         with += sim_metrics(s)->duplicates == 0;
         sim_destroy(s);
     }
-    require("payments", "as shipped: charged twice", shipped);
-    require("payments", "fixes without a key: charged twice", without);
-    require("payments", "with a key: never charged twice", with);
+    claim_require("payments", "as shipped: charged twice", shipped);
+    claim_require("payments", "fixes without a key: charged twice", without);
+    claim_require("payments", "with a key: never charged twice", with);
 }
 
 /* retry-after: ignoring Retry-After multiplies the load on the API more
@@ -322,8 +315,8 @@ static void retry_after_claim(void **state)
         honour_ok += hok > iok;
         ignore_more += i > 1.1 * h;
     }
-    require("retry-after", "honour: more ok", honour_ok);
-    require("retry-after", "ignore: more load on the API", ignore_more);
+    claim_require("retry-after", "honour: more ok", honour_ok);
+    claim_require("retry-after", "ignore: more load on the API", ignore_more);
 }
 
 /* ratelimit-403: the fixed 60 s wait moves the rejected part of the batch
@@ -352,8 +345,8 @@ static void ratelimit_403_claim(void **state)
                 m->outcomes[OUT_OK] < ok;
         sim_destroy(s);
     }
-    require("ratelimit-403", "retry 403 after 60 s: the batch again a minute later", echo);
-    require("ratelimit-403", "no retries: no echo, more failures", flat);
+    claim_require("ratelimit-403", "retry 403 after 60 s: the batch again a minute later", echo);
+    claim_require("ratelimit-403", "no retries: no echo, more failures", flat);
 }
 
 /* outage-breaker: the breaker cuts the load on the dead service to a probe
@@ -374,8 +367,8 @@ static void outage_breaker_claim(void **state)
         full += arrivals_between(s, 61, 90) / 29 > 1200;
         sim_destroy(s);
     }
-    require("outage-breaker", "gobreaker: a probe every 5 s", cut);
-    require("outage-breaker", "no breaker: three times the load", full);
+    claim_require("outage-breaker", "gobreaker: a probe every 5 s", cut);
+    claim_require("outage-breaker", "no breaker: three times the load", full);
 }
 
 /* breaker-scope with 1,000 clients (the gallery's): per-client breakers
@@ -399,8 +392,8 @@ static void breaker_scope_claim(void **state)
         leaky += c > 100 && c > 50 * sh;
         tight += sh < 2;
     }
-    require("breaker-scope", "per-client breakers: far more load", leaky);
-    require("breaker-scope", "one shared breaker: a probe at a time", tight);
+    claim_require("breaker-scope", "per-client breakers: far more load", leaky);
+    claim_require("breaker-scope", "one shared breaker: a probe at a time", tight);
 }
 
 int main(void)

@@ -20,12 +20,6 @@
 
 #define M(s) sim_metrics(s)
 
-static struct sim *run_text(const char *text, const char *const *sets, size_t nsets)
-{
-    struct scenario sc;
-    load_or_fail(&sc, text, sets, nsets);
-    return run_or_fail(&sc, 0);
-}
 
 /* ---- theory ---- */
 
@@ -595,14 +589,7 @@ static void hedged_scenarios_round_trip(void **state)
 
 /* ---- the built-ins' claims, over seeds 1..20 (at least 18 of 20 each) ---- */
 
-#define SEEDS 20
-#define NEED 18
-
-static void require(const char *name, const char *side, unsigned pass)
-{
-    print_message("%s, %s: the claim holds on %u of %d seeds\n", name, side, pass, SEEDS);
-    assert_true(pass >= NEED);
-}
+#define SEEDS CLAIM_SEEDS
 
 static double p99(const struct sim *s)
 {
@@ -616,8 +603,8 @@ static double extra(const struct sim *s)
     return (double)M(s)->server_arrivals / (double)M(s)->requests - 1.0;
 }
 
-/* hedge: at 30 % a 50 ms hedge halves p99 for under 10 % (measured: under
- * 5 %) extra requests; at 90 % it storms and stays there (ok over the last
+/* hedge: at 30 % a 50 ms hedge halves p99 for under 5 % extra requests
+ * (the scenario's claim; the issue asks under 10 %; measured 3.5-4.0 %); at 90 % it storms and stays there (ok over the last
  * 60 s under 10 %) where no hedging does not; the percentile hedge under
  * its 5 % cap keeps the gain at 30 % and does not storm at 90 %. */
 static void hedge_claim(void **state)
@@ -633,8 +620,8 @@ static void hedge_claim(void **state)
         struct sim *base = run_builtin("hedge", seed, none, 1);
         struct sim *h = run_builtin("hedge", seed, NULL, 0);
         struct sim *p = run_builtin("hedge", seed, pct, 1);
-        gain += p99(h) < 0.5 * p99(base) && extra(h) < 0.10;
-        pct_gain += p99(p) < 0.5 * p99(base) && extra(p) < 0.10;
+        gain += p99(h) < 0.5 * p99(base) && extra(h) < 0.05;
+        pct_gain += p99(p) < 0.5 * p99(base) && extra(p) < 0.05;
         sim_destroy(base);
         sim_destroy(h);
         sim_destroy(p);
@@ -651,11 +638,11 @@ static void hedge_claim(void **state)
         pct_calm += ok_between(p, n - 60, n) > 0.95 && extra(p) < 0.06;
         sim_destroy(p);
     }
-    require("hedge", "30 %: p99 halved, under 10 % extra", gain);
-    require("hedge", "90 %: a storm that lasts", storm);
-    require("hedge", "90 % without hedging: no storm", calm);
-    require("hedge", "percentile, 30 %: p99 halved", pct_gain);
-    require("hedge", "percentile, 90 %: no storm", pct_calm);
+    claim_require("hedge", "30 %: p99 halved, under 5 % extra", gain);
+    claim_require("hedge", "90 %: a storm that lasts", storm);
+    claim_require("hedge", "90 % without hedging: no storm", calm);
+    claim_require("hedge", "percentile, 30 %: p99 halved", pct_gain);
+    claim_require("hedge", "percentile, 90 %: no storm", pct_calm);
 }
 
 /* cancel: recovers at once after the spike with cancellation that stops
@@ -681,9 +668,9 @@ static void cancel_claim(void **state)
         half += recovered(s) == 0 && M(s)->cancelled_before_start > 0;
         sim_destroy(s);
     }
-    require("cancel", "cancel on-abandon, running work stopped: recovered", rec);
-    require("cancel", "cancel = none: never recovered", storm);
-    require("cancel", "queued work dropped only: never recovered", half);
+    claim_require("cancel", "cancel on-abandon, running work stopped: recovered", rec);
+    claim_require("cancel", "cancel = none: never recovered", storm);
+    claim_require("cancel", "queued work dropped only: never recovered", half);
 }
 
 int main(void)

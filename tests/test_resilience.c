@@ -4,12 +4,6 @@
  */
 #include "rs_test.h"
 
-static struct sim *run_text(const char *text, const char *const *sets, size_t nsets)
-{
-    struct scenario sc;
-    load_or_fail(&sc, text, sets, nsets);
-    return run_or_fail(&sc, 0);
-}
 
 /* A 10 % ratio budget (reserve 10/s over a 10 s ttl) against a dead
  * server: at a constant 200 requests/s every 10 s window of the run holds

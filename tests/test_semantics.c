@@ -11,13 +11,6 @@
 #include <math.h>
 #include <string.h>
 
-/* Runs text with overrides and returns the finished run (caller destroys). */
-static struct sim *run_text(const char *text, const char *const *sets, size_t nsets)
-{
-    struct scenario sc;
-    load_or_fail(&sc, text, sets, nsets);
-    return run_or_fail(&sc, 0);
-}
 
 #define M(s) sim_metrics(s)
 

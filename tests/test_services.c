@@ -192,12 +192,6 @@ static void p2c_shortens_longest_queue(void **state)
 
 /* ---- exact semantics ---- */
 
-static struct sim *run_text(const char *text, const char *const *sets, size_t n)
-{
-    struct scenario sc;
-    load_or_fail(&sc, text, sets, n);
-    return run_or_fail(&sc, 0);
-}
 
 /* Errors of class cls over the run. */
 static uint64_t errors(const struct sim *s, enum errclass cls) { return sim_metrics(s)->errors[cls]; }

@@ -26,6 +26,7 @@
  * after the pick), when there is one: no extra random draw. O(replicas ·
  * copies) at worst.
  */
+#include <gsl/gsl_sort_double.h>
 #include <gsl/gsl_statistics_double.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,12 +75,6 @@ rs_time hedging_delay(const struct sim *s, uint32_t layer)
     return units_min(s->lrt[layer].hedge_delay, s->sc.layers[layer].timeout);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The percentile of the window, by GSL's interpolation between order statistics. */
 static void refresh(struct sim *s, uint32_t layer)
 {
@@ -87,7 +82,7 @@ static void refresh(struct sim *s, uint32_t layer)
     double sorted[HEDGE_WINDOW];
     for (uint32_t i = 0; i < rt->lat_n; i++)
         sorted[i] = (double)rt->lat_ring[i];
-    qsort(sorted, rt->lat_n, sizeof sorted[0], cmp_double);
+    gsl_sort(sorted, 1, rt->lat_n);
     double p = s->sc.layers[layer].hedge_percentile / 100.0;
     double q = gsl_stats_quantile_from_sorted_data(sorted, 1, rt->lat_n, p);
     rt->hedge_delay = q < 1.0 ? 1 : (rs_time)q; /* at least 1 ns: after the copy, not with it */

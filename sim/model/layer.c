@@ -533,13 +533,12 @@ bool layer_mark_hung(struct sim *s, struct reply_to from, uint32_t rep)
     return true;
 }
 
-uint32_t layer_hedge_replica(struct sim *s, uint32_t layer, uint32_t svc, struct reply_to from)
+uint32_t layer_hedge_replica(struct sim *s, uint32_t svc, struct reply_to from)
 {
     uint32_t pick = balancer_pick(s, svc);
     if (!layer_is_waiting(s, from) || s->svc[svc].n == 1)
         return pick;
     const struct call *c = call_at(s, from.call);
-    (void)layer;
     if (!copy_of(s, c, from.attempt)->hedge)
         return pick; /* a first copy or a retry: the balancer's choice */
     return hedging_unused_replica(s, rec_of(s, c), c->attempts, svc, pick);
@@ -612,14 +611,21 @@ static inline bool may_repeat(struct sim *s, struct call *c, enum errclass cls, 
     return true;
 }
 
+/* An attempt (or copy) of call ci failed with cls: it is the call's last
+ * class, and counted by class. */
+static inline void count_failure(struct sim *s, uint32_t ci, enum errclass cls)
+{
+    call_at(s, ci)->last = (uint8_t)cls;
+    s->m.errors[cls]++;
+    metrics_cur(&s->m)->errors[cls]++;
+}
+
 /* The current attempt of ci failed with cls: retry after a delay, or end. */
 static void failed_attempt(struct sim *s, uint32_t ci, enum errclass cls, rs_time retry_after)
 {
     struct call *c = call_at(s, ci);
     const struct layer_cfg *cfg = &s->sc.layers[c->layer];
-    c->last = (uint8_t)cls;
-    s->m.errors[cls]++;
-    metrics_cur(&s->m)->errors[cls]++;
+    count_failure(s, ci, cls);
     if (!errclass_in(cfg->retry_on, cls)) {
         finish(s, ci, cls == CLS_DEADLINE ? OUT_DEADLINE : OUT_FAILED);
         return;
@@ -712,23 +718,16 @@ static void hedged_answer(struct sim *s, uint32_t ci, uint32_t att, enum errclas
         finish(s, ci, cls == CLS_OK ? OUT_OK : OUT_BUSINESS);
         return;
     }
-    if (errclass_in(cfg->hedge_on, cls)) {
-        c->last = (uint8_t)cls;
-        s->m.errors[cls]++;
-        metrics_cur(&s->m)->errors[cls]++;
-        hedge_next(s, ci, cls, false);
-    } else if (h->nopen > 0 && errclass_in(cfg->retry_on, cls)) {
-        c->last = (uint8_t)cls; /* the copies out may still win */
-        s->m.errors[cls]++;
-        metrics_cur(&s->m)->errors[cls]++;
-    } else if (h->nopen > 0) {
-        c->last = (uint8_t)cls; /* fatal: ends the call and its other copies */
-        s->m.errors[cls]++;
-        metrics_cur(&s->m)->errors[cls]++;
-        finish(s, ci, cls == CLS_DEADLINE ? OUT_DEADLINE : OUT_FAILED);
-    } else {
-        failed_attempt(s, ci, cls, retry_after);
+    if (!errclass_in(cfg->hedge_on, cls) && h->nopen == 0) {
+        failed_attempt(s, ci, cls, retry_after); /* the last copy out: the retry loop's */
+        return;
     }
+    count_failure(s, ci, cls);
+    if (errclass_in(cfg->hedge_on, cls))
+        hedge_next(s, ci, cls, false);
+    else if (!errclass_in(cfg->retry_on, cls)) /* fatal: ends the call and its other copies */
+        finish(s, ci, cls == CLS_DEADLINE ? OUT_DEADLINE : OUT_FAILED);
+    /* else the copies out may still win */
 }
 
 void layer_on_answer(struct sim *s, struct reply_to to, enum errclass cls, rs_time retry_after)
@@ -769,10 +768,9 @@ static void hedged_expire(struct sim *s, uint32_t ci)
         service_unhang(s, &cp->hung_at);
         record_result(s, ci, att_of(s, c, k), CLS_DEADLINE);
         cancel_child(s, c->layer, &cp->child, cp->child_gen);
-        s->m.errors[CLS_DEADLINE]++;
-        metrics_cur(&s->m)->errors[CLS_DEADLINE]++;
+        count_failure(s, ci, CLS_DEADLINE);
     }
-    c->last = CLS_DEADLINE;
+    c->last = CLS_DEADLINE; /* (also with no copy out) */
     finish(s, ci, OUT_DEADLINE);
 }
 

@@ -447,7 +447,7 @@ static bool turned_away(struct sim *s, struct replica *rp, struct request *r, ui
 static uint32_t pick_replica(struct sim *s, uint32_t svc, struct reply_to from, uint8_t via)
 {
     if (via != NO_LAYER && s->sc.layers[via].hedge_mode != HEDGE_NONE)
-        return layer_hedge_replica(s, via, svc, from);
+        return layer_hedge_replica(s, svc, from);
     return balancer_pick(s, svc);
 }
 

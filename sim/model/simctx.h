@@ -386,9 +386,9 @@ struct child layer_call_start(struct sim *s, uint32_t layer, uint32_t req, struc
 
 /* A cancellation reached call ci of generation gen (EV_CANCEL). */
 void layer_on_cancel(struct sim *s, uint32_t ci, uint32_t gen);
-/* The replica of service svc a hedged copy `from` of `layer` goes to:
- * the balancer's, or one no other copy of its call reached. */
-uint32_t layer_hedge_replica(struct sim *s, uint32_t layer, uint32_t svc, struct reply_to from);
+/* The replica of service svc the copy `from` of a hedged call goes to:
+ * the balancer's, or for a hedge one no other copy of its call reached. */
+uint32_t layer_hedge_replica(struct sim *s, uint32_t svc, struct reply_to from);
 /* Replica rep swallowed the attempt `from` (outage = hang); false when its
  * caller no longer waits for it. */
 bool layer_mark_hung(struct sim *s, struct reply_to from, uint32_t rep);
