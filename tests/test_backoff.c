@@ -152,103 +152,6 @@ static struct backoff_params preset_params(const char *name)
     return k->defaults;
 }
 
-/* Draws N delays for retry k of preset `name` (fresh state each time) and
- * checks them uniform on [lo, hi); whole milliseconds when ms. */
-static void preset_uniform(const char *name, unsigned k, enum errclass cls, double lo, double hi,
-                           bool ms)
-{
-    const struct backoff_kind *bk = kind(name);
-    struct backoff_params p = preset_params(name);
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng_set(r, 100 + k);
-    double count[BINS] = {0};
-    for (int i = 0; i < N; i++) {
-        struct backoff_state st;
-        backoff_state_init(&p, &st);
-        rs_time d = bk->next_delay(&p, &st, k, cls, r);
-        if ((double)d < lo - 0.5 || (double)d > hi + 0.5)
-            fail_msg("%s k=%u: %lld outside [%.0f, %.0f)", name, k, (long long)d, lo, hi);
-        if (ms && d % RS_MS != 0)
-            fail_msg("%s k=%u: %lld is not whole milliseconds", name, k, (long long)d);
-        int b = (int)(((double)d - lo) / (hi - lo) * BINS);
-        count[b < 0 ? 0 : b >= BINS ? BINS - 1 : b]++;
-    }
-    /* Whole-millisecond draws over few milliseconds are lumpy: test their
-     * uniformity only where each bin holds the same number of values. */
-    if (!ms || fmod((hi - lo) / RS_MS, BINS) == 0) {
-        double chi2 = 0, e = (double)N / BINS;
-        for (int b = 0; b < BINS; b++)
-            chi2 += (count[b] - e) * (count[b] - e) / e;
-        if (gsl_cdf_chisq_Q(chi2, BINS - 1) < 1e-4)
-            fail_msg("%s k=%u: chi-square %.1f: not uniform on [%.0f, %.0f)", name, k, chi2, lo, hi);
-    }
-    gsl_rng_free(r);
-}
-
-static void aws_presets(void **state)
-{
-    (void)state;
-    /* botocore standard: U[0,1)·min(2^(a−1), 20) s */
-    preset_uniform("aws-standard", 1, CLS_503, 0, 1e9, false);
-    preset_uniform("aws-standard", 3, CLS_503, 0, 4e9, false);
-    preset_uniform("aws-standard", 7, CLS_503, 0, 20e9, false);
-    /* legacy: no cap */
-    preset_uniform("aws-legacy", 7, CLS_503, 0, 64e9, false);
-    /* Go v2: U[0,1)·min(2^a, 20) s: the first retry in [0, 2 s) */
-    preset_uniform("aws-go", 1, CLS_503, 0, 2e9, false);
-    preset_uniform("aws-go", 5, CLS_503, 0, 20e9, false);
-    /* JS v3: floor(U·min(100 ms·2^k, 20 s)) ms, 500 ms for throttling */
-    preset_uniform("aws-js", 1, CLS_503, 0, 100e6, true);
-    preset_uniform("aws-js", 3, CLS_503, 0, 400e6, true);
-    preset_uniform("aws-js", 1, CLS_429, 0, 500e6, true);
-    preset_uniform("aws-js", 12, CLS_503, 0, 20e9, true);
-}
-
-static void grpc_envoy_presets(void **state)
-{
-    (void)state;
-    /* gRPC A6: min(initial·mult^(n−1), max)·U(0.8, 1.2) */
-    preset_uniform("grpc", 1, CLS_503, 80e6, 120e6, false);
-    preset_uniform("grpc", 3, CLS_503, 320e6, 480e6, false);
-    preset_uniform("grpc", 6, CLS_503, 800e6, 1200e6, false); /* max 1 s */
-    /* Envoy: rand mod I ms with I = 25, 50, 100, 200, 250, 250 ms */
-    preset_uniform("envoy", 1, CLS_503, 0, 25e6, true);
-    preset_uniform("envoy", 4, CLS_503, 0, 200e6, true);
-    preset_uniform("envoy", 5, CLS_503, 0, 250e6, true);
-    preset_uniform("istio", 9, CLS_503, 0, 250e6, true);
-}
-
-static void java_go_python_presets(void **state)
-{
-    (void)state;
-    struct backoff_state st;
-    /* Polly v8 and Resilience4j defaults: constant 2 s and 500 ms */
-    struct backoff_params p = preset_params("polly");
-    backoff_state_init(&p, &st);
-    assert_true(kind("polly")->next_delay(&p, &st, 3, CLS_503, NULL) == 2 * RS_S);
-    p = preset_params("resilience4j");
-    assert_true(kind("resilience4j")->next_delay(&p, &st, 2, CLS_503, NULL) == 500 * RS_MS);
-    /* Resilience4j randomized: I − fI + U·(2fI + 1 ms), I = 500 ms·1.5^(k−1) */
-    preset_uniform("resilience4j-exp", 1, CLS_503, 250e6, 751e6, false);
-    preset_uniform("resilience4j-exp", 3, CLS_503, 562.5e6, 1688.5e6, false);
-    /* cenkalti: first interval 500 ms → [250, 750 ms] */
-    preset_uniform("cenkalti", 1, CLS_503, 250e6, 750e6 + 1, false);
-    /* tenacity wait_random_exponential: U(0, 2^(k−1) s) */
-    preset_uniform("tenacity", 4, CLS_503, 0, 8e9, false);
-    /* go-retryablehttp: min(1 s·2^k, 30 s), no jitter */
-    p = preset_params("retryablehttp");
-    rs_time expect[] = {1, 2, 4, 8, 16, 30, 30};
-    for (unsigned k = 1; k <= 7; k++)
-        assert_true(kind("retryablehttp")->next_delay(&p, &st, k, CLS_503, NULL) == expect[k - 1] * RS_S);
-    /* urllib3: 0 for the first retry, then factor·2^(k−1), capped at 120 s */
-    p = preset_params("urllib3");
-    p.base = RS_S; /* backoff_factor = 1 */
-    assert_true(kind("urllib3")->next_delay(&p, &st, 1, CLS_503, NULL) == 0);
-    assert_true(kind("urllib3")->next_delay(&p, &st, 2, CLS_503, NULL) == 2 * RS_S);
-    assert_true(kind("urllib3")->next_delay(&p, &st, 4, CLS_503, NULL) == 8 * RS_S);
-    assert_true(kind("urllib3")->next_delay(&p, &st, 9, CLS_503, NULL) == 120 * RS_S);
-}
-
 /* cenkalti's interval grows by 1.5 up to Max (60 s), which caps the
  * interval, not the jittered value: late delays lie in [30 s, 90 s]. */
 static void cenkalti_interval_caps(void **state)
@@ -302,9 +205,6 @@ int main(void)
         cmocka_unit_test(equal_jitter),
         cmocka_unit_test(decorrelated_jitter),
         cmocka_unit_test(huge_exponents_do_not_wrap),
-        cmocka_unit_test(aws_presets),
-        cmocka_unit_test(grpc_envoy_presets),
-        cmocka_unit_test(java_go_python_presets),
         cmocka_unit_test(cenkalti_interval_caps),
         cmocka_unit_test(polly_v2_telescopes),
     };

@@ -236,13 +236,47 @@ static void brooker_bucket(void **state)
     assert_true(retry(&b, 0, CLS_503));
 }
 
+/* Only an ok answer rewards a budget: botocore's quota releases on 2xx
+ * (quota.py release_retry_quota), grpc-go's throttler on err == nil
+ * (stream.go finish), Brooker's bucket on success. A business error (a
+ * 4xx the application meant) is neither. */
+static void business_answers_do_not_reward(void **state)
+{
+    (void)state;
+    struct b g = make("grpc"); attach(&g);
+    result(&g, 0, CLS_503, false); /* 9 */
+    /* not a retryable status either, so it costs no token (A6) */
+    budget_result(g.k, &g.p, &g.s, &g.c, 0, CLS_BUSINESS, false, false);
+    assert_true(g.s.tokens == 9.0);
+    result(&g, 0, CLS_OK, false);
+    assert_true(fabs(g.s.tokens - 9.1) < 1e-12);
+
+    struct b a = make("aws-standard"); attach(&a);
+    assert_true(retry(&a, 0, CLS_503)); /* 495 */
+    result(&a, 0, CLS_BUSINESS, true);
+    assert_true(a.s.tokens == 495);
+    result(&a, 0, CLS_OK, true); /* the 5 refunded */
+    assert_true(a.s.tokens == 500);
+
+    struct b k = make("bucket"); attach(&k);
+    k.p.deposit_on_success = true;
+    while (retry(&k, 0, CLS_503))
+        ;
+    double left = k.s.tokens;
+    for (int i = 0; i < 100; i++)
+        result(&k, 0, CLS_BUSINESS, false);
+    assert_true(k.s.tokens == left);
+    result(&k, 0, CLS_OK, false);
+    assert_true(k.s.tokens > left);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(grpc_threshold),   cmocka_unit_test(ratio_budget),
         cmocka_unit_test(envoy_concurrency), cmocka_unit_test(aws_quota),
         cmocka_unit_test(aws_adaptive_cubic), cmocka_unit_test(sre_throttling),
-        cmocka_unit_test(brooker_bucket),
+        cmocka_unit_test(brooker_bucket), cmocka_unit_test(business_answers_do_not_reward),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

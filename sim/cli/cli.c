@@ -112,6 +112,19 @@ static void list_hedge_presets(void)
     printf("\nhedging modes: none fixed percentile\n");
 }
 
+/* The budgets and breakers with the upstream version each follows. */
+static void list_budgets_breakers(void)
+{
+    printf("\nbudgets (budget = NAME; docs/budgets.md):\n");
+    for (unsigned i = 0; i < budget_nkinds; i++)
+        if (budget_kinds[i].version[0] != '\0')
+            printf("%-15s %s\n", budget_kinds[i].name, budget_kinds[i].version);
+    printf("\nbreakers (breaker = NAME; docs/breakers.md):\n");
+    for (unsigned i = 0; i < breaker_nkinds; i++)
+        if (breaker_kinds[i].version[0] != '\0')
+            printf("%-15s %s\n", breaker_kinds[i].name, breaker_kinds[i].version);
+}
+
 static int cmd_list_presets(void)
 {
     int wn = 6, ws = 8; /* columns as wide as their longest name and retry_on set */
@@ -138,13 +151,15 @@ static int cmd_list_presets(void)
         errclass_format_set(k->retry_on, set, sizeof set);
         printf("%-*s %-8u %-9s %-9s %-7g %-*s %s\n", wn, k->name, k->attempts, base, cap, k->defaults.jitter,
                ws, set, k->source);
+        printf("%-*s version: %s\n", wn, "", k->version);
         if (k->honor_retry_after || k->deadline != RS_TIME_NEVER) {
             char ra[32], dl[32];
-            printf("%-*s honours Retry-After: %s (max %s); deadline %s\n", wn, "",
+            printf("%-*s honours Retry-After: %s (max %s, above it: %s); deadline %s\n", wn, "",
                    k->honor_retry_after ? "yes" : "no",
                    k->retry_after_max == RS_TIME_NEVER
                        ? "none"
                        : units_format_duration(k->retry_after_max, ra, sizeof ra),
+                   backoff_ra_over_names[k->ra_over],
                    k->deadline == RS_TIME_NEVER ? "none"
                                                 : units_format_duration(k->deadline, dl, sizeof dl));
         }
@@ -155,6 +170,7 @@ static int cmd_list_presets(void)
             printf(" %s", backoff_kinds[i].name);
     printf("\n");
     list_hedge_presets();
+    list_budgets_breakers();
     return 0;
 }
 

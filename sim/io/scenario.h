@@ -145,6 +145,7 @@ struct layer_cfg {
     errclass_set retry_on;
     enum retry_after_mode retry_after;
     rs_time retry_after_max; /* RS_TIME_NEVER: no limit */
+    enum retry_after_over retry_after_over_max; /* a Retry-After above it */
     rs_time deadline;        /* for the whole retry loop; RS_TIME_NEVER: none */
     bool propagate_deadline;
     /* the hop below this layer: latency (when has_*) and loss, each way */

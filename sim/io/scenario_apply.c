@@ -84,6 +84,7 @@ void scn_layer_defaults(struct layer_cfg *l, const char *name)
     l->bp.cap = RS_TIME_NEVER;
     l->retry_on = ERRCLASS_DEFAULT_RETRY;
     l->retry_after_max = RS_TIME_NEVER;
+    l->retry_after_over_max = RA_OVER_CLAMP; /* urllib3's rule */
     l->deadline = RS_TIME_NEVER;
     l->instances = 1;
     l->budget = budget_find("none");
@@ -528,6 +529,8 @@ static void apply_backoff_preset(struct apply_ctx *ac, unsigned i)
         l->retry_after = k->honor_retry_after ? RA_HONOR : RA_IGNORE;
     if (!scn_layer_given(ac, i, "retry_after_max"))
         l->retry_after_max = k->retry_after_max;
+    if (!scn_layer_given(ac, i, "retry_after_over_max"))
+        l->retry_after_over_max = k->ra_over;
     if (!scn_layer_given(ac, i, "deadline"))
         l->deadline = k->deadline;
 }

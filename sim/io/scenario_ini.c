@@ -205,9 +205,10 @@ static void write_layer(const struct layer_cfg *l, bool graph, FILE *f)
             units_format_duration(l->bp.base, b, sizeof b));
     fprintf(f, "multiplier = %.17g\ncap = %s\njitter = %.17g\n", l->bp.multiplier,
             time_or_none(l->bp.cap, a, sizeof a), l->bp.jitter);
-    fprintf(f, "retry_on = %s\nretry_after = %s\nretry_after_max = %s\n",
+    fprintf(f, "retry_on = %s\nretry_after = %s\nretry_after_max = %s\nretry_after_over_max = %s\n",
             errclass_format_set(l->retry_on, set, sizeof set), scn_honor_names[l->retry_after],
-            time_or_none(l->retry_after_max, a, sizeof a));
+            time_or_none(l->retry_after_max, a, sizeof a),
+            backoff_ra_over_names[l->retry_after_over_max]);
     fprintf(f, "deadline = %s\npropagate_deadline = %s\n", time_or_none(l->deadline, a, sizeof a),
             tf(l->propagate_deadline));
     fprintf(f, "request_latency = %s\n",

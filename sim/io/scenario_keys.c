@@ -106,6 +106,7 @@ const struct key_desc scn_keys[] = {
     {S_LAYER, "retry_on", T_CLASSES, LY(retry_on), 0, 0, "classes among timeout conn 400 403 404 409 429 500 502 503 504 deadline throttled breaker bulkhead, or none", NULL, 0},
     {S_LAYER, "retry_after", T_ENUM, LY(retry_after), 0, 0, "honor, ignore", scn_honor_names, 0},
     {S_LAYER, "retry_after_max", T_CAP, LY(retry_after_max), 0, 0, "a duration such as 60s, or none", NULL, 0},
+    {S_LAYER, "retry_after_over_max", T_ENUM, LY(retry_after_over_max), 0, 0, "clamp, give-up, backoff", backoff_ra_over_names, 0},
     {S_LAYER, "deadline", T_CAP, LY(deadline), 0, 0, "a duration such as 2s, or none", NULL, 0},
     {S_LAYER, "propagate_deadline", T_BOOL, LY(propagate_deadline), 0, 0, "true, false", NULL, 0},
     {S_LAYER, "request_latency", T_DIST_NONE, LY(request_latency), 0, 0, DIST_ALLOWED, NULL, LY(has_request_latency)},

@@ -8,7 +8,8 @@
  * abandons the attempt: the work below carries on (and is wasted), and its
  * late answer is ignored. A failed attempt whose class is in `retry_on` is
  * retried after the backoff delay — or after the answer's Retry-After when
- * the layer honours it (above `retry_after_max` the layer gives up) — unless
+ * the layer honours it (one above `retry_after_max` is clamped to it, or
+ * discarded, or ends the call, as `retry_after_over_max` says) — unless
  * attempts are used up (`exhausted`) or the retry could not start before
  * the deadline (`deadline`). Other failures end the call `failed` (or
  * `deadline` for the deadline class); a business error ends it `business`.
@@ -620,6 +621,33 @@ static inline void count_failure(struct sim *s, uint32_t ci, enum errclass cls)
     metrics_cur(&s->m)->errors[cls]++;
 }
 
+/* The delay before call c's next retry, in *d: the backoff formula's, which
+ * is always evaluated (a stateful formula advances, as Polly's does before
+ * its DelayGenerator), replaced by a honoured Retry-After. A Retry-After
+ * above retry_after_max is clamped to it, or discarded (the formula's delay
+ * stands), or, with give-up, makes this return false. */
+static bool retry_after_delay(struct sim *s, struct call *c, const struct layer_cfg *cfg,
+                              enum errclass cls, rs_time retry_after, rs_time *d)
+{
+    *d = cfg->backoff->next_delay(&cfg->bp, &c->bs, c->attempts, cls, s->rng.s[RNG_JITTER]);
+    if (retry_after < 0 || cfg->retry_after != RA_HONOR)
+        return true;
+    if (retry_after > cfg->retry_after_max) {
+        switch (cfg->retry_after_over_max) {
+        case RA_OVER_GIVE_UP:
+            return false;
+        case RA_OVER_BACKOFF:
+            return true;
+        case RA_OVER_CLAMP:
+            retry_after = cfg->retry_after_max;
+            break;
+        }
+    }
+    *d = retry_after; /* replaces the backoff */
+    s->m.retry_after_waits++;
+    return true;
+}
+
 /* The current attempt of ci failed with cls: retry after a delay, or end. */
 static void failed_attempt(struct sim *s, uint32_t ci, enum errclass cls, rs_time retry_after)
 {
@@ -640,15 +668,9 @@ static void failed_attempt(struct sim *s, uint32_t ci, enum errclass cls, rs_tim
         return;
     }
     rs_time d;
-    if (retry_after >= 0 && cfg->retry_after == RA_HONOR) {
-        if (retry_after > cfg->retry_after_max) {
-            finish(s, ci, OUT_FAILED); /* longer than the client will wait: give up */
-            return;
-        }
-        d = retry_after; /* replaces the backoff */
-        s->m.retry_after_waits++;
-    } else {
-        d = cfg->backoff->next_delay(&cfg->bp, &c->bs, c->attempts, cls, s->rng.s[RNG_JITTER]);
+    if (!retry_after_delay(s, c, cfg, cls, retry_after, &d)) {
+        finish(s, ci, OUT_FAILED); /* longer than the client will wait: give up */
+        return;
     }
     rs_time at = units_add(s->now, d);
     if (at >= c->deadline_at) {

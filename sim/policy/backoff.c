@@ -91,13 +91,27 @@ static rs_time d_decorrelated(const struct backoff_params *p, struct backoff_sta
 
 /* Full jitter numbered from the first retry, U[0,1)·min(base·mult^(k−1), cap):
  * botocore standard and legacy (U·min(2^(a−1), 20) s, a = k) and tenacity's
- * wait_random_exponential(multiplier=base, max=cap, exp_base=mult, min=0).
- * (aws-sdk-go-v2's U·min(2^a, 20) s is the AWS blog's `full`.) */
+ * wait_random_exponential(multiplier=base, max=cap, exp_base=mult, min=0). */
 static rs_time d_full_from_first(const struct backoff_params *p, struct backoff_state *s,
                                  unsigned k, enum errclass cls, gsl_rng *r)
 {
     (void)s, (void)cls;
     return units_from_ns(gsl_rng_uniform(r) * backoff_envelope(p, (double)k - 1.0));
+}
+
+/* aws-sdk-go-v2's default ExponentialJitterBackoff (backoffDelayLegacy),
+ * numbered by the attempt that failed (a = k): once a exceeds
+ * log_mult(cap/base) (⌊log2 20⌋ = 4 with the defaults) the delay is exactly
+ * the cap, with no jitter; before, U[0,1)·base·mult^k. So e(k) > cap ⟺
+ * k > log_mult(cap/base), and retries 5, 6, … wait exactly 20 s. */
+static rs_time d_aws_go(const struct backoff_params *p, struct backoff_state *s, unsigned k,
+                        enum errclass cls, gsl_rng *r)
+{
+    (void)s, (void)cls;
+    double e = (double)p->base * pow(p->multiplier, (double)k);
+    if (e > cap_of(p))
+        return units_from_ns(cap_of(p));
+    return units_from_ns(gsl_rng_uniform(r) * e);
 }
 
 /* AWS JS v3: floor(U·min(x·2^(k−1), cap)) whole milliseconds, x = base, or
@@ -147,16 +161,20 @@ static rs_time d_polly_v2(const struct backoff_params *p, struct backoff_state *
     return units_from_ns(min_cap(p, isfinite(d) ? d : (double)RS_TIME_LIMIT));
 }
 
-/* Resilience4j ofExponentialRandomBackoff: I_k = base·mult^(k−1) (whole ms);
- * r(I) = max(1 ms, I − fI + U·(2fI + 1 ms)), f = jitter; then min(r, cap). */
+/* Resilience4j ofExponentialRandomBackoff (IntervalFunction.java 3e088d1),
+ * in whole milliseconds as the library computes: I_1 = base,
+ * I_(a+1) = (long)(I_a·mult); delay = (long)(I − fI + U·(2fI + 1)) ms,
+ * f = jitter; then min(delay, cap). O(k), k ≤ 100. */
 static rs_time d_resilience4j_exp(const struct backoff_params *p, struct backoff_state *s,
                                   unsigned k, enum errclass cls, gsl_rng *r)
 {
     (void)s, (void)cls;
-    double i = floor((double)p->base * pow(p->multiplier, (double)k - 1.0) / MS) * MS;
+    double i = floor((double)p->base / MS);
+    for (unsigned a = 1; a < k && i < (double)RS_TIME_LIMIT / MS; a++)
+        i = floor(i * p->multiplier);
     double f = p->jitter;
-    double d = i - f * i + gsl_rng_uniform(r) * (2.0 * f * i + MS);
-    return units_from_ns(min_cap(p, d > MS ? d : MS));
+    double d = floor(i - f * i + gsl_rng_uniform(r) * (2.0 * f * i + 1.0));
+    return units_from_ns(min_cap(p, d * MS));
 }
 
 /* cenkalti/backoff v4: next = I − fI + U·(2fI + 1 ns); then
@@ -186,55 +204,75 @@ static rs_time d_urllib3(const struct backoff_params *p, struct backoff_state *s
 
 #define S RS_S
 #define NEVER RS_TIME_NEVER
+#define CLAMP RA_OVER_CLAMP
 #define B(c) ERRCLASS_BIT(CLS_##c)
 #define AWS_RETRY (B(TIMEOUT) | B(CONN) | B(429) | B(500) | B(502) | B(503) | B(504))
 #define HTTP5XX (B(CONN) | B(500) | B(502) | B(503) | B(504))
+#define GENERIC(name, f, mult, src) \
+    {name, src, "", f, {0, mult, NEVER, 0}, 0, 0, false, NEVER, CLAMP, NEVER, 0}
+#define BLOG "AWS Architecture Blog 2015, aws-samples/aws-arch-backoff-simulator"
 
-/* name, source, formula, {base, multiplier, cap, jitter}, attempts, retry_on,
- * honour Retry-After, its max, deadline, attempts clamp */
+const char *const backoff_ra_over_names[] = {"clamp", "give-up", "backoff", NULL};
+
+/* name, source, version, formula, {base, multiplier, cap, jitter}, attempts,
+ * retry_on, honour Retry-After, its max, above the max, deadline, attempts
+ * clamp. docs/presets.md has each version's files and what was compared;
+ * tests/test_presets.c holds every preset to its library's formula. */
 const struct backoff_kind backoff_kinds[] = {
-    {"none", "", d_none, {0, 2.0, NEVER, 0}, 0, 0, false, NEVER, NEVER, 0},
-    {"constant", "", d_constant, {0, 2.0, NEVER, 0}, 0, 0, false, NEVER, NEVER, 0},
-    {"linear", "", d_linear, {0, 2.0, NEVER, 0}, 0, 0, false, NEVER, NEVER, 0},
-    {"exponential", "", d_exponential, {0, 2.0, NEVER, 0}, 0, 0, false, NEVER, NEVER, 0},
-    {"full", "AWS Architecture Blog 2015, aws-samples/aws-arch-backoff-simulator", d_full,
-     {0, 2.0, NEVER, 0}, 0, 0, false, NEVER, NEVER, 0},
-    {"equal", "AWS Architecture Blog 2015, aws-samples/aws-arch-backoff-simulator", d_equal,
-     {0, 2.0, NEVER, 0}, 0, 0, false, NEVER, NEVER, 0},
-    {"decorrelated", "AWS Architecture Blog 2015, aws-samples/aws-arch-backoff-simulator",
-     d_decorrelated, {0, 3.0, NEVER, 0}, 0, 0, false, NEVER, NEVER, 0},
+    GENERIC("none", d_none, 2.0, ""),
+    GENERIC("constant", d_constant, 2.0, ""),
+    GENERIC("linear", d_linear, 2.0, ""),
+    GENERIC("exponential", d_exponential, 2.0, ""),
+    GENERIC("full", d_full, 2.0, BLOG),
+    GENERIC("equal", d_equal, 2.0, BLOG),
+    GENERIC("decorrelated", d_decorrelated, 3.0, BLOG),
 
-    {"aws-standard", "boto/botocore botocore/retries/standard.py (standard mode)", d_full_from_first,
-     {1 * S, 2.0, 20 * S, 0}, 3, AWS_RETRY, false, NEVER, NEVER, 0},
+    {"aws-standard", "boto/botocore botocore/retries/standard.py (standard mode)",
+     "botocore 0719e79, standard mode 2.0", d_full_from_first, {1 * S, 2.0, 20 * S, 0}, 3,
+     AWS_RETRY, false, NEVER, CLAMP, NEVER, 0},
     {"aws-legacy", "boto/botocore botocore/data/_retry.json, retryhandler.py (legacy mode)",
-     d_full_from_first, {1 * S, 2.0, NEVER, 0}, 5, AWS_RETRY, false, NEVER, NEVER, 0},
-    {"aws-go", "aws/aws-sdk-go-v2 aws/retry/jitter_backoff.go, standard.go", d_full,
-     {1 * S, 2.0, 20 * S, 0}, 3, AWS_RETRY, false, NEVER, NEVER, 0},
-    {"aws-js", "smithy-lang/smithy-typescript util-retry DefaultRetryBackoffStrategy.ts", d_aws_js,
-     {100 * RS_MS, 2.0, 20 * S, 0}, 3, AWS_RETRY, false, NEVER, NEVER, 0},
-    {"grpc", "grpc/proposal A6-client-retries.md (no defaults: the A6 example policy)", d_grpc,
-     {100 * RS_MS, 2.0, 1 * S, 0.2}, 4, B(CONN) | B(503), false, NEVER, NEVER, 5},
+     "botocore _retry.json 6403a35, retryhandler.py 0992565", d_full_from_first,
+     {1 * S, 2.0, NEVER, 0}, 5, AWS_RETRY, false, NEVER, CLAMP, NEVER, 0},
+    {"aws-go", "aws/aws-sdk-go-v2 aws/retry/jitter_backoff.go (backoffDelayLegacy), standard.go",
+     "aws-sdk-go-v2 2026 default path (not retries2026); standard.go 1489ddb", d_aws_go,
+     {1 * S, 2.0, 20 * S, 0}, 3, AWS_RETRY, false, NEVER, CLAMP, NEVER, 0},
+    {"aws-js", "smithy-lang/smithy-typescript util-retry DefaultRetryBackoffStrategy.ts",
+     "smithy-typescript util-retry cffd868 (standard mode)", d_aws_js,
+     {100 * RS_MS, 2.0, 20 * S, 0}, 3, AWS_RETRY, false, NEVER, CLAMP, NEVER, 0},
+    {"grpc", "grpc/proposal A6-client-retries.md (no defaults: the A6 example policy)",
+     "gRFC A6 as amended 2024-08; grpc-go after PR #7869", d_grpc, {100 * RS_MS, 2.0, 1 * S, 0.2},
+     4, B(CONN) | B(503), false, NEVER, CLAMP, NEVER, 5},
     {"envoy", "envoyproxy/envoy source/common/common/backoff_strategy.cc; route retry_on 5xx",
-     d_envoy, {25 * RS_MS, 2.0, 250 * RS_MS, 0}, 2, HTTP5XX, false, NEVER, NEVER, 0},
-    {"istio", "istio/istio pilot/pkg/networking/core/route/retry/retry.go (503 excluded)", d_envoy,
-     {25 * RS_MS, 2.0, 250 * RS_MS, 0}, 3, B(CONN), false, NEVER, NEVER, 0},
-    {"polly", "App-vNext/Polly src/Polly.Core/Retry/RetryConstants.cs (v8 defaults)", d_constant,
-     {2 * S, 2.0, NEVER, 0}, 4, ERRCLASS_ALL_FAILURES, false, NEVER, NEVER, 0},
+     "envoy retry_state_impl.cc e78906c, router.cc 001b1c0; route timeout 15 s", d_envoy,
+     {25 * RS_MS, 2.0, 250 * RS_MS, 0}, 2, HTTP5XX | B(TIMEOUT), false, NEVER, RA_OVER_BACKOFF,
+     15 * S, 0}, /* the route timeout: 15 s over all tries */
+    {"istio", "istio/istio pilot/pkg/networking/core/route/retry/retry.go (503 excluded)",
+     "istio retry.go 7adf609 (1.24 and later)", d_envoy, {25 * RS_MS, 2.0, 250 * RS_MS, 0}, 3,
+     B(CONN), false, NEVER, RA_OVER_BACKOFF, NEVER, 0},
+    {"polly", "App-vNext/Polly src/Polly.Core/Retry/RetryConstants.cs (v8 defaults)",
+     "Polly v8 RetryConstants.cs 243b044", d_constant, {2 * S, 2.0, NEVER, 0}, 4,
+     ERRCLASS_ALL_FAILURES, false, NEVER, CLAMP, NEVER, 0},
     {"polly-v2", "App-vNext/Polly RetryHelper.cs DecorrelatedJitterBackoffV2; dotnet/extensions HttpRetryStrategyOptions",
-     d_polly_v2, {2 * S, 2.0, NEVER, 0}, 4, AWS_RETRY, true, NEVER, NEVER, 0},
+     "Polly v8 RetryHelper.cs 156a9bb; dotnet/extensions f497c4c", d_polly_v2,
+     {2 * S, 2.0, NEVER, 0}, 4, AWS_RETRY, true, NEVER, CLAMP, NEVER, 0},
     {"resilience4j", "resilience4j/resilience4j resilience4j-retry RetryConfig.java (defaults)",
-     d_constant, {500 * RS_MS, 2.0, NEVER, 0}, 3, ERRCLASS_ALL_FAILURES, false, NEVER, NEVER, 0},
+     "resilience4j RetryConfig.java 19c02ce", d_constant, {500 * RS_MS, 2.0, NEVER, 0}, 3,
+     ERRCLASS_ALL_FAILURES, false, NEVER, CLAMP, NEVER, 0},
     {"resilience4j-exp", "resilience4j/resilience4j resilience4j-core IntervalFunction.java",
-     d_resilience4j_exp, {500 * RS_MS, 1.5, NEVER, 0.5}, 3, ERRCLASS_ALL_FAILURES, false, NEVER,
-     NEVER, 0},
-    {"cenkalti", "cenkalti/backoff v4 exponential.go", d_cenkalti, {500 * RS_MS, 1.5, 60 * S, 0.5},
-     100, ERRCLASS_ALL_FAILURES, false, NEVER, 15 * 60 * S, 0},
-    {"tenacity", "jd/tenacity tenacity/wait.py wait_random_exponential", d_full_from_first,
-     {1 * S, 2.0, NEVER, 0}, 100, ERRCLASS_ALL_FAILURES, false, NEVER, NEVER, 0},
-    {"retryablehttp", "hashicorp/go-retryablehttp client.go DefaultBackoff", d_exponential,
-     {1 * S, 2.0, 30 * S, 0}, 5, AWS_RETRY, true, NEVER, NEVER, 0},
-    {"urllib3", "urllib3/urllib3 src/urllib3/util/retry.py", d_urllib3, {0, 2.0, 120 * S, 0}, 11,
-     B(CONN) | B(TIMEOUT), true, 21600 * S, NEVER, 0},
+     "resilience4j IntervalFunction.java 3e088d1", d_resilience4j_exp,
+     {500 * RS_MS, 1.5, NEVER, 0.5}, 3, ERRCLASS_ALL_FAILURES, false, NEVER, CLAMP, NEVER, 0},
+    {"cenkalti", "cenkalti/backoff v4 exponential.go", "cenkalti/backoff v4 (branch v4, 720b789)",
+     d_cenkalti, {500 * RS_MS, 1.5, 60 * S, 0.5}, 100, ERRCLASS_ALL_FAILURES, false, NEVER,
+     CLAMP, 15 * 60 * S, 0},
+    {"tenacity", "jd/tenacity tenacity/wait.py wait_random_exponential",
+     "tenacity after PR #176 (2019-06: exponent attempt - 1)", d_full_from_first,
+     {1 * S, 2.0, NEVER, 0}, 100, ERRCLASS_ALL_FAILURES, false, NEVER, CLAMP, NEVER, 0},
+    {"retryablehttp", "hashicorp/go-retryablehttp client.go DefaultBackoff",
+     "go-retryablehttp 0.7.6 and later (429, Retry-After dates)", d_exponential,
+     {1 * S, 2.0, 30 * S, 0}, 5, AWS_RETRY, true, NEVER, CLAMP, NEVER, 0},
+    {"urllib3", "urllib3/urllib3 src/urllib3/util/retry.py (a pool's default Retry.DEFAULT = Retry(3))",
+     "urllib3 2.6.3 and later (00f30f0)", d_urllib3, {0, 2.0, 120 * S, 0}, 4,
+     B(CONN) | B(TIMEOUT), true, 21600 * S, CLAMP, NEVER, 0},
 };
 const unsigned backoff_nkinds = sizeof backoff_kinds / sizeof backoff_kinds[0];
 

@@ -21,7 +21,8 @@
  * are documented at their functions in backoff.c and in the README, each
  * with its source. Arithmetic is done in double and clamped to the cap and
  * to RS_TIME_LIMIT, so huge exponents never wrap. Every call is O(1) with
- * at most one uniform draw from the jitter stream.
+ * at most one uniform draw from the jitter stream (resilience4j-exp: O(k),
+ * as the library truncates its interval to whole milliseconds each step).
  */
 #ifndef RS_BACKOFF_H
 #define RS_BACKOFF_H
@@ -44,9 +45,16 @@ struct backoff_state {
     double interval; /* cenkalti: the current interval I */
 };
 
+/* What a layer does with a honoured Retry-After above its retry_after_max:
+ * wait the maximum (urllib3), end the call `failed`, or discard the hint and
+ * wait the backoff formula's delay (Envoy's rate-limited back-off). */
+enum retry_after_over { RA_OVER_CLAMP, RA_OVER_GIVE_UP, RA_OVER_BACKOFF };
+extern const char *const backoff_ra_over_names[]; /* by value, NULL-ended */
+
 struct backoff_kind {
     const char *name;
-    const char *source; /* where the formula and defaults come from */
+    const char *source;  /* where the formula and defaults come from */
+    const char *version; /* the upstream release or commit they follow */
     rs_time (*next_delay)(const struct backoff_params *p, struct backoff_state *s, unsigned k,
                           enum errclass cls, gsl_rng *r);
     struct backoff_params defaults;
@@ -55,6 +63,7 @@ struct backoff_kind {
     errclass_set retry_on;
     bool honor_retry_after;
     rs_time retry_after_max;
+    enum retry_after_over ra_over;
     rs_time deadline;     /* RS_TIME_NEVER: none */
     unsigned max_attempts; /* the library's own clamp, 0 for none (gRPC: 5) */
 };

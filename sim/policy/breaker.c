@@ -178,20 +178,20 @@ bool breaker_result(const struct breaker_kind *k, const struct breaker_params *p
 /* {failures, open_for, probes, window_calls, window, min_calls, failure_rate,
  *  slow_rate, slow_call, max_failure_ratio} */
 const struct breaker_kind breaker_kinds[] = {
-    {"none", BREAKER_NONE, "", {0, 0, 0, 0, 0, 0, 0, 0, NEVER, 0}},
-    {"consecutive", BREAKER_CONSECUTIVE, "sony/gobreaker gobreaker.go (ReadyToTrip: > 5 consecutive failures)",
+    {"none", BREAKER_NONE, "", "", {0, 0, 0, 0, 0, 0, 0, 0, NEVER, 0}},
+    {"consecutive", BREAKER_CONSECUTIVE, "sony/gobreaker gobreaker.go (ReadyToTrip: > 5 consecutive failures)", "sony/gobreaker v2 gobreaker.go 3862861",
      {5, 60 * S, 1, 0, 0, 0, 0, 0, NEVER, 0}},
-    {"gobreaker", BREAKER_CONSECUTIVE, "sony/gobreaker gobreaker.go defaults",
+    {"gobreaker", BREAKER_CONSECUTIVE, "sony/gobreaker gobreaker.go defaults", "sony/gobreaker v2 gobreaker.go 3862861",
      {5, 60 * S, 1, 0, 0, 0, 0, 0, NEVER, 0}},
-    {"rate", BREAKER_RATE, "resilience4j CircuitBreakerConfig.java defaults",
+    {"rate", BREAKER_RATE, "resilience4j CircuitBreakerConfig.java defaults", "resilience4j CircuitBreakerConfig.java 335f5eb",
      {0, 60 * S, 10, 100, 0, 100, 0.5, 1.0, 60 * S, 0}},
-    {"resilience4j", BREAKER_RATE, "resilience4j CircuitBreakerConfig.java defaults",
+    {"resilience4j", BREAKER_RATE, "resilience4j CircuitBreakerConfig.java defaults", "resilience4j CircuitBreakerConfig.java 335f5eb",
      {0, 60 * S, 10, 100, 0, 100, 0.5, 1.0, 60 * S, 0}},
-    {"hystrix", BREAKER_RATE, "Netflix/Hystrix HystrixCommandProperties.java (10 s window, 20 requests, 50 %, 5 s)",
+    {"hystrix", BREAKER_RATE, "Netflix/Hystrix HystrixCommandProperties.java (10 s window, 20 requests, 50 %, 5 s)", "Hystrix 1.5 HystrixCommandProperties.java da55d45, breaker b5c1d20",
      {0, 5 * S, 1, 0, 10 * S, 20, 0.5, 1.0, NEVER, 0}},
-    {"polly", BREAKER_RATE, "App-vNext/Polly CircuitBreakerConstants.cs (v8: 10 %, 100 calls, 30 s, 5 s)",
+    {"polly", BREAKER_RATE, "App-vNext/Polly CircuitBreakerConstants.cs (v8: 10 %, 100 calls, 30 s, 5 s)", "Polly v8 CircuitBreakerConstants.cs 38a75c4, AdvancedCircuitBehavior.cs 13428cc",
      {0, 5 * S, 1, 0, 30 * S, 100, 0.1, 1.0, NEVER, 0}},
-    {"brooker", BREAKER_BROOKER, "mbrooker/simulator_example retry_sim (10 % cumulative, retries only)",
+    {"brooker", BREAKER_BROOKER, "mbrooker/simulator_example retry_sim (10 % cumulative, retries only)", "mbrooker/simulator_example retry_strategy.py 7e5a117",
      {0, 0, 0, 0, 0, 0, 0, 0, NEVER, 0.1}},
 };
 const unsigned breaker_nkinds = sizeof breaker_kinds / sizeof breaker_kinds[0];

@@ -50,6 +50,7 @@ struct breaker_kind {
     const char *name;
     enum breaker_id id;
     const char *source;
+    const char *version; /* the upstream release or commit it follows */
     struct breaker_params defaults;
 };
 

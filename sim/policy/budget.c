@@ -213,7 +213,9 @@ void budget_result(const struct budget_kind *k, const struct budget_params *p,
                    struct budget_state *s, struct budget_call *c, rs_time now, enum errclass cls,
                    bool retried, bool failure_counts)
 {
-    bool success = cls == CLS_OK || cls == CLS_BUSINESS;
+    /* Only an ok answer rewards: botocore's quota releases on 2xx, grpc-go's
+     * throttler on err == nil, and a business error is neither. */
+    bool success = cls == CLS_OK;
     switch (k->id) {
     case BUDGET_GRPC:
         if (success)
@@ -280,26 +282,26 @@ double budget_level(const struct budget_kind *k, const struct budget_params *p,
 /* {max_tokens, token_ratio, percent, min_per_s, ttl, min_concurrency,
  *  capacity, cost, timeout_cost, deposit, deposit_on_success, k} */
 const struct budget_kind budget_kinds[] = {
-    {"none", BUDGET_NONE, "", {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false, 0}},
-    {"grpc", BUDGET_GRPC, "grpc/proposal A6 retryThrottling; grpc-go clientconn.go (no default: the A6 example 10 / 0.1)",
+    {"none", BUDGET_NONE, "", "", {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false, 0}},
+    {"grpc", BUDGET_GRPC, "grpc/proposal A6 retryThrottling; grpc-go clientconn.go (no default: the A6 example 10 / 0.1)", "gRFC A6 94bed81; grpc-go stream.go e26457d",
      {10, 0.1, 0, 0, 0, 0, 0, 0, 0, 0, false, 0}},
-    {"ratio", BUDGET_RATIO, "twitter/finagle RetryBudget.scala (20 % + 10/s over 10 s)",
+    {"ratio", BUDGET_RATIO, "twitter/finagle RetryBudget.scala (20 % + 10/s over 10 s)", "finagle RetryBudget.scala 65f7667",
      {0, 0, 0.2, 10, 10 * S, 0, 0, 0, 0, 0, false, 0}},
-    {"finagle", BUDGET_RATIO, "twitter/finagle RetryBudget.scala defaults",
+    {"finagle", BUDGET_RATIO, "twitter/finagle RetryBudget.scala defaults", "finagle RetryBudget.scala 65f7667",
      {0, 0, 0.2, 10, 10 * S, 0, 0, 0, 0, 0, false, 0}},
-    {"linkerd", BUDGET_RATIO, "linkerd.io ServiceProfile retryBudget defaults (2.10-2.15)",
+    {"linkerd", BUDGET_RATIO, "linkerd.io ServiceProfile retryBudget defaults (2.10-2.15)", "linkerd ServiceProfile docs 2.10-2.15 (not re-read)",
      {0, 0, 0.2, 10, 10 * S, 0, 0, 0, 0, 0, false, 0}},
-    {"envoy", BUDGET_ENVOY, "envoy circuit_breaker.proto RetryBudget (20 %, min 3)",
+    {"envoy", BUDGET_ENVOY, "envoy circuit_breaker.proto RetryBudget (20 %, min 3)", "envoy circuit_breaker.proto a6193bb, resource_manager_impl.h edf2bb2",
      {0, 0, 0.2, 0, 0, 3, 0, 0, 0, 0, false, 0}},
-    {"envoy-max", BUDGET_ENVOY, "envoy circuit_breaker.proto thresholds max_retries = 3",
+    {"envoy-max", BUDGET_ENVOY, "envoy circuit_breaker.proto thresholds max_retries = 3", "envoy circuit_breaker.proto a6193bb",
      {0, 0, 0.0, 0, 0, 3, 0, 0, 0, 0, false, 0}},
-    {"aws-standard", BUDGET_AWS_STANDARD, "boto/botocore retries/quota.py, standard.py (500, 5, 10)",
+    {"aws-standard", BUDGET_AWS_STANDARD, "boto/botocore retries/quota.py, standard.py (500, 5, 10)", "botocore retries/quota.py 40454ea, standard.py 0719e79",
      {0, 0, 0, 0, 0, 0, 500, 5, 10, 0, false, 0}},
-    {"aws-adaptive", BUDGET_AWS_ADAPTIVE, "boto/botocore retries/adaptive.py, throttling.py, bucket.py",
+    {"aws-adaptive", BUDGET_AWS_ADAPTIVE, "boto/botocore retries/adaptive.py, throttling.py, bucket.py", "botocore retries/adaptive.py, throttling.py, bucket.py 40454ea",
      {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false, 0}},
-    {"sre", BUDGET_SRE, "Google SRE book, Handling Overload (K = 2 over 2 min; 10 % retries)",
+    {"sre", BUDGET_SRE, "Google SRE book, Handling Overload (K = 2 over 2 min; 10 % retries)", "Site Reliability Engineering (2016), ch. 21 (secondary copies)",
      {0, 0, 0.1, 0, 120 * S, 0, 0, 0, 0, 0, false, 2}},
-    {"bucket", BUDGET_BUCKET, "mbrooker/simulator_example retry_sim (0.1 per call, 5 tokens, cost 1)",
+    {"bucket", BUDGET_BUCKET, "mbrooker/simulator_example retry_sim (0.1 per call, 5 tokens, cost 1)", "mbrooker/simulator_example retry_strategy.py 7e5a117",
      {0, 0, 0, 0, 0, 0, 5, 1, 1, 0.1, false, 0}},
 };
 const unsigned budget_nkinds = sizeof budget_kinds / sizeof budget_kinds[0];

@@ -58,6 +58,7 @@ struct budget_kind {
     const char *name;
     enum budget_id id;
     const char *source;
+    const char *version; /* the upstream release or commit it follows */
     struct budget_params defaults;
 };
 

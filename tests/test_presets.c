@@ -1,0 +1,391 @@
+/*
+ * Every backoff preset, budget and breaker held to its library at the
+ * pinned version (docs/presets.md "How we verified the presets").
+ *
+ * Presets: one row per preset (and per entry point that matters), loaded
+ * as a user writes it (`backoff = NAME` in a scenario), so the defaults the
+ * scenario applies are tested along with the formula. For retries 1…6 a
+ * row gives the delay's support and mean, or its exact value, from the
+ * library's own formula at that version (written out here from the upstream
+ * source, not computed by retrystorm's code); then the attempts, the
+ * retried classes, and what the layer does with a Retry-After.
+ *
+ * Tolerances. Each random row draws N = 100,000 call sequences (retry 1 to
+ * 6 on one state, as a call does). (Keys written over a preset's, and
+ * gRPC's clamp of attempts to 5, are tested in test_semantics.c.) Every draw must lie in the support
+ * (±0.5 ns of rounding); the smallest and largest draws must come within
+ * 1 % of the support's ends (each end is missed with probability below
+ * e^(−1000) for a uniform law; the sums of polly-v2 thin out towards their
+ * ends, so those rows check the lower end only where it is reached); the
+ * mean must lie within 5 standard errors of the library's mean (a correct
+ * sampler fails about once in 1.7 million rows; the seeds are fixed). A
+ * formula off by one in its exponent, or drawing U(e/2, e) for U(0, e),
+ * misses its mean by tens of standard errors.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <string.h>
+
+#include "rs_test.h"
+
+#define N 100000
+#define RETRIES 6
+#define MS 1e6
+#define SEC 1e9
+
+/* The delay before retry k: exact (lo == hi, mean unused), or random with
+ * support [lo, hi] and mean. In nanoseconds. */
+struct delay_law {
+    double lo, hi, mean;
+};
+#define EXACT(v) {(v), (v), (v)}
+
+struct preset_row {
+    const char *library; /* the library and version the row follows, named in a failure */
+    const char *preset;
+    const char *set;     /* an override as the user writes it, or NULL */
+    enum errclass cls;   /* the failure being retried */
+    struct delay_law d[RETRIES];
+    bool thin_ends;      /* the support's ends are approached, not reached often */
+    unsigned attempts;
+    const char *retry_on;
+    bool honour_ra;
+    rs_time ra_max;     /* RS_TIME_NEVER: none */
+    enum retry_after_over ra_over;
+    rs_time deadline;   /* the whole loop's; RS_TIME_NEVER: none */
+};
+
+#define NEVER RS_TIME_NEVER
+#define U(lo, hi) {(lo), (hi), ((lo) + (hi)) / 2}
+#define MS_INT(n) {0, ((n) - 1) * MS, ((n) - 1) * MS / 2} /* uniform on {0, …, n−1} ms */
+#define AWS "timeout conn 429 500 502 503 504"
+#define ALL "timeout conn 400 403 404 409 429 500 502 503 504"
+
+static const struct preset_row rows[] = {
+    {"botocore 0719e79 standard.py ExponentialBackoff: random()·min(2^(a−1), 20) s",
+     "aws-standard", NULL, CLS_503,
+     {U(0, 1 * SEC), U(0, 2 * SEC), U(0, 4 * SEC), U(0, 8 * SEC), U(0, 16 * SEC), U(0, 20 * SEC)},
+     false, 3, AWS, false, NEVER, RA_OVER_CLAMP, NEVER},
+    {"botocore retryhandler.py 0992565 delay_exponential: rand·2^(a−1) s, no cap; _retry.json 6403a35 max_attempts 5",
+     "aws-legacy", NULL, CLS_503,
+     {U(0, 1 * SEC), U(0, 2 * SEC), U(0, 4 * SEC), U(0, 8 * SEC), U(0, 16 * SEC), U(0, 32 * SEC)},
+     false, 5, AWS, false, NEVER, RA_OVER_CLAMP, NEVER},
+    {"aws-sdk-go-v2 jitter_backoff.go backoffDelayLegacy: a > log2(20) → 20 s, else rand·2^a s",
+     "aws-go", NULL, CLS_503,
+     {U(0, 2 * SEC), U(0, 4 * SEC), U(0, 8 * SEC), U(0, 16 * SEC), EXACT(20 * SEC), EXACT(20 * SEC)},
+     false, 3, AWS, false, NEVER, RA_OVER_CLAMP, NEVER},
+    {"smithy-typescript util-retry cffd868: floor(random()·min(100·2^i, 20000)) ms",
+     "aws-js", NULL, CLS_503,
+     {MS_INT(100), MS_INT(200), MS_INT(400), MS_INT(800), MS_INT(1600), MS_INT(3200)}, false, 3,
+     AWS, false, NEVER, RA_OVER_CLAMP, NEVER},
+    {"smithy-typescript util-retry cffd868: throttling base 500 ms",
+     "aws-js", NULL, CLS_429,
+     {MS_INT(500), MS_INT(1000), MS_INT(2000), MS_INT(4000), MS_INT(8000), MS_INT(16000)}, false, 3,
+     AWS, false, NEVER, RA_OVER_CLAMP, NEVER},
+    {"gRFC A6 (2024-08) / grpc-go after #7869: min(100 ms·2^(n−1), 1 s)·U(0.8, 1.2)",
+     "grpc", NULL, CLS_503,
+     {U(80 * MS, 120 * MS), U(160 * MS, 240 * MS), U(320 * MS, 480 * MS), U(640 * MS, 960 * MS),
+      U(800 * MS, 1200 * MS), U(800 * MS, 1200 * MS)},
+     false, 4, "conn 503", false, NEVER, RA_OVER_CLAMP, NEVER},
+    {"envoy backoff_strategy.cc: random() % I, I = 25, 50, 100, 200, 250 ms; retry_on 5xx with resets; route timeout 15 s",
+     "envoy", NULL, CLS_503,
+     {MS_INT(25), MS_INT(50), MS_INT(100), MS_INT(200), MS_INT(250), MS_INT(250)}, false, 2,
+     "timeout conn 500 502 503 504", false, NEVER, RA_OVER_BACKOFF, 15 * RS_S},
+    {"istio retry.go 7adf609: Envoy's backoff, 2 retries, connect-failure (503 excluded)",
+     "istio", NULL, CLS_CONN,
+     {MS_INT(25), MS_INT(50), MS_INT(100), MS_INT(200), MS_INT(250), MS_INT(250)}, false, 3, "conn",
+     false, NEVER, RA_OVER_BACKOFF, NEVER},
+    {"Polly v8 RetryConstants.cs 243b044: constant 2 s, 3 retries",
+     "polly", NULL, CLS_503,
+     {EXACT(2 * SEC), EXACT(2 * SEC), EXACT(2 * SEC), EXACT(2 * SEC), EXACT(2 * SEC), EXACT(2 * SEC)},
+     false, 4, ALL, false, NEVER, RA_OVER_CLAMP, NEVER},
+    /* (f(k) − f(k−2))·2 s/1.4 bounds retry k; the means are E f(k−1+U) −
+     * E f(k−2+U) times 2 s/1.4, integrated numerically. */
+    {"Polly v8 RetryHelper.cs 156a9bb DecorrelatedJitterBackoffV2, base 2 s; dotnet/extensions f497c4c",
+     "polly-v2", NULL, CLS_503,
+     {{0, 2.7544 * SEC, 1.7422 * SEC}, {0, 5.6745 * SEC, 2.3163 * SEC},
+      {0, 8.6518 * SEC, 4.1558 * SEC}, {0, 17.1673 * SEC, 8.2552 * SEC},
+      {0, 34.2962 * SEC, 16.4929 * SEC}, {0, 68.5766 * SEC, 32.9784 * SEC}},
+     true, 4, AWS, true, NEVER, RA_OVER_CLAMP, NEVER},
+    {"resilience4j RetryConfig.java 19c02ce: fixed 500 ms, 3 attempts",
+     "resilience4j", NULL, CLS_503,
+     {EXACT(500 * MS), EXACT(500 * MS), EXACT(500 * MS), EXACT(500 * MS), EXACT(500 * MS),
+      EXACT(500 * MS)},
+     false, 3, ALL, false, NEVER, RA_OVER_CLAMP, NEVER},
+    /* I = 500, 750, 1125, 1687, 2530, 3795 ms; (long)(I − I/2 + U·(I + 1)) */
+    {"resilience4j IntervalFunction.java 3e088d1 ofExponentialRandomBackoff(500 ms, 1.5, 0.5)",
+     "resilience4j-exp", NULL, CLS_503,
+     {{250 * MS, 750 * MS, 500 * MS}, {375 * MS, 1125 * MS, 750 * MS},
+      {562 * MS, 1688 * MS, 1125 * MS}, {843 * MS, 2531 * MS, 1687 * MS},
+      {1265 * MS, 3795 * MS, 2530 * MS}, {1897 * MS, 5693 * MS, 3795 * MS}},
+     false, 3, ALL, false, NEVER, RA_OVER_CLAMP, NEVER},
+    /* I = 500 ms·1.5^(k−1); I − I/2 + U·(I + 1 ns) */
+    {"cenkalti/backoff v4 exponential.go: I·(1 ± 0.5), I from 500 ms ×1.5, 15 min",
+     "cenkalti", NULL, CLS_503,
+     {U(250 * MS, 750 * MS + 1), U(375 * MS, 1125 * MS + 1), U(562.5 * MS, 1687.5 * MS + 1),
+      U(843.75 * MS, 2531.25 * MS + 1), U(1265.625 * MS, 3796.875 * MS + 1),
+      U(1898.4375 * MS, 5695.3125 * MS + 1)},
+     false, 100, ALL, false, NEVER, RA_OVER_CLAMP, 15 * 60 * RS_S},
+    {"tenacity wait.py after #176: uniform(0, 2^(attempt−1)) s",
+     "tenacity", NULL, CLS_503,
+     {U(0, 1 * SEC), U(0, 2 * SEC), U(0, 4 * SEC), U(0, 8 * SEC), U(0, 16 * SEC), U(0, 32 * SEC)},
+     false, 100, ALL, false, NEVER, RA_OVER_CLAMP, NEVER},
+    {"go-retryablehttp 0.7.6+ DefaultBackoff: min(2^i·1 s, 30 s), RetryMax 4",
+     "retryablehttp", NULL, CLS_503,
+     {EXACT(1 * SEC), EXACT(2 * SEC), EXACT(4 * SEC), EXACT(8 * SEC), EXACT(16 * SEC),
+      EXACT(30 * SEC)},
+     false, 5, AWS, true, NEVER, RA_OVER_CLAMP, NEVER},
+    {"urllib3 2.6.3 (00f30f0) Retry.DEFAULT = Retry(3): backoff_factor 0, Retry-After ≤ 6 h",
+     "urllib3", NULL, CLS_CONN,
+     {EXACT(0), EXACT(0), EXACT(0), EXACT(0), EXACT(0), EXACT(0)}, false, 4, "timeout conn", true,
+     21600 * RS_S, RA_OVER_CLAMP, NEVER},
+    {"urllib3 2.6.3 get_backoff_time, backoff_factor 0.5: 0, then 0.5·2^(n−1) s",
+     "urllib3", "layer.app.base=500ms", CLS_CONN,
+     {EXACT(0), EXACT(1 * SEC), EXACT(2 * SEC), EXACT(4 * SEC), EXACT(8 * SEC), EXACT(16 * SEC)},
+     false, 4, "timeout conn", true, 21600 * RS_S, RA_OVER_CLAMP, NEVER},
+};
+
+static const char *const text = "[load]\nrate = 1/s\n[run]\nduration = 1s\n"
+                                "[server]\nworkers = 1\nservice = const(1ms)\n[layer app]\n";
+
+static void check_delays(const struct preset_row *w, const struct layer_cfg *l, gsl_rng *r)
+{
+    double lo[RETRIES], hi[RETRIES], sum[RETRIES] = {0}, sq[RETRIES] = {0};
+    for (int k = 0; k < RETRIES; k++)
+        lo[k] = INFINITY, hi[k] = -INFINITY;
+    for (int i = 0; i < N; i++) {
+        struct backoff_state st;
+        backoff_state_init(&l->bp, &st);
+        for (unsigned k = 1; k <= RETRIES; k++) {
+            double d = (double)l->backoff->next_delay(&l->bp, &st, k, w->cls, r);
+            lo[k - 1] = fmin(lo[k - 1], d), hi[k - 1] = fmax(hi[k - 1], d);
+            sum[k - 1] += d, sq[k - 1] += d * d;
+        }
+    }
+    for (int k = 0; k < RETRIES; k++) {
+        const struct delay_law *e = &w->d[k];
+        double mean = sum[k] / N, sd = sqrt(fmax(0, sq[k] / N - mean * mean));
+        double slack = 0.01 * (e->hi - e->lo);
+        bool exact = e->lo == e->hi;
+        if (lo[k] < e->lo - 0.5 || hi[k] > e->hi + 0.5)
+            fail_msg("%s (%s) retry %d: delays in [%.6g, %.6g] s, outside [%.6g, %.6g] s", w->preset,
+                     w->library, k + 1, lo[k] / SEC, hi[k] / SEC, e->lo / SEC, e->hi / SEC);
+        if (exact)
+            continue;
+        if ((!w->thin_ends && lo[k] > e->lo + slack) || hi[k] < e->hi - (w->thin_ends ? 10 : 1) * slack)
+            fail_msg("%s (%s) retry %d: delays in [%.6g, %.6g] s do not reach [%.6g, %.6g] s",
+                     w->preset, w->library, k + 1, lo[k] / SEC, hi[k] / SEC, e->lo / SEC,
+                     e->hi / SEC);
+        if (fabs(mean - e->mean) > 5 * sd / sqrt(N) + 1e-4 * e->mean)
+            fail_msg("%s (%s) retry %d: mean %.6g s, the library's %.6g s (5 SE = %.3g s)",
+                     w->preset, w->library, k + 1, mean / SEC, e->mean / SEC,
+                     5 * sd / sqrt(N) / SEC);
+    }
+}
+
+static void check_keys(const struct preset_row *w, const struct layer_cfg *l)
+{
+    errclass_set on;
+    char bad[64], got[160];
+    assert_true(errclass_parse_set(w->retry_on, &on, bad, sizeof bad));
+    if (l->attempts != w->attempts)
+        fail_msg("%s (%s): %u attempts, the library makes %u", w->preset, w->library, l->attempts,
+                 w->attempts);
+    if (l->retry_on != on)
+        fail_msg("%s (%s): retries %s, the library %s", w->preset, w->library,
+                 errclass_format_set(l->retry_on, got, sizeof got), w->retry_on);
+    if ((l->retry_after == RA_HONOR) != w->honour_ra || l->retry_after_max != w->ra_max ||
+        l->retry_after_over_max != w->ra_over)
+        fail_msg("%s (%s): Retry-After %s, max %lld ns, above it %s; the library: %s, %lld ns, %s",
+                 w->preset, w->library, l->retry_after == RA_HONOR ? "honoured" : "ignored",
+                 (long long)l->retry_after_max, backoff_ra_over_names[l->retry_after_over_max],
+                 w->honour_ra ? "honoured" : "ignored", (long long)w->ra_max,
+                 backoff_ra_over_names[w->ra_over]);
+}
+
+static void check_deadline(const struct preset_row *w, const struct layer_cfg *l)
+{
+    if (l->deadline != w->deadline)
+        fail_msg("%s (%s): deadline %lld ns, the library's %lld ns", w->preset, w->library,
+                 (long long)l->deadline, (long long)w->deadline);
+}
+
+static void every_preset_follows_its_library(void **state)
+{
+    (void)state;
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const struct preset_row *w = &rows[i];
+        char set[64];
+        snprintf(set, sizeof set, "layer.app.backoff=%s", w->preset);
+        const char *sets[] = {set, w->set};
+        struct scenario sc;
+        load_or_fail(&sc, text, sets, w->set ? 2 : 1);
+        gsl_rng_set(r, 1000 + i);
+        check_delays(w, &sc.layers[0], r);
+        check_keys(w, &sc.layers[0]);
+        check_deadline(w, &sc.layers[0]);
+    }
+    gsl_rng_free(r);
+}
+
+/* A preset added to backoff.c without a row here fails, and so does one
+ * without a pinned version. */
+static void every_preset_has_a_row_and_a_version(void **state)
+{
+    (void)state;
+    for (unsigned i = 0; i < backoff_nkinds; i++) {
+        const struct backoff_kind *k = &backoff_kinds[i];
+        if (!backoff_is_preset(k))
+            continue;
+        bool found = false;
+        for (size_t j = 0; j < sizeof rows / sizeof rows[0]; j++)
+            found |= strcmp(rows[j].preset, k->name) == 0;
+        if (!found)
+            fail_msg("preset %s has no row in tests/test_presets.c", k->name);
+        if (k->version == NULL || k->version[0] == '\0')
+            fail_msg("preset %s has no pinned version", k->name);
+    }
+}
+
+/* Budgets and breakers: the defaults `budget = NAME` and `breaker = NAME`
+ * bring, against the library's constants at the pinned version. Their
+ * state machines are tested in test_budget.c and test_breaker.c, against
+ * the same sources. */
+struct budget_row {
+    const char *library, *name;
+    struct budget_params p; /* {max_tokens, token_ratio, percent, min_per_s, ttl,
+                               min_concurrency, capacity, cost, timeout_cost, deposit,
+                               deposit_on_success, k} */
+};
+
+static const struct budget_row budget_rows[] = {
+    {"gRFC A6 94bed81 retryThrottling example: maxTokens 10, tokenRatio 0.1", "grpc",
+     {10, 0.1, 0, 0, 0, 0, 0, 0, 0, 0, false, 0}},
+    {"finagle RetryBudget.scala 65f7667: apply(10.seconds, 10, 0.2)", "ratio",
+     {0, 0, 0.2, 10, 10 * RS_S, 0, 0, 0, 0, 0, false, 0}},
+    {"finagle RetryBudget.scala 65f7667: apply(10.seconds, 10, 0.2)", "finagle",
+     {0, 0, 0.2, 10, 10 * RS_S, 0, 0, 0, 0, 0, false, 0}},
+    {"linkerd ServiceProfile retryBudget: retryRatio 0.2, minRetriesPerSecond 10, ttl 10s",
+     "linkerd", {0, 0, 0.2, 10, 10 * RS_S, 0, 0, 0, 0, 0, false, 0}},
+    {"envoy circuit_breaker.proto a6193bb RetryBudget: budget_percent 20, min_retry_concurrency 3",
+     "envoy", {0, 0, 0.2, 0, 0, 3, 0, 0, 0, 0, false, 0}},
+    {"envoy circuit_breaker.proto a6193bb Thresholds: max_retries 3", "envoy-max",
+     {0, 0, 0, 0, 0, 3, 0, 0, 0, 0, false, 0}},
+    {"botocore quota.py 40454ea INITIAL_CAPACITY 500; standard.py _RETRY_COST 5, _TIMEOUT_RETRY_REQUEST 10",
+     "aws-standard", {0, 0, 0, 0, 0, 0, 500, 5, 10, 0, false, 0}},
+    {"botocore adaptive.py 40454ea (constants in budget.c: C 0.4, beta 0.7, smoothing 0.8)",
+     "aws-adaptive", {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false, 0}},
+    {"SRE book ch. 21: K = 2 over 2 minutes; retries at most 10 % of requests", "sre",
+     {0, 0, 0.1, 0, 120 * RS_S, 0, 0, 0, 0, 0, false, 2}},
+    {"mbrooker/simulator_example 7e5a117 AdaptiveRetryFactory(0.1, 5), should_retry costs 1",
+     "bucket", {0, 0, 0, 0, 0, 0, 5, 1, 1, 0.1, false, 0}},
+};
+
+struct breaker_row {
+    const char *library, *name;
+    struct breaker_params p; /* {failures, open_for, probes, window_calls, window, min_calls,
+                                failure_rate, slow_rate, slow_call, max_failure_ratio} */
+};
+
+static const struct breaker_row breaker_rows[] = {
+    {"gobreaker 3862861: ConsecutiveFailures > 5, Timeout 60 s, MaxRequests 1", "consecutive",
+     {5, 60 * RS_S, 1, 0, 0, 0, 0, 0, NEVER, 0}},
+    {"gobreaker 3862861: ConsecutiveFailures > 5, Timeout 60 s, MaxRequests 1", "gobreaker",
+     {5, 60 * RS_S, 1, 0, 0, 0, 0, 0, NEVER, 0}},
+    {"resilience4j CircuitBreakerConfig.java 335f5eb: 50 %, 100 calls, 60 s open, 10 probes, slow 100 % at 60 s",
+     "rate", {0, 60 * RS_S, 10, 100, 0, 100, 0.5, 1.0, 60 * RS_S, 0}},
+    {"resilience4j CircuitBreakerConfig.java 335f5eb: 50 %, 100 calls, 60 s open, 10 probes, slow 100 % at 60 s",
+     "resilience4j", {0, 60 * RS_S, 10, 100, 0, 100, 0.5, 1.0, 60 * RS_S, 0}},
+    {"Hystrix HystrixCommandProperties.java da55d45: 10 s window, 20 requests, 50 %, sleep 5 s",
+     "hystrix", {0, 5 * RS_S, 1, 0, 10 * RS_S, 20, 0.5, 1.0, NEVER, 0}},
+    {"Polly v8 CircuitBreakerConstants.cs 38a75c4: ratio 0.1, throughput 100, sampling 30 s, break 5 s",
+     "polly", {0, 5 * RS_S, 1, 0, 30 * RS_S, 100, 0.1, 1.0, NEVER, 0}},
+    {"mbrooker/simulator_example 7e5a117 CircuitBreakerRetryFactory(NRetries(3), 0.1)", "brooker",
+     {0, 0, 0, 0, 0, 0, 0, 0, NEVER, 0.1}},
+};
+
+static const char *const policy_text = "[load]\nrate = 1/s\n[run]\nduration = 1s\n"
+                                       "[server]\nworkers = 1\nservice = const(1ms)\n"
+                                       "[layer app]\nattempts = 3\nbackoff = constant\nbase = 1ms\n";
+
+/* Field by field: the structs have padding. */
+static bool budget_params_equal(const struct budget_params *a, const struct budget_params *b)
+{
+    return a->max_tokens == b->max_tokens && a->token_ratio == b->token_ratio &&
+           a->percent == b->percent && a->min_per_s == b->min_per_s && a->ttl == b->ttl &&
+           a->min_concurrency == b->min_concurrency && a->capacity == b->capacity &&
+           a->cost == b->cost && a->timeout_cost == b->timeout_cost && a->deposit == b->deposit &&
+           a->deposit_on_success == b->deposit_on_success && a->k == b->k;
+}
+
+static bool breaker_params_equal(const struct breaker_params *a, const struct breaker_params *b)
+{
+    return a->failures == b->failures && a->open_for == b->open_for && a->probes == b->probes &&
+           a->window_calls == b->window_calls && a->window == b->window &&
+           a->min_calls == b->min_calls && a->failure_rate == b->failure_rate &&
+           a->slow_rate == b->slow_rate && a->slow_call == b->slow_call &&
+           a->max_failure_ratio == b->max_failure_ratio;
+}
+
+static void every_budget_follows_its_library(void **state)
+{
+    (void)state;
+    for (unsigned i = 0; i < budget_nkinds; i++) {
+        const struct budget_kind *k = &budget_kinds[i];
+        if (k->id == BUDGET_NONE)
+            continue;
+        const struct budget_row *w = NULL;
+        for (size_t j = 0; j < sizeof budget_rows / sizeof budget_rows[0]; j++)
+            if (strcmp(budget_rows[j].name, k->name) == 0)
+                w = &budget_rows[j];
+        if (w == NULL || k->version[0] == '\0')
+            fail_msg("budget %s has no row in tests/test_presets.c or no pinned version", k->name);
+        char set[64];
+        snprintf(set, sizeof set, "layer.app.budget=%s", k->name);
+        const char *sets[] = {set};
+        struct scenario sc;
+        load_or_fail(&sc, policy_text, sets, 1);
+        if (!budget_params_equal(&sc.layers[0].budget_p, &w->p))
+            fail_msg("budget %s: its defaults differ from %s", k->name, w->library);
+    }
+}
+
+static void every_breaker_follows_its_library(void **state)
+{
+    (void)state;
+    for (unsigned i = 0; i < breaker_nkinds; i++) {
+        const struct breaker_kind *k = &breaker_kinds[i];
+        if (k->id == BREAKER_NONE)
+            continue;
+        const struct breaker_row *w = NULL;
+        for (size_t j = 0; j < sizeof breaker_rows / sizeof breaker_rows[0]; j++)
+            if (strcmp(breaker_rows[j].name, k->name) == 0)
+                w = &breaker_rows[j];
+        if (w == NULL || k->version[0] == '\0')
+            fail_msg("breaker %s has no row in tests/test_presets.c or no pinned version", k->name);
+        char set[64];
+        snprintf(set, sizeof set, "layer.app.breaker=%s", k->name);
+        const char *sets[] = {set};
+        struct scenario sc;
+        load_or_fail(&sc, policy_text, sets, 1);
+        if (!breaker_params_equal(&sc.layers[0].breaker_p, &w->p))
+            fail_msg("breaker %s: its defaults differ from %s", k->name, w->library);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_preset_follows_its_library),
+        cmocka_unit_test(every_preset_has_a_row_and_a_version),
+        cmocka_unit_test(every_budget_follows_its_library),
+        cmocka_unit_test(every_breaker_follows_its_library),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
