@@ -526,6 +526,11 @@ static void check_layer(struct apply_ctx *ac, unsigned i)
         l->bp.base == 0 && l->attempts > 1)
         scn_diag_add(d, "%s: [layer %s] backoff = %s needs base > 0 (e.g. base = 10ms)",
                      scn_key_where(ac, S_LAYER, i, "backoff", w, sizeof w), l->name, l->backoff->name);
+    if (strcmp(l->backoff->name, "resilience4j-exp") == 0 && l->bp.base < RS_MS)
+        scn_diag_add(d, "%s: [layer %s] base = %s: resilience4j-exp counts whole milliseconds "
+                        "(IntervalFunction refuses an interval below 1 ms); allowed: 1ms or more",
+                     scn_key_where(ac, S_LAYER, i, "base", w, sizeof w), l->name,
+                     units_format_duration(l->bp.base, a, sizeof a));
     static const char *const bulkhead_keys[] = {"concurrency_queue", "concurrency_wait"};
     for (size_t k = 0; k < 2 && l->concurrency == 0; k++)
         if (scn_layer_given(ac, i, bulkhead_keys[k]))
