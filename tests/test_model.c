@@ -73,6 +73,13 @@ static void timeouts_abandon_but_server_still_works(void **state)
     /* Latency: 100 ms timeout + 50 ms backoff + 100 ms timeout, exactly. */
     assert_true(m->lat_all.min == 250 * RS_MS && m->lat_all.max == 250 * RS_MS);
     sim_destroy(s);
+    /* With a 400 ms timeout every answer is awaited: nothing is wasted. */
+    const char *patient[] = {"layer.app.timeout=400ms"};
+    load_or_fail(&sc, text, patient, 1);
+    s = run_or_fail(&sc, 0);
+    m = sim_metrics(s);
+    assert_true(m->outcomes[OUT_OK] == 99 && m->server_completions == 99 && m->wasted == 0);
+    sim_destroy(s);
 }
 
 /* Exponential backoff spaces the retries as the formula says: against a

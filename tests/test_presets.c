@@ -167,7 +167,9 @@ static const struct preset_row rows[] = {
      4, "timeout conn", true, 21600 * RS_S, RA_OVER_CLAMP, NEVER},
 };
 
-/* Far retries, where the caps take over (and the interval stops growing). */
+/* Far retries, where the caps take over (and the interval stops growing);
+ * and the generic kinds as a scenario loads them, with their default
+ * multipliers (2; decorrelated 3, as in the AWS study). */
 struct far_row {
     const char *library, *preset, *set;
     enum errclass cls;
@@ -191,6 +193,15 @@ static const struct far_row far_rows[] = {
     {"tenacity: max = infinity", "tenacity", NULL, CLS_503, 10, U(0, 512 * SEC)},
     {"go-retryablehttp: RetryWaitMax 30 s", "retryablehttp", NULL, CLS_503, 9, EXACT(30 * SEC)},
     {"urllib3: backoff_max 120 s", "urllib3", "layer.app.base=1s", CLS_CONN, 9, EXACT(120 * SEC)},
+    {"constant: base", "constant", "layer.app.base=1s", CLS_503, 3, EXACT(1 * SEC)},
+    {"linear: base·k", "linear", "layer.app.base=1s", CLS_503, 3, EXACT(3 * SEC)},
+    {"exponential: base·2^(k−1)", "exponential", "layer.app.base=1s", CLS_503, 3, EXACT(4 * SEC)},
+    {"AWS study full jitter: U(0, base·2^k)", "full", "layer.app.base=1s", CLS_503, 2,
+     U(0, 4 * SEC)},
+    {"AWS study equal jitter: e/2 + U(0, e/2), e = base·2^k", "equal", "layer.app.base=1s",
+     CLS_503, 2, U(2 * SEC, 4 * SEC)},
+    {"AWS study decorrelated jitter: U(base, 3·base) first", "decorrelated", "layer.app.base=1s",
+     CLS_503, 1, U(1 * SEC, 3 * SEC)},
 };
 
 static const char *const text = "[load]\nrate = 1/s\n[run]\nduration = 1s\n"
@@ -304,7 +315,7 @@ static void every_preset_follows_its_library(void **state)
     gsl_rng_free(r);
 }
 
-static void far_retries_meet_the_caps(void **state)
+static void far_retries_and_generic_kinds(void **state)
 {
     (void)state;
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
@@ -498,7 +509,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_preset_follows_its_library),
-        cmocka_unit_test(far_retries_meet_the_caps),
+        cmocka_unit_test(far_retries_and_generic_kinds),
         cmocka_unit_test(polly_v2_state_advances_under_retry_after),
         cmocka_unit_test(every_preset_has_a_row_and_a_version),
         cmocka_unit_test(every_budget_follows_its_library),

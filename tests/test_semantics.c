@@ -90,6 +90,24 @@ static void deadline_bounds_the_loop(void **state)
     assert_true(M(s)->errors[CLS_TIMEOUT] == 18 && M(s)->errors[CLS_DEADLINE] == 9);
     sim_destroy(s);
 
+    /* A backoff that ends exactly at the deadline ends the call at once:
+     * the retry could not start before it. Against instant 503s, a 250 ms
+     * wait and a 250 ms deadline give one attempt and latency 0; 249 ms
+     * gives a second attempt at 249 ms, and the next would land after. */
+    const char *fail_fast = ONE_PER_SECOND
+        "[phase down]\nstart = 0\nend = 30s\noutage = error\n"
+        "[server]\nworkers = 1\nservice = const(1ms)\n"
+        "[layer app]\nattempts = 5\nbackoff = constant\nbase = 250ms\ndeadline = 250ms\n";
+    s = run_text(fail_fast, NULL, 0);
+    assert_true(M(s)->outcomes[OUT_DEADLINE] == 9 && M(s)->server_arrivals == 9);
+    assert_true(M(s)->lat_all.max == 0);
+    sim_destroy(s);
+    const char *before[] = {"layer.app.base=249ms"};
+    s = run_text(fail_fast, before, 1);
+    assert_true(M(s)->outcomes[OUT_DEADLINE] == 9 && M(s)->server_arrivals == 18);
+    assert_true(M(s)->lat_all.min == 249 * RS_MS && M(s)->lat_all.max == 249 * RS_MS);
+    sim_destroy(s);
+
     const char *late[] = {"layer.app.backoff=constant", "layer.app.base=200ms"};
     s = run_text(text, late, 2);
     assert_true(M(s)->outcomes[OUT_DEADLINE] == 9);
@@ -123,6 +141,20 @@ static void expired_work_is_dropped(void **state)
     const char *keep[] = {"server.drop_expired=false"};
     s = run_text(text, keep, 1);
     assert_true(M(s)->server_completions == 19 && M(s)->dropped == 0);
+    sim_destroy(s);
+
+    /* The boundary: a job whose deadline is the very instant a worker
+     * frees is dropped, not started (at or after the deadline, not after).
+     * Two requests, at 100 and 200 ms; the first holds the one worker until
+     * 1.1 s, the second's deadline: 200 ms + 900 ms = 1.1 s. */
+    const char *edge[] = {"phase.quiet.start=250ms", "layer.app.deadline=900ms"};
+    s = run_text(text, edge, 2);
+    assert_true(M(s)->requests == 2);
+    assert_true(M(s)->server_completions == 1 && M(s)->dropped == 1);
+    sim_destroy(s);
+    const char *after[] = {"phase.quiet.start=250ms", "layer.app.deadline=901ms"};
+    s = run_text(text, after, 2);
+    assert_true(M(s)->server_completions == 2 && M(s)->dropped == 0);
     sim_destroy(s);
 
     /* Without propagation the server never learns the deadline. */

@@ -625,10 +625,12 @@ static inline void count_failure(struct sim *s, uint32_t ci, enum errclass cls)
  * is always evaluated (a stateful formula advances, as Polly's does before
  * its DelayGenerator), replaced by a honoured Retry-After. A Retry-After
  * above retry_after_max is clamped to it, or discarded (the formula's delay
- * stands), or, with give-up, makes this return false. */
+ * stands), or, with give-up, makes this return false. *honoured: the delay
+ * is a Retry-After. */
 static bool retry_after_delay(struct sim *s, struct call *c, const struct layer_cfg *cfg,
-                              enum errclass cls, rs_time retry_after, rs_time *d)
+                              enum errclass cls, rs_time retry_after, rs_time *d, bool *honoured)
 {
+    *honoured = false;
     *d = cfg->backoff->next_delay(&cfg->bp, &c->bs, c->attempts, cls, s->rng.s[RNG_JITTER]);
     if (retry_after < 0 || cfg->retry_after != RA_HONOR)
         return true;
@@ -644,7 +646,7 @@ static bool retry_after_delay(struct sim *s, struct call *c, const struct layer_
         }
     }
     *d = retry_after; /* replaces the backoff */
-    s->m.retry_after_waits++;
+    *honoured = true;
     return true;
 }
 
@@ -668,7 +670,8 @@ static void failed_attempt(struct sim *s, uint32_t ci, enum errclass cls, rs_tim
         return;
     }
     rs_time d;
-    if (!retry_after_delay(s, c, cfg, cls, retry_after, &d)) {
+    bool honoured;
+    if (!retry_after_delay(s, c, cfg, cls, retry_after, &d, &honoured)) {
         finish(s, ci, OUT_FAILED); /* longer than the client will wait: give up */
         return;
     }
@@ -678,6 +681,7 @@ static void failed_attempt(struct sim *s, uint32_t ci, enum errclass cls, rs_tim
         finish(s, ci, OUT_DEADLINE);
         return;
     }
+    s->m.retry_after_waits += honoured; /* a retry that waits a Retry-After */
     c->state = CALL_BACKOFF;
     s->lrt[c->layer].retries++;
     evq_cancel(&s->q, c->timer); /* hedged: the deadline timer */

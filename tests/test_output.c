@@ -1,0 +1,135 @@
+/*
+ * summary.csv read back by column name: every count column holds the count
+ * its name says, on a run where those counts are non-zero and all differ,
+ * so two columns written in each other's place (limited and dropped, say)
+ * fail here, not only in a byte-for-byte golden file that a re-bless would
+ * hide.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rs_test.h"
+
+#define MAX_COLS 160
+
+struct table {
+    char *buf;
+    const char *name[MAX_COLS], *value[MAX_COLS];
+    size_t n;
+};
+
+/* Splits "header\nrow\n" in place into named cells (no quoting needed: the
+ * scenario's name is plain). */
+static void table_parse(struct table *t)
+{
+    char *row = strchr(t->buf, '\n');
+    assert_non_null(row);
+    *row++ = '\0';
+    char *h = t->buf, *v = row;
+    t->n = 0;
+    while (h != NULL && v != NULL && t->n < MAX_COLS) {
+        char *hn = strchr(h, ','), *vn = strpbrk(v, ",\n");
+        if (hn)
+            *hn++ = '\0';
+        if (vn)
+            *vn++ = '\0';
+        t->name[t->n] = h, t->value[t->n] = v, t->n++;
+        h = hn, v = vn && *vn ? vn : NULL;
+    }
+}
+
+static const char *cell(const struct table *t, const char *name)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (strcmp(t->name[i], name) == 0)
+            return t->value[i];
+    fail_msg("summary.csv has no column %s", name);
+    return NULL;
+}
+
+/* A rate limiter (limited), a bounded queue (rejected), deadlines that the
+ * server drops expired work by (dropped), timeouts (wasted), Retry-After
+ * (retry_after_waits, fewer than limited: some would end after the
+ * deadline), non-idempotent retries (side effects, duplicates) and 500s
+ * (completions that are not side effects). */
+static const char *const text =
+    "[run]\nduration = 60s\n[load]\nrate = 60/s\nidempotent = false\n"
+    "[server]\nworkers = 2\nservice = exp(40ms)\nqueue = 5\ndrop_expired = true\nerror_500 = 0.05\n"
+    "limit_rate = 45/s\nlimit_burst = 5\nlimit_status = 503\nlimit_retry_after = 300ms\n"
+    "[layer app]\nattempts = 4\ntimeout = 150ms\ndeadline = 400ms\npropagate_deadline = true\n"
+    "retry_after = honor\nbackoff = full\nbase = 50ms\n";
+
+static void summary_columns_by_name(void **state)
+{
+    (void)state;
+    struct sim *s = run_text(text, NULL, 0);
+    const struct metrics *m = sim_metrics(s);
+    struct summary sum;
+    output_summarise(s, 0, &sum);
+    struct table t;
+    size_t size;
+    FILE *f = open_memstream(&t.buf, &size);
+    assert_non_null(f);
+    output_write_summary_csv(f, s, &sum, OUTPUT_HEADER);
+    assert_int_equal(fclose(f), 0);
+    table_parse(&t);
+    struct {
+        const char *name;
+        uint64_t want;
+        bool distinct; /* non-zero, and unlike every other such column */
+    } cols[] = {
+        {"requests", sum.requests, false},
+        {"server_arrivals", sum.server_arrivals, true},
+        {"server_completions", sum.server_completions, true},
+        {"rejected", sum.rejected, true},
+        {"limited", m->limited, true},
+        {"dropped", m->dropped, true},
+        {"wasted", sum.wasted, true},
+        {"side_effects", m->side_effects, true},
+        {"duplicates", m->duplicates, true},
+        {"retry_after_waits", m->retry_after_waits, true},
+        {"attempts_max", sum.attempts_max, false},
+        {"hedges", m->hedges, false},
+        {"cancelled", m->cancelled, false},
+        {"events", sum.events, false},
+        {"err_timeout", m->errors[CLS_TIMEOUT], true},
+        {"err_503", m->errors[CLS_503], true},
+        {"err_deadline", m->errors[CLS_DEADLINE], false},
+    };
+    size_t nc = sizeof cols / sizeof cols[0];
+    for (size_t i = 0; i < nc; i++) {
+        char want[32];
+        snprintf(want, sizeof want, "%llu", (unsigned long long)cols[i].want);
+        if (strcmp(cell(&t, cols[i].name), want) != 0)
+            fail_msg("summary.csv %s = %s, the run counted %s", cols[i].name,
+                     cell(&t, cols[i].name), want);
+        for (size_t j = 0; j < i && cols[i].distinct; j++)
+            if (cols[j].distinct && cols[j].want == cols[i].want)
+                fail_msg("the scenario cannot tell %s from %s (both %s)", cols[i].name,
+                         cols[j].name, want);
+        if (cols[i].distinct && cols[i].want == 0)
+            fail_msg("the scenario leaves %s at 0: it cannot tell a swapped column", cols[i].name);
+    }
+    for (int o = 0; o < OUT_NOUTCOMES; o++) {
+        char want[32];
+        snprintf(want, sizeof want, "%llu", (unsigned long long)sum.outcomes[o]);
+        assert_string_equal(cell(&t, metrics_outcome_names[o]), want);
+    }
+    free(t.buf);
+    sim_destroy(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(summary_columns_by_name),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
