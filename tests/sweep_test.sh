@@ -17,6 +17,27 @@ cmpv=(compare storm --set run.duration=90s --vary layer.app.attempts=1,3 --reps 
 diff -r "$tmp/c1" "$tmp/c2" > "$tmp/cdiff" || fail "compare -j 1 and -j 2 differ: $(head -5 "$tmp/cdiff")"
 [ "$(grep -c '^attempts=3,3,' "$tmp/c1/replications.csv")" = 5 ] || fail "compare: not 5 replications of attempts=3 in order"
 [ "$(wc -l < "$tmp/j1/sweep.csv")" = 10 ] || fail "sweep.csv should have 9 points"
+# The half-widths are Student's t at 95 % with n − 1 degrees of freedom
+# over the sample standard deviation: recomputed here from the rows they
+# summarise (t(0.975, 2) = 4.30265272975, t(0.975, 4) = 2.77644510520).
+# hw_check FILE KEYCOL KEY ROWSFILE ROWKEYCOL METRIC T N
+hw_check() {
+  awk -F, -v key="$3" -v kc="$2" -v rkc="$5" -v m="$6" -v t="$7" -v n="$8" -v sum="$1" '
+    FNR == 1 { for (i = 1; i <= NF; i++) col[FILENAME, $i] = i; next }
+    FILENAME == sum && $col[FILENAME, kc] == key { got = $col[FILENAME, m "_hw"] }
+    FILENAME != sum && $col[FILENAME, rkc] == key { x[k++] = $col[FILENAME, m] }
+    END {
+      if (k != n) { print "rows: " k " of " n; exit 1 }
+      for (i = 0; i < k; i++) mean += x[i] / k
+      for (i = 0; i < k; i++) ss += (x[i] - mean) ^ 2
+      want = t * sqrt(ss / (k - 1)) / sqrt(k)
+      if (want == 0 || (got - want) ^ 2 > (1e-6 * want) ^ 2) { print "hw " got ", Student t gives " want; exit 1 }
+    }' "$1" "$4"
+}
+out=$(hw_check "$tmp/c1/summary.csv" variant attempts=3 "$tmp/c1/replications.csv" variant server_arrivals \
+  2.77644510520 5) || fail "compare's server_arrivals_hw: $out"
+out=$(hw_check "$tmp/j1/sweep.csv" point 5 "$tmp/j1/jobs.csv" point server_arrivals 4.30265272975 3) ||
+  fail "sweep's server_arrivals_hw: $out"
 grep -q wall_s "$tmp/j1/sweep.csv" && fail "sweep.csv holds wall-clock time"
 if command -v parallel > /dev/null; then
   parallel --will-cite -j 4 "$bin" sweep storm "${grid[@]}" -j 1 --quiet --shard {}/4 -o "$tmp/shard{}" ::: 1 2 3 4 > /dev/null \

@@ -110,6 +110,11 @@ static void resilience4j_machine(void **state)
         breaker_result(b.k, &b.p, &b.s, b.ring, 60 * RS_S, gen, i < 4, 0);
     }
     assert_true(b.s.mode == BRK_CLOSED);
+    /* closed again with empty statistics: 99 calls, every one failing,
+     * stay below the minimum of 100 */
+    for (int i = 0; i < 99; i++)
+        call(&b, 61 * RS_S, true, 0);
+    assert_true(b.s.mode == BRK_CLOSED);
     /* a fresh window: 49 failures in 100 keep it closed */
     struct br c = make("resilience4j"); attach(&c);
     for (int i = 0; i < 100; i++)
@@ -129,10 +134,15 @@ static void resilience4j_machine(void **state)
         breaker_result(c.k, &c.p, &c.s, c.ring, 61 * RS_S, gen, i < 5, 0);
     }
     assert_true(c.s.mode == BRK_OPEN);
-    /* slow calls: 100 successes slower than 60 s trip it (slow rate 100 %) */
+    /* slow calls: 100 successes slower than 60 s trip it (slow rate 100 %);
+     * a call of exactly 60 s is not slower than the threshold */
     struct br d = make("resilience4j"); attach(&d);
     for (int i = 0; i < 100; i++)
-        call(&d, 0, false, 61 * RS_S);
+        call(&d, 0, false, 60 * RS_S);
+    assert_true(d.s.mode == BRK_CLOSED);
+    d = make("resilience4j"); attach(&d);
+    for (int i = 0; i < 100; i++)
+        call(&d, 0, false, 60 * RS_S + 1);
     assert_true(d.s.mode == BRK_OPEN);
 }
 

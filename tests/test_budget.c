@@ -182,6 +182,23 @@ static void aws_adaptive_cubic(void **state)
     assert_true(fabs(b.s.ad->fill - fmin(w, 2 * b.s.ad->measured)) < 1e-6);
 }
 
+/* botocore's RateClocker: the rate over each half-second bucket, smoothed
+ * 0.8 new + 0.2 old. Responses at 0.1, 0.2 and 0.6 s: the third closes the
+ * bucket [0, 0.5): 0.8·3/0.5 = 4.8 a second; one at 1.2 s closes
+ * [0.5, 1.0): 0.8·1/0.5 + 0.2·4.8 = 2.56. */
+static void aws_adaptive_measured_rate(void **state)
+{
+    (void)state;
+    struct b b = make("aws-adaptive"); attach(&b);
+    result(&b, 100 * RS_MS, CLS_OK, false);
+    result(&b, 200 * RS_MS, CLS_OK, false);
+    assert_true(b.s.ad->measured == 0.0);
+    result(&b, 600 * RS_MS, CLS_OK, false);
+    assert_true(fabs(b.s.ad->measured - 4.8) < 1e-12);
+    result(&b, 1200 * RS_MS, CLS_OK, false);
+    assert_true(fabs(b.s.ad->measured - 2.56) < 1e-12);
+}
+
 /* SRE client throttling: reject with max(0, (requests − 2·accepts)/(requests + 1));
  * retries only while retries < 10 % of requests. */
 static void sre_throttling(void **state)
@@ -275,7 +292,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(grpc_threshold),   cmocka_unit_test(ratio_budget),
         cmocka_unit_test(envoy_concurrency), cmocka_unit_test(aws_quota),
-        cmocka_unit_test(aws_adaptive_cubic), cmocka_unit_test(sre_throttling),
+        cmocka_unit_test(aws_adaptive_cubic), cmocka_unit_test(aws_adaptive_measured_rate),
+        cmocka_unit_test(sre_throttling),
         cmocka_unit_test(brooker_bucket), cmocka_unit_test(business_answers_do_not_reward),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

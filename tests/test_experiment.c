@@ -23,6 +23,10 @@ static void grids(void **state)
     assert_string_equal(v[0], "50ms");
     assert_string_equal(v[4], "800ms");
     assert_int_equal(exp_expand_axis("server.error_503=0.1..0.5+0.1", key, sizeof key, v, 64, err, sizeof err), 5);
+    /* sums of 0.1 overshoot: 0.1 + 0.1 + 0.1 = 0.30000000000000004 is still the 0.3 asked for */
+    assert_int_equal(exp_expand_axis("server.error_503=0.1..0.3+0.1", key, sizeof key, v, 64, err, sizeof err), 3);
+    assert_string_equal(v[2], "0.3");
+    assert_int_equal(exp_expand_axis("server.error_503=0.1..0.9*3", key, sizeof key, v, 64, err, sizeof err), 3);
     assert_int_equal(exp_expand_axis("layer.app.backoff=none,full", key, sizeof key, v, 64, err, sizeof err), 2);
     assert_string_equal(v[1], "full");
     static const char *bad[] = {"layer.app.attempts=1..", "x=5..1", "x=1..5*1", "x=a..b", "x=",

@@ -91,6 +91,30 @@ static void recovery_rule(void **state)
     for (size_t i = 40; i < 100; i++)
         m.b[i].outcomes[OUT_OK] = 89;
     assert_false(metrics_recovery(&m, 30 * RS_S, 10 * RS_S, 0.9, &start));
+    /* The first window starts on the first bucket boundary at or after the
+     * phase's end: after 39.5 s, at 40 s, not at 39 s (a bucket that began
+     * inside the phase). Seconds 39..48 would pass here; 40..49 do not. */
+    for (size_t i = 0; i < 100; i++)
+        m.b[i].outcomes[OUT_OK] = i >= 39 && i <= 48 ? 95 : 0;
+    assert_false(metrics_recovery(&m, 39 * RS_S + RS_S / 2, 10 * RS_S, 0.9, &start));
+    assert_true(metrics_recovery(&m, 39 * RS_S, 10 * RS_S, 0.9, &start) && start == 39 * RS_S);
+    metrics_fini(&m);
+}
+
+/* A duration that is not a whole number of buckets ends in a short bucket:
+ * 10.5 s in 1 s buckets is 11 buckets, the last half a second long. */
+static void a_partial_last_bucket_is_kept(void **state)
+{
+    (void)state;
+    struct metrics m;
+    char err[128];
+    unsigned att[1] = {1};
+    assert_int_equal(metrics_init(&m, 10 * RS_S + RS_S / 2, RS_S, 1, att, err, sizeof err), 0);
+    assert_int_equal(m.nbuckets, 11);
+    assert_true(metrics_bucket_len(&m, 9) == 1.0 && metrics_bucket_len(&m, 10) == 0.5);
+    metrics_fini(&m);
+    assert_int_equal(metrics_init(&m, 10 * RS_S, RS_S, 1, att, err, sizeof err), 0);
+    assert_int_equal(m.nbuckets, 10);
     metrics_fini(&m);
 }
 
@@ -123,6 +147,7 @@ int main(void)
         cmocka_unit_test(quantiles_within_one_percent),
         cmocka_unit_test(levels_are_time_weighted),
         cmocka_unit_test(recovery_rule),
+        cmocka_unit_test(a_partial_last_bucket_is_kept),
         cmocka_unit_test(attempts_land_in_their_bin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

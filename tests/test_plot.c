@@ -422,6 +422,9 @@ static void malformed_services(void **state)
     svc_refused(d, "x,ok,0,1,1,1,0,0,1,1,0.1,0,0\n", "/services.csv:3: 'x' in column t is not a number");
     svc_refused(d, "1,ok,1.5,1,1,1,0,0,1,1,0.1,0,0\n", "/services.csv:3: replica 1.5 is not a whole number from 0 to 1000");
     svc_refused(d, "1,ok,1001,1,1,1,0,0,1,1,0.1,0,0\n", "/services.csv:3: replica 1001 is not a whole number");
+    /* 1000 is the highest replica read: its row passes, the next one not */
+    svc_refused(d, "1,ok,1000,1,1,1,0,0,1,1,0.1,0,0\n1,ok,1001,1,1,1,0,0,1,1,0.1,0,0\n",
+                "/services.csv:4: replica 1001 is not a whole number");
     svc_refused(d, "1,ok,0,1,1,1,0,0,1,1,0.1,0\n", "/services.csv:3: 12 columns, but the header has 13");
     svc_refused(d, "1,ok,0,1,1,1,0,0,1,1,0.1,0,\"a,b\"\n", "/services.csv:3: 14 columns, but the header has 13");
     svc_refused(d, "1,ok,0,1,1,1,0,0,1,1,0.1,0,\"0\"\n", "/services.csv:3: a double quote in column 13");

@@ -193,6 +193,11 @@ static const struct far_row far_rows[] = {
     {"tenacity: max = infinity", "tenacity", NULL, CLS_503, 10, U(0, 512 * SEC)},
     {"go-retryablehttp: RetryWaitMax 30 s", "retryablehttp", NULL, CLS_503, 9, EXACT(30 * SEC)},
     {"urllib3: backoff_max 120 s", "urllib3", "layer.app.base=1s", CLS_CONN, 9, EXACT(120 * SEC)},
+    /* a cap that is a power of two: attempt 4 = log2(16 s) still draws */
+    {"aws-sdk-go-v2: a > log2(MaxBackoff) only", "aws-go", "layer.app.cap=16s", CLS_503, 4,
+     U(0, 16 * SEC)},
+    {"aws-sdk-go-v2: a > log2(MaxBackoff) only", "aws-go", "layer.app.cap=16s", CLS_503, 5,
+     EXACT(16 * SEC)},
     {"constant: base", "constant", "layer.app.base=1s", CLS_503, 3, EXACT(1 * SEC)},
     {"linear: base·k", "linear", "layer.app.base=1s", CLS_503, 3, EXACT(3 * SEC)},
     {"exponential: base·2^(k−1)", "exponential", "layer.app.base=1s", CLS_503, 3, EXACT(4 * SEC)},

@@ -98,12 +98,17 @@ static void breaker_scope_matters(void **state)
     const char *shared[] = {"layer.app.breaker_scope=shared"};
     s = run_text(text, shared, 1);
     uint64_t one = sim_metrics(s)->server_arrivals;
+    sim_layer_totals(s, 0, &t);
+    uint64_t one_transitions = t.transitions;
     sim_destroy(s);
     const char *inst[] = {"layer.app.breaker_scope=instance", "layer.app.instances=4"};
     s = run_text(text, inst, 2);
     uint64_t four = sim_metrics(s)->server_arrivals;
     sim_layer_totals(s, 0, &t);
     assert_true(t.breaker_states == 4 && t.instances == 4);
+    /* every instance gets calls, and its breaker opens as often as the
+     * shared one: at the start, and again when its probe fails at 30 s */
+    assert_true(one_transitions == 2 && t.transitions == 4 * one_transitions);
     sim_destroy(s);
     print_message("load on the dead service: per-client %llu, 4 instances %llu, shared %llu\n",
                   (unsigned long long)per_client, (unsigned long long)four,

@@ -38,6 +38,14 @@ static void retry_after_is_honoured(void **state)
     assert_true(M(s)->errors[CLS_503] == 27);
     sim_destroy(s);
 
+    /* The Retry-After crosses a hop with latency: 10 ms each way adds 20 ms
+     * per attempt, and the waits are still 500 ms. */
+    const char *hop[] = {"layer.app.request_latency=const(10ms)", "layer.app.response_latency=const(10ms)"};
+    s = run_text(text, hop, 2);
+    assert_true(M(s)->retry_after_waits == 18);
+    assert_true(M(s)->lat_all.min == 1060 * RS_MS && M(s)->lat_all.max == 1060 * RS_MS);
+    sim_destroy(s);
+
     /* Ignored: the retries go at once (no backoff), latency 0. */
     const char *ign[] = {"layer.app.retry_after=ignore"};
     s = run_text(text, ign, 1);
@@ -161,6 +169,18 @@ static void expired_work_is_dropped(void **state)
     const char *noprop[] = {"layer.app.propagate_deadline=false"};
     s = run_text(text, noprop, 1);
     assert_true(M(s)->server_completions == 19 && M(s)->dropped == 0);
+    sim_destroy(s);
+}
+
+/* A request that arrives at exactly the end of the warmup is counted:
+ * arrivals at 1 s, 2 s, …, 9 s and a 3 s warmup count 3 s to 9 s. */
+static void warmup_counts_from_its_end(void **state)
+{
+    (void)state;
+    const char *text = ONE_PER_SECOND "[server]\nworkers = 1\nservice = const(1ms)\n";
+    const char *warm[] = {"run.warmup=3s"};
+    struct sim *s = run_text(text, warm, 1);
+    assert_true(M(s)->requests == 7 && M(s)->outcomes[OUT_OK] == 7);
     sim_destroy(s);
 }
 
@@ -486,6 +506,7 @@ int main(void)
         cmocka_unit_test(deadline_bounds_the_loop),
         cmocka_unit_test(expired_work_is_dropped),
         cmocka_unit_test(non_retriable_classes_are_not_retried),
+        cmocka_unit_test(warmup_counts_from_its_end),
         cmocka_unit_test(n_retries_against_independent_failures),
         cmocka_unit_test(duplicates_are_counted_exactly),
         cmocka_unit_test(network_latency_and_loss),

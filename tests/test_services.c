@@ -190,6 +190,26 @@ static void p2c_shortens_longest_queue(void **state)
     }
 }
 
+/* p2c compares two distinct replicas. With two replicas of one worker and
+ * no queue, a request every 6.67 ms and 10 ms of work, the replica that
+ * served the request before last is always free, and p2c, comparing both,
+ * always picks it: nothing is refused. Random picks the busy one half the
+ * time; so would p2c if its two picks could be the same replica. */
+static void p2c_picks_two_distinct_replicas(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 10s\n[load]\narrival = uniform\nrate = 150/s\n"
+                       "[server]\nworkers = 1\nqueue = 0\nservice = const(10ms)\nreplicas = 2\n"
+                       "balancer = p2c\n[layer app]\nattempts = 1\n";
+    struct sim *s = run_text(text, NULL, 0);
+    assert_true(sim_metrics(s)->requests > 1400 && sim_metrics(s)->rejected == 0);
+    sim_destroy(s);
+    const char *rnd[] = {"server.balancer=random"};
+    s = run_text(text, rnd, 1);
+    assert_true(sim_metrics(s)->rejected > sim_metrics(s)->requests / 4);
+    sim_destroy(s);
+}
+
 /* ---- exact semantics ---- */
 
 
@@ -426,6 +446,7 @@ int main(void)
         cmocka_unit_test(round_robin_exact),
         cmocka_unit_test(random_chi_square),
         cmocka_unit_test(p2c_shortens_longest_queue),
+        cmocka_unit_test(p2c_picks_two_distinct_replicas),
         cmocka_unit_test(dependency_failures_are_mapped),
         cmocka_unit_test(held_versus_working),
         cmocka_unit_test(bulkhead_queue_and_wait),
