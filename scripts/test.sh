@@ -2,10 +2,11 @@
 # Installs what is missing, then builds twice and runs every test through
 # ctest: a Release build with warnings as errors, and a build with
 # AddressSanitizer + UndefinedBehaviorSanitizer (and the engine's
-# self-checks) on; then fuzzes the scenario parser and the readers of
-# result directories for 60 s each with libFuzzer and runs a small scenario
-# of each kind under valgrind. Exits non-zero if
-# anything fails.
+# self-checks) on; between them, a daily sample of the mutants of
+# tests/mutants must each be killed (scripts/mutate.sh); then fuzzes the
+# scenario parser and the readers of result directories for 60 s each with
+# libFuzzer and runs a small scenario of each kind under valgrind. Exits
+# non-zero if anything fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
@@ -17,6 +18,11 @@ echo "== release build (warnings are errors)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DRS_WERROR=ON -DBUILD_TESTING=ON > /dev/null
 cmake --build build -j "$jobs"
 ctest --test-dir build --output-on-failure -j "$jobs"
+
+echo "== mutation testing: a sample of tests/mutants, drawn by today's date (scripts/mutate.sh)"
+# Each sampled mutant must make a test fail; the full list's score is in
+# the README. A failure names the mutants, to replay with scripts/mutate.sh NAME.
+scripts/mutate.sh --sample 3
 
 echo "== sanitizer build (ASan + UBSan)"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRS_WERROR=ON -DRS_SANITIZE=ON -DBUILD_TESTING=ON > /dev/null

@@ -68,6 +68,13 @@ check "$tmp/reps"
 check "$tmp/cmp"
 "$py" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [r["variant"] for r in d["rows"]]==["attempts=1","attempts=3"]' "$tmp/cmp.out" \
   || fail "compare --format json: not the two variants"
+# A numeric column with an empty cell stays numeric: one variant recovers
+# (recovery_s a number), the other does not (empty, null)
+"$bin" compare storm --set run.duration=120s --vary layer.app.attempts=1,4 -o "$tmp/cmpr" --format json \
+  > "$tmp/cmpr.out" 2> /dev/null || fail "compare (recovery)"
+check "$tmp/cmpr"
+"$py" -c 'import json,sys; v=[r["recovery_s"] for r in json.load(open(sys.argv[1]))["rows"]]; assert isinstance(v[0],(int,float)) and v[1] is None, v' \
+  "$tmp/cmpr.out" || fail "compare --format json: recovery_s should be a number, then null"
 "$bin" sweep storm "${short[@]}" --grid layer.app.attempts=1..3 --reps 2 -j 2 --quiet -o "$tmp/sweep" --format json > "$tmp/sweep.out" || fail "sweep"
 check "$tmp/sweep" sweep.csv
 cmp -s "$tmp/sweep.out" "$tmp/sweep/summary.json" || fail "sweep --format json: stdout is not summary.json"
