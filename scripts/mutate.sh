@@ -33,7 +33,7 @@ while [ $# -gt 0 ]; do
     --seed) [ $# -ge 2 ] && [[ $2 =~ ^[0-9]+$ ]] || die "--seed needs a number"; seed=$2; shift 2 ;;
     --list) list=1; shift ;;
     --quick) quick=1; shift ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) die "unknown option $1 (allowed: --sample N, --seed S, --quick, --list, NAME...)" ;;
     *) names+=("$1"); shift ;;
   esac
@@ -101,6 +101,7 @@ if [ "$list" = 1 ]; then
     printf '%-36s %-28s %s\n' "${M_NAME[i]}" "${M_FILE[i]#sim/}" "${M_EQUIV[i]:+(equivalent) }${M_WHY[i]}"
   done
   echo "$total mutants"
+  [ "$stale" -eq 0 ] || { echo "mutate: $stale stale mutant(s)"; exit 1; }
   exit 0
 fi
 
@@ -117,7 +118,8 @@ elif [ "$sample" -gt 0 ]; then
   live=()
   for ((i = 0; i < total; i++)); do [ -z "${M_EQUIV[i]}" ] && live+=("$i"); done
   mapfile -t pick < <(printf '%s\n' "${live[@]}" |
-    awk -v seed="$seed" 'BEGIN{srand(seed)} {print rand() "\t" $0}' | sort -n | head -n "$sample" | cut -f2)
+    awk -v seed="$seed" 'BEGIN{srand(seed)} {printf "%.9f\t%s\n", rand(), $0}' | LC_ALL=C sort -n |
+    head -n "$sample" | cut -f2)
   echo "== mutants sampled with seed $seed:$(for i in "${pick[@]}"; do printf ' %s' "${M_NAME[i]}"; done)"
 else
   for ((i = 0; i < total; i++)); do pick+=("$i"); done
@@ -132,7 +134,8 @@ trap 'rm -rf "$scratch"' EXIT
 if git -C "$src" rev-parse --is-inside-work-tree > /dev/null 2>&1; then
   # tracked and new files as they are in the working tree (not build output)
   git -C "$src" ls-files -z --cached --others --exclude-standard |
-    (cd "$src" && xargs -0 cp --parents -t "$scratch" 2> /dev/null || true)
+    (cd "$src" && while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+      xargs -0 cp --parents -t "$scratch") # (a file deleted but not committed is left out)
 else
   tar -C "$src" --exclude='./build*' --exclude=./out --exclude=./node_modules -cf - . | tar -C "$scratch" -xf -
 fi
@@ -153,7 +156,7 @@ done
 # ctest over a regex; prints the names of the tests that failed
 run_tests() { # run_tests ctest-args...
   local out
-  if out=$(ctest --test-dir "$b" --timeout 300 -j "$jobs" "$@" 2>&1); then
+  if out=$(ctest --test-dir "$b" --timeout 300 -j "$jobs" --stop-on-failure "$@" 2>&1); then
     return 0
   fi
   grep -E '^\s+[0-9]+ - ' <<<"$out" | sed -E 's/^\s+[0-9]+ - ([^ ]+).*/\1/' | tr '\n' ' '
@@ -164,10 +167,14 @@ tests_regex() { # "a b" -> ^(a|b)$
   echo "^($t)\$"
 }
 
-# The tests must pass without any mutant, or every mutant looks killed.
+# The tests must pass without any mutant, or every mutant looks killed: the
+# whole suite once (every mutant), or the named tests of those picked, and
+# then any other test that fails with a mutant is run again without it.
 named=()
 for i in "${pick[@]}"; do [ -n "${M_TESTS[i]}" ] && [ -z "${M_EQUIV[i]}" ] && named+=(${M_TESTS[i]}); done
+full=0 confirmed=''
 if [ ${#names[@]} -eq 0 ] && [ "$sample" -eq 0 ] && [ "$quick" = 0 ]; then
+  full=1
   echo "== the whole suite without mutants"
   failed=$(run_tests -E "$suite_skip") || { echo "fails without any mutant: $failed"; exit 1; }
 elif [ ${#named[@]} -gt 0 ]; then
@@ -199,9 +206,17 @@ for i in "${pick[@]}"; do
   if [ -z "$verdict" ] && [ "$quick" = 1 ]; then
     verdict=unkilled
   elif [ -z "$verdict" ]; then
-    if by=$(run_tests -E "$suite_skip"); then verdict=survived by=''; else verdict=killed; fi
+    skip=$suite_skip
+    [ -n "${M_TESTS[i]}" ] && skip="${suite_skip%)\$}|${M_TESTS[i]// /|})\$" # they passed already
+    if by=$(run_tests -E "$skip"); then verdict=survived by=''; else verdict=killed; fi
   fi
   cp "$scratch/.orig" "$scratch/$file"
+  if [ "$verdict" = killed ] && [ "$full" = 0 ] && [ -n "$by" ] && ! [[ " $confirmed " == *" $by "* ]]; then
+    # killed by a test the named ones did not include: does it pass unmutated?
+    cmake --build "$b" -j "$jobs" > "$scratch/build.log" 2>&1 || { tail -20 "$scratch/build.log"; exit 1; }
+    failed=$(run_tests -R "$(tests_regex "${by% }")") || { echo "fails without any mutant: $failed"; exit 1; }
+    confirmed+=" $by"
+  fi
   case $verdict in
     killed) killed=$((killed + 1)) ;;
     survived | unkilled) survived=$((survived + 1)) ;;

@@ -182,10 +182,11 @@ static void aws_adaptive_cubic(void **state)
     assert_true(fabs(b.s.ad->fill - fmin(w, 2 * b.s.ad->measured)) < 1e-6);
 }
 
-/* botocore's RateClocker: the rate over each half-second bucket, smoothed
- * 0.8 new + 0.2 old. Responses at 0.1, 0.2 and 0.6 s: the third closes the
- * bucket [0, 0.5): 0.8·3/0.5 = 4.8 a second; one at 1.2 s closes
- * [0.5, 1.0): 0.8·1/0.5 + 0.2·4.8 = 2.56. */
+/* botocore's RateClocker: responses are counted (the current one too),
+ * and when one lands in a later half-second bucket the count over the
+ * time since the last bucket becomes the rate, smoothed 0.8 new + 0.2 old.
+ * Responses at 0.1, 0.2 and 0.6 s: at 0.6 s, 3 over 0.5 s: 0.8·6 = 4.8 a
+ * second; at 1.2 s, 1 over 0.5 s: 0.8·2 + 0.2·4.8 = 2.56. */
 static void aws_adaptive_measured_rate(void **state)
 {
     (void)state;

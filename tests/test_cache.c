@@ -775,10 +775,38 @@ static void ttl_renewal(void **state)
     }
 }
 
+/* A phase's flush empties the cache when the phase starts: ten keys, no
+ * TTL, all stored within the first seconds; the flush at 10 s brings
+ * misses in second 10 and none at the phase's end (20 s). */
+static void flush_at_phase_start(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 30s\nbucket = 1s\n[load]\nrate = 100/s\nkeys = 10\n"
+                       "[phase flush]\nstart = 10s\nend = 20s\nflush = objects\n"
+                       "[cache objects]\n[service api]\nworkers = 10\nservice = const(1ms)\n"
+                       "cache = objects\n[layer app]\nfrom = client\nto = api\n";
+    struct sim *s = run_text(text, NULL, 0);
+    struct sim_cache_row row;
+    uint64_t before = 0, at = 0, end = 0;
+    for (size_t b = 5; b < 10; b++) {
+        assert_true(sim_cache_row(s, 0, b, &row));
+        before += row.n.misses;
+    }
+    assert_true(sim_cache_row(s, 0, 10, &row));
+    at = row.n.misses;
+    assert_true(sim_cache_row(s, 0, 20, &row));
+    end = row.n.misses;
+    if (before != 0 || at == 0 || end != 0)
+        fail_msg("misses: %llu in 5-10 s (warm), %llu in second 10 (flush), %llu in second 20",
+                 (unsigned long long)before, (unsigned long long)at, (unsigned long long)end);
+    sim_destroy(s);
+}
+
 int main(void)
 {
     gsl_set_error_handler_off(); /* GSL errors come back as codes the tests check */
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(flush_at_phase_start),
         cmocka_unit_test(hit_miss_fill),
         cmocka_unit_test(lru_order),
         cmocka_unit_test(ttl_expiry),

@@ -169,11 +169,57 @@ static void layers_columns_by_name(void **state)
     sim_destroy(s);
 }
 
+/* services.csv has, every bucket, a row for each service's total
+ * (replica 0) and, for a service of several replicas, one per replica:
+ * api's 3 replicas and db's one give 4 + 1 rows a bucket, 5 buckets. */
+static void services_rows_per_replica(void **state)
+{
+    (void)state;
+    const char *graph = "[run]\nduration = 5s\nbucket = 1s\n[load]\nrate = 50/s\n"
+                        "[service api]\nworkers = 4\nservice = exp(2ms)\nreplicas = 3\ncalls = db\n"
+                        "[service db]\nworkers = 4\nservice = exp(2ms)\n"
+                        "[layer app]\nfrom = client\nto = api\n";
+    struct sim *s = run_text(graph, NULL, 0);
+    struct summary sum;
+    output_summarise(s, 0, &sum);
+    size_t i;
+    for (i = 0; i < output_nfiles(); i++)
+        if (output_file_name(s, i) != NULL && strcmp(output_file_name(s, i), "services.csv") == 0)
+            break;
+    assert_true(i < output_nfiles());
+    char *buf;
+    size_t size;
+    FILE *f = open_memstream(&buf, &size);
+    assert_non_null(f);
+    output_write_file(f, i, s, &sum);
+    assert_int_equal(fclose(f), 0);
+    unsigned api[4] = {0}, db[4] = {0}, rows = 0;
+    for (char *line = strchr(buf, '\n'); line != NULL && line[1] != '\0'; line = strchr(line + 1, '\n')) {
+        char name[16];
+        unsigned rep;
+        double t;
+        assert_int_equal(sscanf(line + 1, "%lf,%15[^,],%u,", &t, name, &rep), 3);
+        assert_true(rep < 4);
+        if (strcmp(name, "api") == 0)
+            api[rep]++;
+        else if (strcmp(name, "db") == 0)
+            db[rep]++;
+        rows++;
+    }
+    for (unsigned r = 0; r < 4; r++)
+        if (api[r] != 5 || db[r] != (r == 0 ? 5u : 0u))
+            fail_msg("replica %u: %u rows of api, %u of db (5 buckets)", r, api[r], db[r]);
+    assert_int_equal(rows, 25);
+    free(buf);
+    sim_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(summary_columns_by_name),
         cmocka_unit_test(layers_columns_by_name),
+        cmocka_unit_test(services_rows_per_replica),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

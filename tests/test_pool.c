@@ -22,7 +22,7 @@ static void indices_live_count_and_reuse(void **state)
     (void)state;
     struct pool p;
     pool_init(&p, sizeof(struct obj));
-    enum { N = 20000 }; /* several chunks */
+    enum { N = 300000 }; /* 2^17 objects of 16 bytes a chunk: three chunks */
     static uint32_t idx[N];
     static struct obj *ptr[N];
     for (uint32_t i = 0; i < N; i++) {
@@ -32,6 +32,7 @@ static void indices_live_count_and_reuse(void **state)
         ptr[i]->gen = i + 1;
         assert_int_equal(p.live, i + 1);
     }
+    assert_true(p.nchunks >= 3);
     for (uint32_t i = 0; i < N; i++) /* distinct, and pointers did not move */
         assert_true(pool_at(&p, idx[i]) == ptr[i] && ptr[i]->gen == i + 1);
     pool_free(&p, idx[7]);

@@ -207,6 +207,9 @@ static const struct far_row far_rows[] = {
      CLS_503, 2, U(2 * SEC, 4 * SEC)},
     {"AWS study decorrelated jitter: U(base, 3·base) first", "decorrelated", "layer.app.base=1s",
      CLS_503, 1, U(1 * SEC, 3 * SEC)},
+    /* then U(base, 3·s1): mean base + (3·2·base − base)/2 = 3.5·base, up to 9·base */
+    {"AWS study decorrelated jitter: U(base, 3·previous)", "decorrelated", "layer.app.base=1s",
+     CLS_503, 2, {1 * SEC, 9 * SEC, 3.5 * SEC, OTHER}},
 };
 
 static const char *const text = "[load]\nrate = 1/s\n[run]\nduration = 1s\n"

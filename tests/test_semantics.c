@@ -46,6 +46,14 @@ static void retry_after_is_honoured(void **state)
     assert_true(M(s)->lat_all.min == 1060 * RS_MS && M(s)->lat_all.max == 1060 * RS_MS);
     sim_destroy(s);
 
+    /* A Retry-After whose retry would start after the deadline is not a
+     * wait: 500 ms against a 400 ms deadline ends each call at once. */
+    const char *late[] = {"layer.app.deadline=400ms"};
+    s = run_text(text, late, 1);
+    assert_true(M(s)->outcomes[OUT_DEADLINE] == 9 && M(s)->retry_after_waits == 0);
+    assert_true(M(s)->server_arrivals == 9 && M(s)->lat_all.max == 0);
+    sim_destroy(s);
+
     /* Ignored: the retries go at once (no backoff), latency 0. */
     const char *ign[] = {"layer.app.retry_after=ignore"};
     s = run_text(text, ign, 1);
@@ -181,6 +189,40 @@ static void warmup_counts_from_its_end(void **state)
     const char *warm[] = {"run.warmup=3s"};
     struct sim *s = run_text(text, warm, 1);
     assert_true(M(s)->requests == 7 && M(s)->outcomes[OUT_OK] == 7);
+    /* goodput is per second of the measured part: 7 ok over 30 s − 3 s */
+    struct summary sum;
+    output_summarise(s, 0, &sum);
+    assert_true(fabs(sum.goodput - 7.0 / 27.0) < 1e-12);
+    sim_destroy(s);
+}
+
+/* A server phase holds from its start up to, not including, its end:
+ * refusing on [2 s, 5 s), it refuses the arrivals at 2, 3 and 4 s and
+ * serves the one at 5 s. */
+static void phase_ends_at_its_end(void **state)
+{
+    (void)state;
+    const char *text = ONE_PER_SECOND "[phase down]\nstart = 2s\nend = 5s\noutage = refuse\n"
+                                      "[server]\nworkers = 1\nservice = const(1ms)\n";
+    struct sim *s = run_text(text, NULL, 0);
+    assert_true(M(s)->requests == 9 && M(s)->outcomes[OUT_OK] == 6 && M(s)->errors[CLS_CONN] == 3);
+    sim_destroy(s);
+}
+
+/* Injected errors are drawn with their own probabilities: error_500 = 0.1
+ * and error_503 = 0.3 over 20,000 requests, each share within 5 standard
+ * errors (about 0.011 and 0.016). */
+static void injected_errors_have_their_probabilities(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 200s\n[load]\nrate = 100/s\n"
+                       "[server]\nworkers = 10\nservice = const(1ms)\nerror_500 = 0.1\nerror_503 = 0.3\n"
+                       "[layer app]\nattempts = 1\n";
+    struct sim *s = run_text(text, NULL, 0);
+    double n = (double)M(s)->requests;
+    double p500 = (double)M(s)->errors[CLS_500] / n, p503 = (double)M(s)->errors[CLS_503] / n;
+    if (fabs(p500 - 0.1) > 5 * sqrt(0.1 * 0.9 / n) || fabs(p503 - 0.3) > 5 * sqrt(0.3 * 0.7 / n))
+        fail_msg("500 share %.4f (0.1), 503 share %.4f (0.3) over %.0f requests", p500, p503, n);
     sim_destroy(s);
 }
 
@@ -507,6 +549,8 @@ int main(void)
         cmocka_unit_test(expired_work_is_dropped),
         cmocka_unit_test(non_retriable_classes_are_not_retried),
         cmocka_unit_test(warmup_counts_from_its_end),
+        cmocka_unit_test(phase_ends_at_its_end),
+        cmocka_unit_test(injected_errors_have_their_probabilities),
         cmocka_unit_test(n_retries_against_independent_failures),
         cmocka_unit_test(duplicates_are_counted_exactly),
         cmocka_unit_test(network_latency_and_loss),
