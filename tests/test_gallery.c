@@ -184,6 +184,32 @@ static void aws_study_orderings(void **state)
     }
 }
 
+/* The study's numbering, by hand: two clients, 10 ms each way. Both read
+ * (back at 20 ms) and write (back at 40 ms); one wins, the other waits
+ * its first backoff, reads and writes again: done at 80 ms + the wait.
+ * `exponential` waits min(cap, base·2^k) with k = 1, 200 ms for a 100 ms
+ * base (done at 280 ms), where `constant` waits the base (180 ms). */
+static void occ_exponential_uses_the_study_numbering(void **state)
+{
+    (void)state;
+    const char *kinds[] = {"exponential", "constant"};
+    const rs_time done[] = {280 * RS_MS, 180 * RS_MS};
+    for (int i = 0; i < 2; i++) {
+        char kb[64];
+        snprintf(kb, sizeof kb, "layer.app.backoff=%s", kinds[i]);
+        const char *sets[] = {kb, "load.clients=2", "layer.app.base=100ms",
+                              "layer.app.request_latency=const(10ms)",
+                              "layer.app.response_latency=const(10ms)"};
+        struct sim *s = run_named("aws-occ", sets, 5, 0);
+        const struct metrics *m = sim_metrics(s);
+        assert_true(m->outcomes[OUT_OK] == 2 && m->server_arrivals == 3 && m->errors[CLS_409] == 1);
+        if (m->lat_all.max != done[i])
+            fail_msg("%s: the loser done at %.3f s, the study's numbering %.3f s", kinds[i],
+                     units_seconds(m->lat_all.max), units_seconds(done[i]));
+        sim_destroy(s);
+    }
+}
+
 /* The scenarios of the semantics and budget issues are in test_semantics
  * and test_resilience; here: every built-in loads and runs. */
 static void every_builtin_runs(void **state)
@@ -206,6 +232,7 @@ int main(void)
         cmocka_unit_test(collapse_and_recovery),  cmocka_unit_test(collapse_ramp_defeats_both),
         cmocka_unit_test(omission_runaway),
         cmocka_unit_test(orbit_metastable),       cmocka_unit_test(aws_study_orderings),
+        cmocka_unit_test(occ_exponential_uses_the_study_numbering),
         cmocka_unit_test(every_builtin_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -294,6 +294,17 @@ static void extra_load_cap_holds(void **state)
     double share = (double)M(s)->hedges / (double)M(s)->requests;
     print_message("cap 0.02: hedged %.4f\n", share);
     assert_true(share <= 0.021 && share >= 0.015);
+    /* exactly: in every 10 s window of whole seconds, the hedges (server
+     * arrivals beyond the first copies) are at most 2 % of first copies */
+    const struct metrics *m = M(s);
+    for (size_t i = 0; i + 10 <= m->nbuckets; i++) {
+        uint64_t first = 0, all = 0;
+        for (size_t j = i; j < i + 10; j++)
+            first += m->b[j].offered, all += m->b[j].server_arrivals;
+        if ((double)(all - first) > 0.02 * (double)first)
+            fail_msg("seconds %zu-%zu: %llu hedges for %llu first copies, above 2 %%", i, i + 9,
+                     (unsigned long long)(all - first), (unsigned long long)first);
+    }
     sim_destroy(s);
     const char *free_[] = {"layer.app.hedge_max_extra=1"};
     s = run_text(text, free_, 1);
