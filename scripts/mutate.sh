@@ -195,7 +195,7 @@ for i in "${pick[@]}"; do
   t0=$SECONDS
   cp "$scratch/$file" "$scratch/.orig"
   FROM=${M_FROM[i]} TO=${M_TO[i]} perl -0777 -i -pe 's/\Q$ENV{FROM}\E/$ENV{TO}/' "$scratch/$file"
-  verdict='' by=''
+  verdict='' by='' by_suite=0
   if ! cmake --build "$b" -j "$jobs" > "$scratch/build.log" 2>&1; then
     verdict=broken by='does not compile'
   elif [ -n "${M_TESTS[i]}" ] && by=$(run_tests -R "$(tests_regex "${M_TESTS[i]}")"); then
@@ -208,10 +208,10 @@ for i in "${pick[@]}"; do
   elif [ -z "$verdict" ]; then
     skip=$suite_skip
     [ -n "${M_TESTS[i]}" ] && skip="${suite_skip%)\$}|${M_TESTS[i]// /|})\$" # they passed already
-    if by=$(run_tests -E "$skip"); then verdict=survived by=''; else verdict=killed; fi
+    if by=$(run_tests -E "$skip"); then verdict=survived by=''; else verdict=killed by_suite=1; fi
   fi
   cp "$scratch/.orig" "$scratch/$file"
-  if [ "$verdict" = killed ] && [ "$full" = 0 ] && [ -n "$by" ] && ! [[ " $confirmed " == *" $by "* ]]; then
+  if [ "$by_suite" = 1 ] && [ "$full" = 0 ] && [ -n "$by" ] && ! [[ " $confirmed " == *" $by "* ]]; then
     # killed by a test the named ones did not include: does it pass unmutated?
     cmake --build "$b" -j "$jobs" > "$scratch/build.log" 2>&1 || { tail -20 "$scratch/build.log"; exit 1; }
     failed=$(run_tests -R "$(tests_regex "${by% }")") || { echo "fails without any mutant: $failed"; exit 1; }
