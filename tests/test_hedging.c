@@ -564,6 +564,19 @@ static void presets_bring_their_values(void **state)
     assert_true(sc.layers[0].hedge_delay == 20 * RS_MS && sc.layers[0].cancel == CANCEL_NONE);
 }
 
+/* Loads text into a, writes a's scenario.ini into buf and reads it back
+ * into b. */
+static void write_and_reload(const char *text, struct scenario *a, struct scenario *b, char *buf,
+                             size_t size)
+{
+    load_or_fail(a, text, NULL, 0);
+    FILE *f = fmemopen(buf, size, "w");
+    assert_non_null(f);
+    assert_int_equal(scenario_write_ini(a, f), 0);
+    fclose(f);
+    load_or_fail(b, buf, NULL, 0);
+}
+
 /* The effective scenario (scenario.ini, and what sweeps fingerprint)
  * reads back to the same scenario for every hedging kind and preset, with
  * cancellation, a dormant key of another mode, and cancel_running. */
@@ -577,11 +590,7 @@ static void hedged_scenarios_round_trip(void **state)
         char text[512], buf[16384];
         snprintf(text, sizeof text, "%s%s\n", base, hedge_kinds[k].name);
         struct scenario a, b;
-        load_or_fail(&a, text, NULL, 0);
-        FILE *f = fmemopen(buf, sizeof buf, "w");
-        assert_int_equal(scenario_write_ini(&a, f), 0);
-        fclose(f);
-        load_or_fail(&b, buf, NULL, 0);
+        write_and_reload(text, &a, &b, buf, sizeof buf);
         assert_memory_equal(&a.layers[0], &b.layers[0], sizeof a.layers[0]);
         assert_memory_equal(&a.services[0], &b.services[0], sizeof a.services[0]);
         assert_non_null(strstr(buf, "cancel_running = true"));
@@ -590,11 +599,7 @@ static void hedged_scenarios_round_trip(void **state)
     char text[512], buf[16384];
     snprintf(text, sizeof text, "%sfixed\nhedge_percentile = 80\nhedge_max_extra = 0.3\n", base);
     struct scenario a, b;
-    load_or_fail(&a, text, NULL, 0);
-    FILE *f = fmemopen(buf, sizeof buf, "w");
-    assert_int_equal(scenario_write_ini(&a, f), 0);
-    fclose(f);
-    load_or_fail(&b, buf, NULL, 0);
+    write_and_reload(text, &a, &b, buf, sizeof buf);
     assert_memory_equal(&a.layers[0], &b.layers[0], sizeof a.layers[0]);
 }
 

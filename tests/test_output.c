@@ -45,6 +45,25 @@ static void table_parse(struct table *t)
     }
 }
 
+/* File `name` of finished run s, as output_write_file writes it, in a
+ * malloc'd buffer. */
+static char *write_named(const struct sim *s, const char *name)
+{
+    struct summary sum;
+    output_summarise(s, 0, &sum);
+    size_t i, size;
+    for (i = 0; i < output_nfiles(); i++)
+        if (output_file_name(s, i) != NULL && strcmp(output_file_name(s, i), name) == 0)
+            break;
+    assert_true(i < output_nfiles());
+    char *buf;
+    FILE *f = open_memstream(&buf, &size);
+    assert_non_null(f);
+    output_write_file(f, i, s, &sum);
+    assert_int_equal(fclose(f), 0);
+    return buf;
+}
+
 static const char *cell(const struct table *t, const char *name)
 {
     for (size_t i = 0; i < t->n; i++)
@@ -147,18 +166,7 @@ static void layers_columns_by_name(void **state)
         opened += m->lb[i].transitions;
     }
     assert_true(refused > 0 && cut > 0 && refused != cut && opened > 0);
-    struct summary sum;
-    output_summarise(s, 0, &sum);
-    struct table t;
-    size_t size, i;
-    for (i = 0; i < output_nfiles(); i++)
-        if (output_file_name(s, i) != NULL && strcmp(output_file_name(s, i), "layers.csv") == 0)
-            break;
-    assert_true(i < output_nfiles());
-    FILE *f = open_memstream(&t.buf, &size);
-    assert_non_null(f);
-    output_write_file(f, i, s, &sum);
-    assert_int_equal(fclose(f), 0);
+    struct table t = {.buf = write_named(s, "layers.csv")};
     table_parse(&t);
     char want[32];
     snprintf(want, sizeof want, "%llu", (unsigned long long)refused);
@@ -180,19 +188,7 @@ static void services_rows_per_replica(void **state)
                         "[service db]\nworkers = 4\nservice = exp(2ms)\n"
                         "[layer app]\nfrom = client\nto = api\n";
     struct sim *s = run_text(graph, NULL, 0);
-    struct summary sum;
-    output_summarise(s, 0, &sum);
-    size_t i;
-    for (i = 0; i < output_nfiles(); i++)
-        if (output_file_name(s, i) != NULL && strcmp(output_file_name(s, i), "services.csv") == 0)
-            break;
-    assert_true(i < output_nfiles());
-    char *buf;
-    size_t size;
-    FILE *f = open_memstream(&buf, &size);
-    assert_non_null(f);
-    output_write_file(f, i, s, &sum);
-    assert_int_equal(fclose(f), 0);
+    char *buf = write_named(s, "services.csv");
     unsigned api[4] = {0}, db[4] = {0}, rows = 0;
     for (char *line = strchr(buf, '\n'); line != NULL && line[1] != '\0'; line = strchr(line + 1, '\n')) {
         char name[16];

@@ -303,17 +303,25 @@ static void check_deadline(const struct preset_row *w, const struct layer_cfg *l
                  (long long)l->deadline, (long long)w->deadline);
 }
 
+/* Loads base with layer.app.KEY = NAME (and one more override, or NULL),
+ * as a user writes it. */
+static void load_kind(struct scenario *sc, const char *base, const char *key, const char *name,
+                      const char *extra)
+{
+    char set[64];
+    snprintf(set, sizeof set, "layer.app.%s=%s", key, name);
+    const char *sets[] = {set, extra};
+    load_or_fail(sc, base, sets, extra ? 2 : 1);
+}
+
 static void every_preset_follows_its_library(void **state)
 {
     (void)state;
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         const struct preset_row *w = &rows[i];
-        char set[64];
-        snprintf(set, sizeof set, "layer.app.backoff=%s", w->preset);
-        const char *sets[] = {set, w->set};
         struct scenario sc;
-        load_or_fail(&sc, text, sets, w->set ? 2 : 1);
+        load_kind(&sc, text, "backoff", w->preset, w->set);
         gsl_rng_set(r, 1000 + i);
         for (unsigned k = 1; k <= RETRIES; k++)
             check_law(w->preset, w->library, &sc.layers[0], w->cls, k, &w->d[k - 1], r);
@@ -329,11 +337,8 @@ static void far_retries_and_generic_kinds(void **state)
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     for (size_t i = 0; i < sizeof far_rows / sizeof far_rows[0]; i++) {
         const struct far_row *w = &far_rows[i];
-        char set[64];
-        snprintf(set, sizeof set, "layer.app.backoff=%s", w->preset);
-        const char *sets[] = {set, w->set};
         struct scenario sc;
-        load_or_fail(&sc, text, sets, w->set ? 2 : 1);
+        load_kind(&sc, text, "backoff", w->preset, w->set);
         gsl_rng_set(r, 2000 + i);
         check_law(w->preset, w->library, &sc.layers[0], w->cls, w->k, &w->d, r);
     }
@@ -480,11 +485,8 @@ static void every_budget_follows_its_library(void **state)
                 w = &budget_rows[j];
         if (w == NULL || k->version[0] == '\0')
             fail_msg("budget %s has no row in tests/test_presets.c or no pinned version", k->name);
-        char set[64];
-        snprintf(set, sizeof set, "layer.app.budget=%s", k->name);
-        const char *sets[] = {set};
         struct scenario sc;
-        load_or_fail(&sc, policy_text, sets, 1);
+        load_kind(&sc, policy_text, "budget", k->name, NULL);
         if (!budget_params_equal(&sc.layers[0].budget_p, &w->p))
             fail_msg("budget %s: its defaults differ from %s", k->name, w->library);
     }
@@ -503,11 +505,8 @@ static void every_breaker_follows_its_library(void **state)
                 w = &breaker_rows[j];
         if (w == NULL || k->version[0] == '\0')
             fail_msg("breaker %s has no row in tests/test_presets.c or no pinned version", k->name);
-        char set[64];
-        snprintf(set, sizeof set, "layer.app.breaker=%s", k->name);
-        const char *sets[] = {set};
         struct scenario sc;
-        load_or_fail(&sc, policy_text, sets, 1);
+        load_kind(&sc, policy_text, "breaker", k->name, NULL);
         if (!breaker_params_equal(&sc.layers[0].breaker_p, &w->p))
             fail_msg("breaker %s: its defaults differ from %s", k->name, w->library);
     }
