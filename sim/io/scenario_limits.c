@@ -133,18 +133,23 @@ static unsigned long long worst_below(const struct scenario *sc, unsigned u,
     return most[u] = best;
 }
 
-/* A path walked term by term: the product so far, the layer at which it
- * passes the limit, and the terms written out. */
+/* A path walked term by term: the product so far, the term at which it
+ * passes the limit (a layer's attempts, or a service's fan-out to one of
+ * its calls), and the terms written out. */
+enum culprit { CULPRIT_NONE, CULPRIT_LAYER, CULPRIT_FANOUT };
+
 struct walk {
     unsigned long long product;
-    int culprit;
+    enum culprit culprit;
+    unsigned index; /* the layer, or the service whose calls fan out */
     char parts[2400];
 };
 
-static void walk_term(struct walk *wk, unsigned long long factor, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static void walk_term(struct walk *wk, enum culprit kind, unsigned index, unsigned long long factor,
+                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-static void walk_term(struct walk *wk, unsigned long long factor, const char *fmt, ...)
+static void walk_term(struct walk *wk, enum culprit kind, unsigned index, unsigned long long factor,
+                      const char *fmt, ...)
 {
     size_t used = strlen(wk->parts);
     if (used > 0 && used < sizeof wk->parts)
@@ -154,25 +159,53 @@ static void walk_term(struct walk *wk, unsigned long long factor, const char *fm
     if (used < sizeof wk->parts)
         vsnprintf(wk->parts + used, sizeof wk->parts - used, fmt, ap);
     va_end(ap);
-    wk->product = sat_mul(wk->product, factor);
+    unsigned long long next = sat_mul(wk->product, factor);
+    if (wk->product <= SCENARIO_MAX_ATTEMPTS && next > SCENARIO_MAX_ATTEMPTS) {
+        wk->culprit = kind; /* the term that passes the limit */
+        wk->index = index;
+    }
+    wk->product = next;
 }
 
 static void walk_edge(const struct scenario *sc, struct walk *wk, int from, unsigned to)
 {
     for (unsigned i = 0; i < sc->nlayers; i++) {
         const struct layer_cfg *l = &sc->layers[i];
-        if (l->from_service != from || l->to_service != to)
-            continue;
-        if (wk->product <= SCENARIO_MAX_ATTEMPTS)
-            wk->culprit = (int)i; /* the layer whose attempts pass the limit */
-        walk_term(wk, l->attempts, "layer.%s.attempts = %u", l->name, l->attempts);
+        if (l->from_service == from && l->to_service == to)
+            walk_term(wk, CULPRIT_LAYER, i, l->attempts, "layer.%s.attempts = %u", l->name, l->attempts);
     }
+}
+
+/* Says which term passed the limit: a layer's attempts, or a fan-out (a
+ * graph without layers is bounded as well: the application's call is one
+ * attempt, and its fan-outs multiply alone). */
+static void report_attempts(struct apply_ctx *ac, const struct walk *wk, const char *path, unsigned hops)
+{
+    const struct scenario *sc = ac->sc;
+    char w[400];
+    if (wk->culprit == CULPRIT_FANOUT) {
+        scn_key_where(ac, S_SERVICE, wk->index, "calls", w, sizeof w);
+        scn_diag_add(ac->diag, "%s: [service %s] calls: a request could make %llu attempts, the product of the layers' attempts and the fan-outs on the path %s (%s); "
+                     "at most %llu are allowed: lower a fan-out or some layer's attempts",
+                     w, sc->services[wk->index].name, wk->product, path, wk->parts, SCENARIO_MAX_ATTEMPTS);
+        return;
+    }
+    const struct layer_cfg *l = &sc->layers[wk->index];
+    scn_key_where(ac, S_LAYER, wk->index, "attempts", w, sizeof w);
+    if (hops == 0)
+        scn_diag_add(ac->diag, "%s: [layer %s] attempts = %u: a request could make %llu attempts, the product of every layer's attempts (%s); "
+                     "at most %llu are allowed: lower some layer's attempts",
+                     w, l->name, l->attempts, wk->product, wk->parts, SCENARIO_MAX_ATTEMPTS);
+    else
+        scn_diag_add(ac->diag, "%s: [layer %s] attempts = %u: a request could make %llu attempts, the product of the layers' attempts and the fan-outs on the path %s (%s); "
+                     "at most %llu are allowed: lower some layer's attempts or a fan-out",
+                     w, l->name, l->attempts, wk->product, path, wk->parts, SCENARIO_MAX_ATTEMPTS);
 }
 
 /* Attempts per request: every layer retries every attempt of the layer
  * above, and a service calls a dependency fan-out times for each of its
  * executions, so they multiply along a path from the clients; the worst
- * path is bounded. */
+ * path is bounded, whether or not it has layers. */
 static void check_attempts(struct apply_ctx *ac)
 {
     const struct scenario *sc = ac->sc;
@@ -180,8 +213,8 @@ static void check_attempts(struct apply_ctx *ac)
         return;
     unsigned long long most[SCENARIO_MAX_SERVICES] = {0};
     int next[SCENARIO_MAX_SERVICES];
-    char path[SCENARIO_MAX_SERVICES * (SCENARIO_NAME_MAX + 4) + 16], w[400];
-    struct walk wk = {.product = 1, .culprit = -1};
+    char path[SCENARIO_MAX_SERVICES * (SCENARIO_NAME_MAX + 4) + 16];
+    struct walk wk = {.product = 1, .culprit = CULPRIT_NONE};
     unsigned u = sc->entry, hops = 0;
     worst_below(sc, u, most, next);
     walk_edge(sc, &wk, SCENARIO_CLIENT, u);
@@ -189,24 +222,14 @@ static void check_attempts(struct apply_ctx *ac)
     for (; next[u] >= 0; hops++) {
         const struct dep_cfg *dep = &sc->services[u].calls[next[u]];
         if (dep->fanout > 1)
-            walk_term(&wk, dep->fanout, "service.%s.calls = %s*%u", sc->services[u].name, dep->name,
-                      dep->fanout);
+            walk_term(&wk, CULPRIT_FANOUT, u, dep->fanout, "service.%s.calls = %s*%u", sc->services[u].name,
+                      dep->name, dep->fanout);
         walk_edge(sc, &wk, (int)u, dep->service);
         u = dep->service;
         used += (size_t)snprintf(path + used, sizeof path - used, " -> %s", sc->services[u].name);
     }
-    if (wk.product <= SCENARIO_MAX_ATTEMPTS || wk.culprit < 0)
-        return;
-    const struct layer_cfg *l = &sc->layers[wk.culprit];
-    scn_key_where(ac, S_LAYER, (unsigned)wk.culprit, "attempts", w, sizeof w);
-    if (hops == 0)
-        scn_diag_add(ac->diag, "%s: [layer %s] attempts = %u: a request could make %llu attempts, the product of every layer's attempts (%s); "
-                     "at most %llu are allowed: lower some layer's attempts",
-                     w, l->name, l->attempts, wk.product, wk.parts, SCENARIO_MAX_ATTEMPTS);
-    else
-        scn_diag_add(ac->diag, "%s: [layer %s] attempts = %u: a request could make %llu attempts, the product of the layers' attempts and the fan-outs on the path %s (%s); "
-                     "at most %llu are allowed: lower some layer's attempts or a fan-out",
-                     w, l->name, l->attempts, wk.product, path, wk.parts, SCENARIO_MAX_ATTEMPTS);
+    if (wk.product > SCENARIO_MAX_ATTEMPTS)
+        report_attempts(ac, &wk, path, hops);
 }
 
 /* services.csv has a row per bucket for every service and every replica. */
