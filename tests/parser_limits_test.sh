@@ -58,11 +58,11 @@ grep -q 'many.ini: 200000 problems$' <<<"$out" || fail "200,000 sections: the co
 two='[load]\nclients = 10000000\n[layer a]\nbreaker = rate\nbreaker_scope = client\nbreaker_window = 300\n'
 two+='[layer b]\nbreaker = rate\nbreaker_scope = client\nbreaker_window = 300\n'
 printf "$base$two" > "$tmp/state2.ini"
-expect 2 'state2.ini:11: budget and breaker states would need 7\.28 GB over all layers; at most 4 GB are allowed \(layer\.a\.breaker = rate with breaker_scope = client: load\.clients = 10000000 states of 364 bytes, 3\.64 GB; layer\.b\.breaker' -- \
+expect 2 'state2.ini:11: the run'"'"'s state would need 7\.28 GB before its first request; at most 4 GB are allowed \(layer\.a\.breaker = rate with breaker_scope = client: load\.clients = 10000000 states of 364 bytes, 3\.64 GB; layer\.b\.breaker' -- \
   "$bin" check "$tmp/state2.ini"
 one='[load]\nclients = 10000000\n[layer a]\nbreaker = rate\nbreaker_scope = client\nbreaker_window = 1000\nbudget = ratio\nbudget_scope = client\n'
 printf "$base$one" > "$tmp/state1.ini"
-expect 2 'would need 13\.84 GB over all layers; at most 4 GB.*layer\.a\.budget = ratio.*layer\.a\.breaker = rate' -- \
+expect 2 'would need 13\.84 GB before its first request; at most 4 GB.*layer\.a\.budget = ratio.*layer\.a\.breaker = rate' -- \
   "$bin" run "$tmp/state1.ini" -o "$tmp/state1"
 [ -e "$tmp/state1" ] && fail "a refused run created its output directory"
 

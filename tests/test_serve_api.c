@@ -206,13 +206,13 @@ static void test_limits_refuse_or_stop(void **state)
     assert_int_equal(a.status, 422);
     assert_non_null(strstr(a.buf, "980000 rows of services.csv and caches.csv; the page takes at most 100000"));
     free(a.buf);
-    /* caches' memory counts with the state: 10^7 keys of 25 bytes */
+    /* caches' memory counts with the state: 10^7 keys of 21 bytes (no coalescing) */
     lim = api_default_limits;
     lim.max_state_bytes = 100e6;
     struct api_request keys = {.scenario = "cache-flush", .sets = {"load.keys=10000000"}, .nsets = 1};
     run_answer(&a, &keys, &lim);
     assert_int_equal(a.status, 422);
-    assert_non_null(strstr(a.buf, "budget, breaker and cache state of 250 MB: the page runs at most 100 MB"));
+    assert_non_null(strstr(a.buf, "the run's state (budgets, breakers, bulkheads, caches, time series) of 210 MB: the page runs at most 100 MB"));
     free(a.buf);
     /* a shutdown stops a run: 503 */
     volatile sig_atomic_t cancel = 1;

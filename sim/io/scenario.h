@@ -264,9 +264,6 @@ int scenario_load_text(struct scenario *sc, const char *text, const char *source
 int scenario_load_sealed(struct scenario *sc, const char *text, const char *source,
                          const char *const *sets, size_t nsets, struct scenario_diag *diag);
 
-/* The bytes of budget and breaker states the run needs, all layers
- * together (what sim_create allocates for them). */
-double scenario_state_bytes(const struct scenario *sc);
 
 /* Writes the effective scenario as INI (every key, defaults included), so that
  * loading the output gives the same scenario. Returns 0 or -1 on a write error. */

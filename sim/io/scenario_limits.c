@@ -1,6 +1,8 @@
 /*
  * scenario_limits — the limits on the size of a run, checked after the
- * cross-field rules: the memory of budget and breaker states, the attempts
+ * cross-field rules: the memory the run allocates before its first event
+ * (sim_footprint: budget, breaker and bulkhead states, caches, clients,
+ * replicas, time series), the attempts
  * one request can cause at the bottom of the service graph (the product of
  * attempts and fan-outs over its worst path), and the rows of services.csv.
  *
@@ -10,13 +12,16 @@
  */
 #include "scenario_int.h"
 
+#include "sim.h"
+
 #include <limits.h>
 #include <stdarg.h>
 #include <string.h>
 
 /* ---- limits on the size of the run ---- */
 
-/* The number of budget or breaker states of layer l with this scope. */
+/* The number of budget or breaker states (or bulkheads) of layer l with
+ * this scope: one, one per client, or one per instance of the layer. */
 static double scope_states(const struct scenario *sc, const struct layer_cfg *l, enum scope scope)
 {
     if (scope == SCOPE_SHARED)
@@ -24,75 +29,78 @@ static double scope_states(const struct scenario *sc, const struct layer_cfg *l,
     return scope == SCOPE_CLIENT || l->instances == 0 ? sc->clients : l->instances;
 }
 
-static double budget_bytes(const struct scenario *sc, const struct layer_cfg *l)
+/* What one layer's budgets, breakers or bulkheads (which 0, 1, 2) need. */
+static double layer_part(const struct scenario *sc, const struct layer_cfg *l, int which)
 {
-    if (l->budget->id == BUDGET_NONE)
-        return 0;
-    return scope_states(sc, l, l->budget_scope) * (double)budget_state_size(l->budget);
+    return which == 0 ? sim_layer_budget_bytes(sc, l)
+           : which == 1 ? sim_layer_breaker_bytes(sc, l)
+                        : sim_layer_bulkhead_bytes(sc, l);
 }
 
-static double breaker_bytes(const struct scenario *sc, const struct layer_cfg *l)
+/* Appends to buf what one layer's budgets, breakers or bulkheads need: the
+ * key that sets how many there are, and the bytes of each. */
+static void describe_layer(const struct scenario *sc, const struct layer_cfg *l, int which, char *buf,
+                           size_t size)
 {
-    if (l->breaker->id == BREAKER_NONE)
-        return 0;
-    return scope_states(sc, l, l->breaker_scope) * (double)breaker_state_size(l->breaker, &l->breaker_p);
-}
-
-double scenario_state_bytes(const struct scenario *sc)
-{
-    double sum = 0;
-    for (unsigned i = 0; i < sc->nlayers; i++)
-        sum += budget_bytes(sc, &sc->layers[i]) + breaker_bytes(sc, &sc->layers[i]);
-    return sum;
-}
-
-/* Appends to buf what one layer's budgets (or breakers) need: the key that
- * sets how many there are, and the bytes of each. */
-static void describe_states(const struct scenario *sc, const struct layer_cfg *l, bool breaker,
-                            char *buf, size_t size)
-{
-    enum scope scope = breaker ? l->breaker_scope : l->budget_scope;
-    double bytes = breaker ? breaker_bytes(sc, l) : budget_bytes(sc, l);
-    double n = scope_states(sc, l, scope);
-    char count[96];
+    enum scope scope = which == 0 ? l->budget_scope : which == 1 ? l->breaker_scope : SCOPE_INSTANCE;
+    double bytes = layer_part(sc, l, which), n = scope_states(sc, l, scope);
+    char count[96], what[160];
     if (scope == SCOPE_CLIENT || l->instances == 0)
         snprintf(count, sizeof count, "load.clients = %u", sc->clients);
     else
         snprintf(count, sizeof count, "layer.%s.instances = %u", l->name, l->instances);
+    if (which == 2)
+        snprintf(what, sizeof what, "layer.%s.concurrency = %u", l->name, l->concurrency);
+    else
+        snprintf(what, sizeof what, "layer.%s.%s = %s with %s_scope = %s", l->name, which ? "breaker" : "budget",
+                 which ? l->breaker->name : l->budget->name, which ? "breaker" : "budget", scn_scope_names[scope]);
     size_t used = strlen(buf);
-    snprintf(buf + used, size - used, "%slayer.%s.%s = %s with %s_scope = %s: %s states of %.0f bytes, %.2f GB",
-             used ? "; " : "", l->name, breaker ? "breaker" : "budget",
-             breaker ? l->breaker->name : l->budget->name, breaker ? "breaker" : "budget",
-             scn_scope_names[scope], count, bytes / n, bytes / 1e9);
+    if (used < size)
+        snprintf(buf + used, size - used, "%s%s: %s %s of %.0f bytes, %.2f GB", used ? "; " : "", what, count,
+                 which == 2 ? "bulkheads" : "states", bytes / n, bytes / 1e9);
 }
 
-/* Budget and breaker states of the whole run, all layers together. */
+/* The run's state, every part of sim_footprint together: budget, breaker
+ * and bulkhead states per layer, caches per key, clients' timers,
+ * replicas and time series. The message lists each layer's part and each
+ * other part over 1 MB, and points at the key of the largest. */
 static void check_state_size(struct apply_ctx *ac)
 {
     const struct scenario *sc = ac->sc;
-    double total = scenario_state_bytes(sc), most = 0;
+    double part[SIM_FOOTPRINT_PARTS], total = sim_footprint(sc, part), most = 0;
     if (total <= SCENARIO_MAX_STATE_BYTES)
         return;
     char parts[3000] = "", w[400];
-    unsigned li = 0;
-    bool lb = false;
+    const char *key = "clients";
+    int li = -1, lw = 0;
     for (unsigned i = 0; i < sc->nlayers; i++)
-        for (int b = 0; b < 2; b++) {
-            const struct layer_cfg *l = &sc->layers[i];
-            double bytes = b ? breaker_bytes(sc, l) : budget_bytes(sc, l);
+        for (int which = 0; which < 3; which++) {
+            double bytes = layer_part(sc, &sc->layers[i], which);
             if (bytes <= 1e6)
                 continue; /* shared states, or few: not what drives it */
-            describe_states(sc, l, b, parts, sizeof parts);
-            if (bytes > most) {
-                most = bytes;
-                li = i;
-                lb = b;
-            }
+            describe_layer(sc, &sc->layers[i], which, parts, sizeof parts);
+            if (bytes > most)
+                most = bytes, li = (int)i, lw = which;
         }
-    scn_diag_add(ac->diag, "%s: budget and breaker states would need %.2f GB over all layers; at most %.0f GB are allowed (%s): "
-                 "use a wider budget_scope or breaker_scope (instance or shared), fewer clients or instances, or a smaller breaker_window",
-                 scn_key_where(ac, S_LAYER, li, lb ? "breaker" : "budget", w, sizeof w), total / 1e9,
-                 SCENARIO_MAX_STATE_BYTES / 1e9, parts);
+    static const char *const part_key[SIM_FOOTPRINT_PARTS] = {NULL, NULL, NULL, "keys", "clients", "clients", "bucket"};
+    for (int p = 3; p < SIM_FOOTPRINT_PARTS; p++) {
+        if (part[p] <= 1e6)
+            continue;
+        size_t used = strlen(parts);
+        if (used < sizeof parts)
+            snprintf(parts + used, sizeof parts - used, "%s%s: %.2f GB", used ? "; " : "", sim_footprint_part_name(p),
+                     part[p] / 1e9);
+        if (part[p] > most)
+            most = part[p], li = -1, key = part_key[p];
+    }
+    if (li >= 0)
+        scn_key_where(ac, S_LAYER, (unsigned)li, lw == 0 ? "budget" : lw == 1 ? "breaker" : "concurrency", w, sizeof w);
+    else
+        scn_at(ac, key, w, sizeof w);
+    scn_diag_add(ac->diag, "%s: the run's state would need %.2f GB before its first request; at most %.0f GB are allowed (%s): "
+                 "use a wider budget_scope or breaker_scope (instance or shared), fewer clients, instances or keys, "
+                 "a smaller breaker_window, or a longer bucket",
+                 w, total / 1e9, SCENARIO_MAX_STATE_BYTES / 1e9, parts);
 }
 
 static unsigned long long sat_mul(unsigned long long a, unsigned long long b)
@@ -142,6 +150,7 @@ struct walk {
     unsigned long long product;
     enum culprit culprit;
     unsigned index; /* the layer, or the service whose calls fan out */
+    bool layer;     /* a layer was seen before the limit was passed */
     char parts[2400];
 };
 
@@ -160,9 +169,13 @@ static void walk_term(struct walk *wk, enum culprit kind, unsigned index, unsign
         vsnprintf(wk->parts + used, sizeof wk->parts - used, fmt, ap);
     va_end(ap);
     unsigned long long next = sat_mul(wk->product, factor);
-    if (wk->product <= SCENARIO_MAX_ATTEMPTS && next > SCENARIO_MAX_ATTEMPTS) {
-        wk->culprit = kind; /* the term that passes the limit */
+    /* the last layer before the limit is passed (its attempts are what to
+     * lower), else the fan-out that passes it */
+    if (wk->product <= SCENARIO_MAX_ATTEMPTS &&
+        (kind == CULPRIT_LAYER || (!wk->layer && next > SCENARIO_MAX_ATTEMPTS))) {
+        wk->culprit = kind;
         wk->index = index;
+        wk->layer = kind == CULPRIT_LAYER;
     }
     wk->product = next;
 }
@@ -253,7 +266,11 @@ static void check_rows(struct apply_ctx *ac)
 
 void scn_check_limits(struct apply_ctx *ac)
 {
-    check_state_size(ac);
-    check_attempts(ac);
+    /* too many rows of services.csv says what to change more precisely
+     * than the time series' memory it also costs */
+    size_t problems = ac->diag->n + ac->diag->more;
     check_rows(ac);
+    if (ac->diag->n + ac->diag->more == problems)
+        check_state_size(ac);
+    check_attempts(ac);
 }

@@ -24,14 +24,14 @@ static uint32_t scope_count(const struct scenario *sc, const struct layer_cfg *l
 }
 
 /* Allocates each layer's budget and breaker states. Scenario validation
- * keeps them, all layers together, within SCENARIO_MAX_STATE_BYTES; a
+ * keeps the run's whole footprint within SCENARIO_MAX_STATE_BYTES; a
  * scenario that skipped it is refused here before anything is allocated. */
 static int layers_init(struct sim *s, char *err, size_t errsz)
 {
     const struct scenario *sc = &s->sc;
-    double need = scenario_state_bytes(sc);
+    double need = sim_footprint(sc, NULL);
     if (need > SCENARIO_MAX_STATE_BYTES) {
-        snprintf(err, errsz, "budget and breaker states would need %.1f GB (limit %.0f GB)",
+        snprintf(err, errsz, "the run's state would need %.1f GB (limit %.0f GB)",
                  need / 1e9, SCENARIO_MAX_STATE_BYTES / 1e9);
         return -1;
     }
@@ -163,6 +163,7 @@ struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *er
     }
     s->sc = *sc;
     s->replication = replication;
+    s->live_limit = sim_default_live_limit();
     evq_init(&s->q);
     for (unsigned l = 0; l < sc->nlayers; l++)
         if (sc->layers[l].hedge_mode != HEDGE_NONE && sc->services[0].model != MODEL_OCC)
@@ -443,6 +444,20 @@ static int edge_check(const struct sim *s, char *err, size_t errsz)
     return 0;
 }
 
+/* Whether the objects in flight outgrew the run's limit; if so, says so in
+ * s->limit. */
+static bool over_live_limit(struct sim *s)
+{
+    double bytes = sim_live_bytes(s);
+    if (bytes <= s->live_limit)
+        return false;
+    snprintf(s->limit, sizeof s->limit,
+             "stopped at %.3f s of simulated time: %llu requests, attempts and messages in flight held %.2f GB, "
+             "over the limit of %.2f GB (--max-memory)",
+             units_seconds(s->now), (unsigned long long)sim_live_objects(s), bytes / 1e9, s->live_limit / 1e9);
+    return true;
+}
+
 int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size_t errsz)
 {
     struct evq_event ev;
@@ -454,14 +469,16 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
         occ_start(s);
     else
         load_start(s);
-    uint64_t next_report = 1u << 20;
+    uint64_t next_report = SIM_PROGRESS_EVENTS;
     /* more than a herd of every client causes at one instant */
     /* (and more than a trace's most simultaneous arrivals cause) */
     uint64_t same_instant = 0,
              same_limit = 2000000ULL + 64ULL * s->sc.clients + 64ULL * s->sc.trace_burst;
     for (;;) {
-        if ((s->m.events & 4095) == 0 && s->stop != NULL && *s->stop) {
+        if ((s->m.events & 4095) == 0 && ((s->stop != NULL && *s->stop) || over_live_limit(s))) {
             s->interrupted = evq_next_time(&s->q) < s->sc.duration;
+            if (!s->interrupted)
+                s->limit[0] = '\0'; /* it had nothing left to do */
             break;
         }
         if (!evq_pop_before(&s->q, s->sc.duration, &ev))
@@ -487,7 +504,7 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
         dispatch(s, &ev);
         s->m.events++;
         if (progress != NULL && s->m.events >= next_report) {
-            next_report += 1u << 20;
+            next_report += SIM_PROGRESS_EVENTS;
             progress(user, s->now, s->sc.duration, s->m.events);
         }
 #ifdef RS_SELFCHECK
@@ -537,6 +554,12 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
 
 const struct metrics *sim_metrics(const struct sim *s) { return &s->m; }
 void sim_set_stop(struct sim *s, volatile sig_atomic_t *flag) { s->stop = flag; }
+void sim_set_live_limit(struct sim *s, double bytes) { s->live_limit = bytes; }
+const char *sim_limit(const struct sim *s) { return s->limit[0] != '\0' ? s->limit : NULL; }
+
+static double default_live_limit = SIM_MAX_LIVE_BYTES;
+void sim_set_default_live_limit(double bytes) { default_live_limit = bytes; }
+double sim_default_live_limit(void) { return default_live_limit; }
 bool sim_complete(const struct sim *s) { return !s->interrupted; }
 const struct scenario *sim_scenario(const struct sim *s) { return &s->sc; }
 uint32_t sim_replication(const struct sim *s) { return s->replication; }

@@ -24,7 +24,11 @@
 
 struct sim;
 
-/* Called about every million events with the simulated time reached. */
+/* Called every SIM_PROGRESS_EVENTS events with the simulated time
+ * reached: often enough that a wall-clock limit checked there holds within
+ * milliseconds however slow the events, so it must be cheap (a progress
+ * line throttles itself). */
+#define SIM_PROGRESS_EVENTS 1024u
 typedef void (*sim_progress_fn)(void *user, rs_time now, rs_time duration, uint64_t events);
 
 /* Returns the run, or NULL with a message in err. The scenario is copied. */
@@ -34,6 +38,33 @@ void sim_destroy(struct sim *s);
 /* Runs to the end. Returns 0, or -1 with a message in err when an invariant
  * broke (a bug, not bad input). */
 int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size_t errsz);
+
+/* The memory of objects in flight (requests, calls, jobs, messages, joins,
+ * hedges and events) a run may hold before it stops, incomplete, with
+ * sim_limit saying so: SIM_MAX_LIVE_BYTES unless set. Checked every 4096
+ * events. What the scenario itself allocates is bounded by check
+ * (sim_footprint, SCENARIO_MAX_STATE_BYTES). */
+#define SIM_MAX_LIVE_BYTES 4e9
+void sim_set_live_limit(struct sim *s, double bytes);
+/* The default for runs created from now on (the command line's
+ * --max-memory; set before any run starts). */
+void sim_set_default_live_limit(double bytes);
+double sim_default_live_limit(void);
+/* NULL, or why the run stopped early at a limit (a sentence, no newline). */
+const char *sim_limit(const struct sim *s);
+/* The bytes of objects in flight now (what the limit above compares). */
+double sim_live_bytes(const struct sim *s);
+
+/* What sim_create allocates for the scenario before the first event, by
+ * part (budgets, breakers, bulkheads, caches, clients, replicas, time
+ * series: see footprint.c); part may be NULL. Returns the total. */
+#define SIM_FOOTPRINT_PARTS 7
+double sim_footprint(const struct scenario *sc, double part[SIM_FOOTPRINT_PARTS]);
+const char *sim_footprint_part_name(int i);
+/* One layer's share of three of the parts, for messages naming its keys. */
+double sim_layer_budget_bytes(const struct scenario *sc, const struct layer_cfg *l);
+double sim_layer_breaker_bytes(const struct scenario *sc, const struct layer_cfg *l);
+double sim_layer_bulkhead_bytes(const struct scenario *sc, const struct layer_cfg *l);
 
 /* A flag (set by a signal handler) that makes sim_run stop at the next
  * batch of events; the run then ends at the time reached, incomplete. */

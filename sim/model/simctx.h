@@ -332,6 +332,8 @@ struct sim {
     bool prefetch;        /* state too large for the cache: prefetch for the next event */
     volatile sig_atomic_t *stop; /* set by a signal: end the run early */
     bool interrupted;
+    double live_limit;   /* bytes of objects in flight (sim_set_live_limit) */
+    char limit[200];     /* why the run stopped at a limit, or "" */
     evq_handle *think;    /* closed loop with herds: each client's pending think */
     struct occ_client *occ; /* the occ model's clients */
     uint64_t occ_version;

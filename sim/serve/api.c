@@ -251,10 +251,10 @@ static unsigned long long graph_rows(const struct scenario *sc, unsigned long lo
     return buckets * per;
 }
 
-/* Budget and breaker states, and the caches' arrays (cache.h: 25 bytes a key). */
+/* What the run allocates before its first event (sim_footprint). */
 static double state_bytes(const struct scenario *sc)
 {
-    return scenario_state_bytes(sc) + 25.0 * sc->keys * sc->ncaches;
+    return sim_footprint(sc, NULL);
 }
 
 /* Whether the run fits a page: a message naming the limit if not. */
@@ -276,8 +276,8 @@ static bool fits(const struct scenario *sc, const struct api_limits *lim, char *
                  sc->clients, lim->max_clients);
     else if (state_bytes(sc) > lim->max_state_bytes)
         snprintf(why, size,
-                 "budget, breaker and cache state of %.0f MB: the page runs at most %.0f MB "
-                 "(fewer clients or keys, or budget_scope/breaker_scope = shared)",
+                 "the run's state (budgets, breakers, bulkheads, caches, time series) of %.0f MB: the page runs at most %.0f MB "
+                 "(fewer clients, instances or keys, or budget_scope/breaker_scope = shared)",
                  state_bytes(sc) / 1e6, lim->max_state_bytes / 1e6);
     else
         return true;
