@@ -205,4 +205,24 @@ expect 2 'expected an integer' -- "$bin" run storm "${short[@]}" --seed "$(print
 expect 2 'longer than 127 bytes' -- "$bin" sweep storm "${short[@]}" --grid "layer.app.backoff=$(printf 'x%.0s' $(seq 200))" -o "$tmp/g"
 expect 2 'longer than 127 bytes' -- "$bin" compare storm "${short[@]}" --vary "layer.app.backoff=$(printf 'x%.0s' $(seq 400))" -o "$tmp/c"
 ls -d "$tmp"/*.work-* 2> /dev/null && fail "work directories left behind"
+
+# Requests in flight are bounded on the command line too (issue 29): a flood
+# of 10^9/s into one worker grew to 7.4 GB and ended in abort() with no
+# output. It stops at --max-memory (default 4 GB) with a message, exit 1 and
+# its outputs marked complete = 0; compare and sweep fail the job, naming it.
+flood=(--set load.rate=1000000000/s --max-memory 100MB)
+expect 1 'the run was stopped at 0\.[0-9]+ s of simulated time: [0-9]+ requests, attempts and messages in flight held 10[0-9] MB, over the limit of 100 MB \(--max-memory\)' -- \
+  "$bin" run storm "${flood[@]}" -o "$tmp/flood"
+[ "$(field "$tmp/flood/summary.csv" complete)" = 0 ] || fail "a run stopped at the memory limit is not marked complete = 0"
+expect 1 'variant [0-9]+, replication 0: the run was stopped at' -- \
+  "$bin" compare storm "${flood[@]}" --vary server.workers=10,1 -o "$tmp/floodc"
+expect 1 'the run was stopped at .* over the limit of 100 MB' -- \
+  "$bin" sweep storm "${flood[@]}" --grid server.workers=1 -o "$tmp/floods"
+expect 2 'expected a size from 1MB to 1000GB' -- "$bin" run storm --max-memory 5KB -o "$tmp/m"
+expect 2 'expected a size from 1MB to 1000GB' -- "$bin" run storm --max-memory 2000GB -o "$tmp/m"
+[ -e "$tmp/m" ] && fail "a refused --max-memory created its output directory"
+# --shard N is at most the 65 directories merge takes
+expect 2 'expected K/N with 1 <= K <= N <= 65' -- "$bin" sweep storm --grid layer.app.attempts=1,2 --shard 1/66 -o "$tmp/sh"
+[ -e "$tmp/sh" ] && fail "a refused --shard created its output directory"
+
 finish

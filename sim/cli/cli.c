@@ -73,11 +73,20 @@ static void print_diag(const struct scenario_diag *d)
 }
 
 /* The progress line of a run: how far, how fast, and about how long is
- * left (from the share of simulated time still to go at the rate so far).
- * user: the wall-clock start (a double). */
+ * left (from the share of simulated time still to go at the rate so far),
+ * redrawn at most every 0.2 s (sim_run calls it every 1024 events).
+ * user: a struct progress_clock. */
+struct progress_clock {
+    double t0, shown;
+};
+
 static void progress(void *user, rs_time now, rs_time duration, uint64_t events)
 {
-    double elapsed = wall_now() - *(const double *)user;
+    struct progress_clock *pc = user;
+    double t = wall_now(), elapsed = t - pc->t0;
+    if (t - pc->shown < 0.2)
+        return;
+    pc->shown = t;
     double done = (double)now / (double)duration;
     double left = done > 0 ? elapsed * (1.0 - done) / done : 0.0;
     fprintf(stderr, "\r  %5.1f%% simulated (%.0f of %.0f s), %.1f M events, %.2f M events/s, about %.0f s left  ",
@@ -224,7 +233,7 @@ struct opts {
     int progress; /* -1 quiet, 1 forced, 0 when stderr is a terminal */
     const char *objective[8], *constraint[16];
     size_t nobjective, nconstraint;
-    const char *rest[64]; /* extra positional arguments (merge) */
+    const char *rest[EXP_MAX_SHARDS - 1]; /* extra positional arguments (merge) */
     size_t nrest;
     bool collect_rest;
     bool resume, force;
@@ -323,12 +332,33 @@ static int take_shard(struct opts *o, const char *name, const char *v)
     (void)name;
     unsigned k, n;
     char tail;
-    if (sscanf(v, "%u/%u%c", &k, &n, &tail) != 2 || n < 1 || k < 1 || k > n) {
-        fprintf(stderr, "retrystorm: --shard %s: expected K/N with 1 <= K <= N (e.g. --shard 2/4)\n", v);
+    if (sscanf(v, "%u/%u%c", &k, &n, &tail) != 2 || n < 1 || k < 1 || k > n || n > EXP_MAX_SHARDS) {
+        fprintf(stderr, "retrystorm: --shard %s: expected K/N with 1 <= K <= N <= %u (merge takes at most %u shards; "
+                "e.g. --shard 2/4)\n", v, EXP_MAX_SHARDS, EXP_MAX_SHARDS);
         return 2;
     }
     o->shard_k = k;
     o->shard_n = n;
+    return 0;
+}
+
+/* --max-memory SIZE: what the objects in flight of each run may hold
+ * (sim_set_default_live_limit, before any run starts). */
+static int take_max_memory(struct opts *o, const char *name, const char *v)
+{
+    (void)o, (void)name;
+    static const struct { const char *unit; double bytes; } units[] = {{"MB", 1e6}, {"GB", 1e9}};
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end), scale = 0;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(end, units[i].unit) == 0)
+            scale = units[i].bytes;
+    if (end == v || errno != 0 || scale == 0 || !(x * scale >= 1e6 && x * scale <= 1e12)) {
+        fprintf(stderr, "retrystorm: --max-memory %s: expected a size from 1MB to 1000GB, such as 512MB or 8GB\n", v);
+        return 2;
+    }
+    sim_set_default_live_limit(x * scale);
     return 0;
 }
 
@@ -394,6 +424,7 @@ static const struct option_desc {
     {"-j", true, take_threads, C_RUN | C_COMPARE | C_GRID},
     {"--shard", true, take_shard, C_SWEEP},
     {"--reps", true, take_reps, C_EXPERIMENTS},
+    {"--max-memory", true, take_max_memory, C_EXPERIMENTS},
     {"--format", true, take_format, C_OUTPUT},
     {"--sort", true, take_sort, C_COMPARE | C_SWEEP | C_MERGE},
 };
@@ -434,10 +465,11 @@ static int take_positional(struct opts *o, const char *a)
 {
     if (o->scenario == NULL) {
         o->scenario = a;
-    } else if (o->collect_rest && o->nrest < 64) {
+    } else if (o->collect_rest && o->nrest < EXP_MAX_SHARDS - 1) {
         o->rest[o->nrest++] = a;
     } else if (o->collect_rest) {
-        fprintf(stderr, "retrystorm: merge takes at most 65 shard directories ('%s' is the 66th)\n", a);
+        fprintf(stderr, "retrystorm: merge takes at most %u shard directories ('%s' is the %uth)\n", EXP_MAX_SHARDS, a,
+                EXP_MAX_SHARDS + 1);
         return 2;
     } else {
         fprintf(stderr, "retrystorm: more than one scenario given ('%s' and '%s')\n", o->scenario, a);
@@ -539,11 +571,12 @@ static int plot_and_say_styled(const char *dir, const char *shown, const struct 
 
 /* The end of run and compare, whose outputs are in a work directory: rc
  * 0 (done: figures if asked, then installed, whatever gnuplot does), 3
- * (interrupted: installed as it is, marked complete = 0), or a failure
+ * (interrupted: installed as it is, marked complete = 0), 4 (stopped at the
+ * memory limit: installed the same, exit 1), or a failure
  * (the work removed). Returns the exit code. */
 static int finish_work(const char *work, const char *dir, const struct opts *o, int rc)
 {
-    if (rc != 0 && rc != 3) {
+    if (rc != 0 && rc != 3 && rc != 4) {
         outdir_remove_ours(work);
         return rc;
     }
@@ -553,6 +586,11 @@ static int finish_work(const char *work, const char *dir, const struct opts *o, 
     if (rc == 3) {
         fprintf(stderr, "retrystorm: interrupted: what was done is in %s/ (marked complete = 0)\n", dir);
         return interrupted_exit();
+    }
+    if (rc == 4) {
+        fprintf(stderr, "retrystorm: what was done is in %s/ (marked complete = 0); a bounded queue or a timeout "
+                "keeps the requests in flight in check\n", dir);
+        return 1;
     }
     return prc;
 }
@@ -1045,8 +1083,9 @@ static int replicate(const struct opts *o, const char *dir, const char *name, co
 
 /* A simulation into the work directory: its files, and the summary on
  * stdout; with row0, its summary.csv row as a sweep's job records it
- * (output_summary_row), in *row0 (the caller frees it). Returns 0, 1 (failed) or 3
- * (interrupted: written, complete = 0). */
+ * (output_summary_row), in *row0 (the caller frees it). Returns 0, 1 (failed), 3
+ * (interrupted: written, complete = 0) or 4 (stopped at the memory limit:
+ * written, complete = 0, said). */
 static int simulate(const struct scenario *sc, const char *work, const char *dir, char **row0)
 {
     char err[4600];
@@ -1058,7 +1097,8 @@ static int simulate(const struct scenario *sc, const char *work, const char *dir
     }
     sim_set_stop(s, &stop_signal);
     bool tty = isatty(STDERR_FILENO);
-    int rc = sim_run(s, tty ? progress : NULL, &t0, err, sizeof err);
+    struct progress_clock pc = {t0, t0};
+    int rc = sim_run(s, tty ? progress : NULL, &pc, err, sizeof err);
     if (tty)
         fprintf(stderr, "\r%100s\r", "");
     struct summary sum;
@@ -1073,8 +1113,12 @@ static int simulate(const struct scenario *sc, const char *work, const char *dir
     if (rc == 0 && row0 != NULL)
         *row0 = output_summary_row(s, &sum); /* NULL: the sweep runs it again */
     bool complete = sim_complete(s);
+    if (rc == 0 && sim_limit(s) != NULL) {
+        fprintf(stderr, "retrystorm: the run was %s\n", sim_limit(s));
+        rc = 4;
+    }
     sim_destroy(s);
-    return rc != 0 ? 1 : complete ? 0 : 3;
+    return rc == 4 ? 4 : rc != 0 ? 1 : complete ? 0 : 3;
 }
 
 static int cmd_run(int argc, char **argv, int first)

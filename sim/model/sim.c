@@ -452,9 +452,9 @@ static bool over_live_limit(struct sim *s)
     if (bytes <= s->live_limit)
         return false;
     snprintf(s->limit, sizeof s->limit,
-             "stopped at %.3f s of simulated time: %llu requests, attempts and messages in flight held %.2f GB, "
-             "over the limit of %.2f GB (--max-memory)",
-             units_seconds(s->now), (unsigned long long)sim_live_objects(s), bytes / 1e9, s->live_limit / 1e9);
+             "stopped at %.3f s of simulated time: %llu requests, attempts and messages in flight held %.0f MB, "
+             "over the limit of %.0f MB (--max-memory)",
+             units_seconds(s->now), (unsigned long long)sim_live_objects(s), bytes / 1e6, s->live_limit / 1e6);
     return true;
 }
 

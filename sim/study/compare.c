@@ -504,6 +504,11 @@ static int run_replication(const struct compare_spec *spec, const struct variant
         sim_destroy(s);
         return 1;
     }
+    if (sim_limit(s) != NULL) { /* a variant that outgrew memory has no result */
+        snprintf(err, errsz, "variant %zu, replication %u: the run was %s", v + 1, r, sim_limit(s));
+        sim_destroy(s);
+        return 1;
+    }
     struct summary o;
     output_summarise(s, 0.0, &o);
     char *buf = output_summary_row(s, &o);

@@ -267,6 +267,11 @@ static int summary_row(const struct scenario *sc, uint32_t rep, volatile sig_ato
         sim_destroy(s);
         return -1;
     }
+    if (sim_limit(s) != NULL) { /* a job that outgrew memory has no result */
+        snprintf(err, errsz, "the run was %s", sim_limit(s));
+        sim_destroy(s);
+        return -1;
+    }
     *complete = sim_complete(s);
     struct summary o;
     output_summarise(s, 0.0, &o);

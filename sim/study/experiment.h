@@ -27,6 +27,7 @@
 #include "scenario.h"
 
 #define EXP_MAX_AXES 8
+#define EXP_MAX_SHARDS 65u /* shard directories merge takes (and so --shard K/N at most) */
 
 struct exp_spec {
     const char *scenario;
