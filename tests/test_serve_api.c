@@ -192,12 +192,12 @@ static void test_limits_refuse_or_stop(void **state)
     assert_int_equal(a.status, 422);
     assert_non_null(strstr(a.buf, "wall-clock time"));
     free(a.buf);
-    /* a flood that only memory would stop: the requests in flight stop it (the review's 3.5 GB case) */
+    /* a flood that only memory would stop: the bytes in flight stop it (the review's 3.5 GB case) */
     struct api_request flood = {.text = "[load]\nrate = 10000000/s\n[server]\nworkers = 1\nservice = exp(1h)\n"
                                         "[layer app]\ntimeout = none\n"};
     run_answer(&a, &flood, &api_default_limits);
     assert_int_equal(a.status, 422);
-    assert_non_null(strstr(a.buf, "more than 2000000 requests, attempts and messages in flight"));
+    assert_non_null(strstr(a.buf, "more than 512 MB of requests, attempts and messages in flight"));
     free(a.buf);
     /* services.csv's rows, not only the time series */
     struct api_request rows = {.text = "[run]\nduration = 200s\nbucket = 10ms\n[load]\nrate = 1/s\n"
@@ -222,6 +222,70 @@ static void test_limits_refuse_or_stop(void **state)
     assert_int_equal(a.status, 503);
     assert_non_null(strstr(a.buf, "the server is stopping"));
     free(a.buf);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The wall-clock limit holds however slow the events (issue 29: checked
+ * every 2^20 events, a run of per-client bulkheads on 16 layers answered
+ * after 9.6-11.6 s under a 2 s limit, while its message said 2.0 s): the
+ * answer comes within 1 s of the limit, building the run included, and
+ * says the time it really took. */
+static void test_wall_clock_limit_holds(void **state)
+{
+    (void)state;
+    static char text[2048];
+    size_t used = (size_t)snprintf(text, sizeof text, "[run]\nduration = 1h\n[load]\nclients = 1000000\nrate = 100000/s\n"
+                                                      "[server]\nworkers = 1000\nservice = exp(10ms)\n");
+    for (int l = 0; l < 16; l++)
+        used += (size_t)snprintf(text + used, sizeof text - used,
+                                 "[layer l%d]\ninstances = per-client\nconcurrency = 1\ntimeout = 1s\n", l);
+    struct api_request rq = {.text = text};
+    struct api_limits lim = api_default_limits;
+    lim.max_wall_s = 1.0;
+    struct answer a;
+    double t0 = now_s();
+    run_answer(&a, &rq, &lim);
+    double took = now_s() - t0;
+    assert_int_equal(a.status, 422);
+    const char *m = strstr(a.buf, "the run was stopped after ");
+    assert_non_null(m);
+    double said = strtod(m + strlen("the run was stopped after "), NULL);
+    assert_true(said >= 1.0 && said <= took);
+    assert_true(took < 2.0);
+    assert_non_null(strstr(a.buf, "s of wall-clock time (the limit is 1.0 s)"));
+    free(a.buf);
+}
+
+/* Concurrent runs share the server's memory: a run reserves its state and
+ * the limit on what is in flight, waits while others hold it (here: for
+ * the wall-clock limit), and is answered 503; what it reserved comes back. */
+static void test_runs_share_memory(void **state)
+{
+    (void)state;
+    struct api_memory mem = {.free_bytes = 400e6};
+    pthread_mutex_init(&mem.lock, NULL);
+    struct api_limits lim = api_default_limits;
+    lim.memory = &mem;
+    lim.max_wall_s = 0.2;
+    struct api_request storm = {.scenario = "storm"};
+    struct answer a;
+    run_answer(&a, &storm, &lim); /* 512 MB in flight alone do not fit in 400 MB */
+    assert_int_equal(a.status, 503);
+    assert_non_null(strstr(a.buf, "busy: the runs in progress hold the server's memory"));
+    free(a.buf);
+    mem.free_bytes = 600e6;
+    lim.max_wall_s = 10;
+    run_answer(&a, &storm, &lim);
+    assert_int_equal(a.status, 200);
+    free(a.buf);
+    assert_true(mem.free_bytes == 600e6);
+    pthread_mutex_destroy(&mem.lock);
 }
 
 /* A run's answer carries the effective knobs (overrides applied) and
@@ -270,6 +334,8 @@ int main(void)
         cmocka_unit_test(test_limits_refuse_or_stop),
         cmocka_unit_test(test_scenarios_and_escaping),
         cmocka_unit_test(test_run_shape_is_effective),
+        cmocka_unit_test(test_wall_clock_limit_holds),
+        cmocka_unit_test(test_runs_share_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

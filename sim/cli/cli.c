@@ -347,18 +347,12 @@ static int take_shard(struct opts *o, const char *name, const char *v)
 static int take_max_memory(struct opts *o, const char *name, const char *v)
 {
     (void)o, (void)name;
-    static const struct { const char *unit; double bytes; } units[] = {{"MB", 1e6}, {"GB", 1e9}};
-    char *end;
-    errno = 0;
-    double x = strtod(v, &end), scale = 0;
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (strcmp(end, units[i].unit) == 0)
-            scale = units[i].bytes;
-    if (end == v || errno != 0 || scale == 0 || !(x * scale >= 1e6 && x * scale <= 1e12)) {
+    double bytes;
+    if (!units_parse_size(v, &bytes)) {
         fprintf(stderr, "retrystorm: --max-memory %s: expected a size from 1MB to 1000GB, such as 512MB or 8GB\n", v);
         return 2;
     }
-    sim_set_default_live_limit(x * scale);
+    sim_set_default_live_limit(bytes);
     return 0;
 }
 

@@ -122,3 +122,18 @@ char *units_format_duration(rs_time t, char *buf, size_t size)
     }
     return buf; /* unreachable: every t is a multiple of 1 ns */
 }
+
+bool units_parse_size(const char *text, double *bytes)
+{
+    static const struct { const char *unit; double bytes; } units[] = {{"MB", 1e6}, {"GB", 1e9}};
+    char *end;
+    errno = 0;
+    double x = strtod(text, &end), scale = 0;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(end, units[i].unit) == 0)
+            scale = units[i].bytes;
+    if (end == text || errno != 0 || scale == 0 || !(x * scale >= 1e6 && x * scale <= 1e12))
+        return false;
+    *bytes = x * scale;
+    return true;
+}

@@ -37,6 +37,10 @@ bool units_parse_rate(const char *text, double *per_s);
 /* Parses a finite real number, consuming the whole text. */
 bool units_parse_real(const char *text, double *out);
 
+/* A memory size: a number and MB or GB (decimal: 512MB, 1.5GB), from 1 MB
+ * to 1000 GB, in bytes. */
+bool units_parse_size(const char *text, double *bytes);
+
 /* Parses a decimal integer in [lo, hi], consuming the whole text. */
 bool units_parse_int(const char *text, long long lo, long long hi, long long *out);
 

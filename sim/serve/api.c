@@ -26,8 +26,9 @@ const struct api_limits api_default_limits = {
     .max_rows = 100000ULL,
     .max_clients = 1000000ULL,
     .max_state_bytes = 512e6,
-    .max_live = 2000000ULL, /* ~1 GB at the most */
+    .max_live_bytes = 512e6, /* with the state, 1 GB a run at the most */
     .cancel = NULL,
+    .memory = NULL,
 };
 
 void api_json_string(FILE *f, const char *s)
@@ -287,7 +288,7 @@ static bool fits(const struct scenario *sc, const struct api_limits *lim, char *
 struct watch {
     const struct api_limits *lim;
     const struct sim *sim;
-    double start;
+    double start, stopped_at; /* wall-clock: the run's start, and when a limit stopped it */
     volatile sig_atomic_t stop;
     enum { STOP_NONE, STOP_WALL, STOP_EVENTS, STOP_LIVE, STOP_CANCEL } why;
 };
@@ -310,10 +311,12 @@ static void watch_progress(void *user, rs_time now, rs_time duration, uint64_t e
         w->why = STOP_WALL;
     else if (events > w->lim->max_events)
         w->why = STOP_EVENTS;
-    else if (sim_live_objects(w->sim) > w->lim->max_live)
+    else if (sim_live_bytes(w->sim) > w->lim->max_live_bytes)
         w->why = STOP_LIVE;
-    if (w->why != STOP_NONE)
+    if (w->why != STOP_NONE && !w->stop) {
+        w->stopped_at = wall_now();
         w->stop = 1;
+    }
 }
 
 /* Every file of the run, each as a JSON string. */
@@ -351,14 +354,15 @@ static int stopped(FILE *f, const struct watch *w)
     if (w->why == STOP_CANCEL)
         return fail_messages(f, 503, NULL, "the server is stopping");
     if (w->why == STOP_WALL)
-        snprintf(line, sizeof line, "the run was stopped after %.1f s of wall-clock time%s", w->lim->max_wall_s, more);
+        snprintf(line, sizeof line, "the run was stopped after %.2f s of wall-clock time (the limit is %.1f s)%s",
+                 w->stopped_at - w->start, w->lim->max_wall_s, more);
     else if (w->why == STOP_EVENTS)
         snprintf(line, sizeof line, "the run was stopped after %llu events%s", w->lim->max_events, more);
     else
         snprintf(line, sizeof line,
-                 "the run was stopped with more than %llu requests, attempts and messages in flight%s; "
+                 "the run was stopped with more than %.0f MB of requests, attempts and messages in flight%s; "
                  "a bounded queue or a timeout keeps them in check",
-                 w->lim->max_live, more);
+                 w->lim->max_live_bytes / 1e6, more);
     return fail_messages(f, 422, NULL, line);
 }
 
@@ -366,10 +370,11 @@ static int stopped(FILE *f, const struct watch *w)
 static int run_loaded(FILE *f, const struct scenario *sc, const struct api_limits *lim)
 {
     char err[512];
+    double start = wall_now(); /* building a run counts towards its time */
     struct sim *s = sim_create(sc, 0, err, sizeof err);
     if (s == NULL)
         return fail_messages(f, 422, NULL, err);
-    struct watch w = {.lim = lim, .sim = s, .start = wall_now()};
+    struct watch w = {.lim = lim, .sim = s, .start = start};
     sim_set_stop(s, &w.stop);
     int rc = sim_run(s, watch_progress, &w, err, sizeof err);
     int status = 200;
@@ -395,6 +400,39 @@ static int run_loaded(FILE *f, const struct scenario *sc, const struct api_limit
     return status;
 }
 
+/* Takes need bytes of the server's memory, waiting (every 20 ms, for up to
+ * the wall-clock limit of a run) while other runs hold it. Returns 0 with
+ * it, 1 when the server is stopping, -1 when it stayed taken. */
+static int reserve(const struct api_limits *lim, double need)
+{
+    if (lim->memory == NULL)
+        return 0;
+    double until = wall_now() + lim->max_wall_s;
+    for (;;) {
+        pthread_mutex_lock(&lim->memory->lock);
+        bool got = lim->memory->free_bytes >= need;
+        if (got)
+            lim->memory->free_bytes -= need;
+        pthread_mutex_unlock(&lim->memory->lock);
+        if (got)
+            return 0;
+        if (lim->cancel != NULL && *lim->cancel)
+            return 1;
+        if (wall_now() > until)
+            return -1;
+        nanosleep(&(struct timespec){0, 20000000L}, NULL);
+    }
+}
+
+static void release(const struct api_limits *lim, double need)
+{
+    if (lim->memory == NULL)
+        return;
+    pthread_mutex_lock(&lim->memory->lock);
+    lim->memory->free_bytes += need;
+    pthread_mutex_unlock(&lim->memory->lock);
+}
+
 int api_run(FILE *f, const struct api_request *rq, const struct api_limits *lim)
 {
     const char *text = rq->text, *source = "pasted";
@@ -418,8 +456,15 @@ int api_run(FILE *f, const struct api_request *rq, const struct api_limits *lim)
         status = fail_messages(f, 400, &d, NULL);
     else if (!fits(&sc, lim, why, sizeof why))
         status = fail_messages(f, 422, NULL, why);
-    else
-        status = run_loaded(f, &sc, lim);
+    else {
+        double need = sim_footprint(&sc, NULL) + lim->max_live_bytes;
+        int got = reserve(lim, need);
+        status = got > 0 ? fail_messages(f, 503, NULL, "the server is stopping")
+                 : got < 0 ? fail_messages(f, 503, NULL, "busy: the runs in progress hold the server's memory; try again in a moment")
+                          : run_loaded(f, &sc, lim);
+        if (got == 0)
+            release(lim, need);
+    }
     scenario_diag_fini(&d);
     return status;
 }

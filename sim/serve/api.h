@@ -25,6 +25,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <pthread.h>
 #include <stdio.h>
 
 #define API_MAX_SETS 64
@@ -35,9 +36,18 @@ struct api_limits {
     unsigned long long max_buckets; /* time-series rows the page draws */
     unsigned long long max_rows;    /* services.csv and caches.csv rows */
     unsigned long long max_clients;
-    double max_state_bytes;   /* budget and breaker states and caches */
-    unsigned long long max_live;    /* requests, attempts, messages in flight (sim_live_objects) */
+    double max_state_bytes;   /* what the run allocates before its first event (sim_footprint) */
+    double max_live_bytes;    /* requests, attempts, messages in flight (sim_live_bytes) */
     volatile sig_atomic_t *cancel;  /* set (by a shutdown): the run stops; NULL: none */
+    struct api_memory *memory;      /* shared by concurrent runs; NULL: none */
+};
+
+/* Memory shared by the runs of a server: each run reserves what it may
+ * hold (its sim_footprint and max_live_bytes) before it starts, waiting
+ * while others hold too much, and gives it back when done. */
+struct api_memory {
+    pthread_mutex_t lock;
+    double free_bytes;
 };
 extern const struct api_limits api_default_limits;
 

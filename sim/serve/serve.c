@@ -6,6 +6,9 @@
  * after SERVE_IDLE_TIMEOUT seconds without a byte); a run waits for one of
  * `jobs` slots (a semaphore: one simulation per core), and when more than
  * SERVE_MAX_WAITING runs already wait the request is answered 503 at once.
+ * A run then reserves its memory (its state and the page's limit on what
+ * is in flight) from --max-memory shared by all runs (api_memory), and
+ * waits while the others hold it.
  * Requests are small: a body over SERVE_MAX_BODY bytes is refused (413),
  * before it is sent when its Content-Length says so, and never kept. Only
  * the page's own files and the api exist; nothing is read or written by
@@ -37,6 +40,7 @@
 #include "api.h"
 #include "mhd.h"
 #include "scenario.h"
+#include "units.h"
 
 #define SERVE_MAX_BODY (256u * 1024u)
 #define SERVE_MAX_CONNECTIONS 64u
@@ -44,6 +48,7 @@
 #define SERVE_MAX_SCENARIO_NAME 64
 #define SERVE_MAX_SET 256
 #define SERVE_IDLE_TIMEOUT 15u /* seconds a connection may send nothing */
+#define SERVE_MAX_MEMORY 2e9   /* bytes all runs together may hold (--max-memory) */
 #define TOO_BIG "the request is larger than 256 KiB (a scenario file is a few KiB)"
 
 /* The page (web/: text files, without NUL bytes), compiled in by sim/io/embed.cmake. */
@@ -57,6 +62,7 @@ struct server {
     const char *bind;              /* as given: a local name when it is a loopback address */
     volatile sig_atomic_t stopping; /* Ctrl-C: waiting runs give up, running ones stop */
     struct api_limits lim;
+    struct api_memory memory;      /* what the runs in progress reserved (api.h) */
 };
 
 /* One POST in progress: its body, as the post processor hands it over. */
@@ -370,14 +376,16 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state, enum
 struct serve_opts {
     const char *bind;
     unsigned port, jobs;
-    double max_seconds;
+    double max_seconds, max_memory;
 };
 
 static const char serve_usage[] =
-    "usage: retrystorm serve [--bind ADDR] [--port N] [--jobs N] [--max-seconds S]\n"
+    "usage: retrystorm serve [--bind ADDR] [--port N] [--jobs N] [--max-seconds S] [--max-memory SIZE]\n"
     "  A page for live demonstrations at http://ADDR:N/ (default 127.0.0.1:8080; --port 0 picks a\n"
     "  free port). Runs built-in or pasted scenarios only, at most N at a time (default: one per\n"
-    "  core), each stopped after S seconds of wall-clock time (default 10). Ctrl-C stops.\n";
+    "  core), each stopped after S seconds of wall-clock time (default 10); all runs together\n"
+    "  hold at most SIZE of memory (default 2GB; each reserves its state and 512 MB for what is\n"
+    "  in flight). Ctrl-C stops.\n";
 
 /* A whole number from text within [lo, hi], or false. */
 static bool number(const char *s, double lo, double hi, double *out)
@@ -395,7 +403,7 @@ static int parse_opts(int argc, char **argv, struct serve_opts *o)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     *o = (struct serve_opts){.bind = "127.0.0.1", .port = 8080, .jobs = cores > 0 ? (unsigned)cores : 1,
-                             .max_seconds = api_default_limits.max_wall_s};
+                             .max_seconds = api_default_limits.max_wall_s, .max_memory = SERVE_MAX_MEMORY};
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         double x;
@@ -404,7 +412,7 @@ static int parse_opts(int argc, char **argv, struct serve_opts *o)
             return -1;
         }
         if (v == NULL || (strcmp(a, "--bind") && strcmp(a, "--port") && strcmp(a, "--jobs") &&
-                          strcmp(a, "--max-seconds"))) {
+                          strcmp(a, "--max-seconds") && strcmp(a, "--max-memory"))) {
             fprintf(stderr, "retrystorm serve: %s '%s'\n%s", v == NULL && a[0] == '-' ? "a value is missing after"
                                                                                : "unknown option", a, serve_usage);
             return 2;
@@ -418,11 +426,14 @@ static int parse_opts(int argc, char **argv, struct serve_opts *o)
             o->jobs = (unsigned)x;
         else if (strcmp(a, "--max-seconds") == 0 && number(v, 0.1, 3600, &x))
             o->max_seconds = x;
+        else if (strcmp(a, "--max-memory") == 0 && units_parse_size(v, &x) && x >= 1e9)
+            o->max_memory = x;
         else {
             fprintf(stderr, "retrystorm serve: %s '%s': %s\n", a, v,
                     strcmp(a, "--port") == 0 ? "a port from 0 to 65535"
                     : strcmp(a, "--jobs") == 0 ? "a whole number from 1 to 1024"
-                                               : "seconds from 0.1 to 3600");
+                    : strcmp(a, "--max-memory") == 0 ? "a size from 1GB to 1000GB (a run may reserve 1 GB)"
+                                                     : "seconds from 0.1 to 3600");
             return 2;
         }
     }
@@ -470,6 +481,9 @@ int serve_main(int argc, char **argv)
     struct server sv = {.lim = api_default_limits, .bind = o.bind};
     sv.lim.max_wall_s = o.max_seconds;
     sv.lim.cancel = &sv.stopping;
+    sv.memory.free_bytes = o.max_memory;
+    pthread_mutex_init(&sv.memory.lock, NULL);
+    sv.lim.memory = &sv.memory;
     struct sockaddr_storage ss;
     bool v6;
     if (!parse_bind(o.bind, o.port, &ss, &v6, &sv.loopback)) {
