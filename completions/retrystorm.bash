@@ -172,20 +172,63 @@ _retrystorm_metrics()
         { print $1 }'
 }
 
+# The characters of a section's name, as the scenario parser takes it
+# (scn_valid_name, sim/io/scenario_apply.c): 1 to 47 ASCII letters, digits,
+# '-' and '_'. Spelt out, not a range: [A-Z] takes other letters in some
+# locales. A name outside this rule is never offered, so a scenario file
+# cannot put shell syntax on the line.
+_retrystorm_name_chars=abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-
+_retrystorm_name_max=47
+
+# "section name" lines (stdin) whose name the parser takes, the name quoted
+# as the shell reads it (printf %q: the same text for every such name).
+_retrystorm_valid_names()
+{
+    local sect name
+    while IFS=' ' read -r sect name; do
+        [[ -n $name && ${#name} -le $_retrystorm_name_max && $name != *[!$_retrystorm_name_chars]* ]] &&
+            printf '%s %q\n' "$sect" "$name"
+    done
+}
+
+# "section name" lines of a scenario file's headers as the parser reads
+# them (sim/io/scenario.c): '[' after blanks, the text up to the first ']'
+# without the spaces and tabs around it, the kind, spaces, then the name
+# (the rest). Not a header: an indented line after a key (libinih takes it
+# for the key's value continued), a line over 197 characters.
+_retrystorm_file_names()
+{
+    # shellcheck disable=SC2016 # the program is awk's
+    env LC_ALL=C awk '
+        NR == 1 { sub(/^\357\273\277/, "") }
+        length($0) - ($0 ~ /\r$/) > 197 && $0 !~ /^[ \t]*[;#]/ { next }
+        {
+            line = $0; sub(/^[ \t\v\f\r]+/, "", line); continued = line != $0 && line != "" && key
+            if (substr(line, 1, 1) == "[" && !continued) {
+                key = 0; end = index(line, "]"); if (!end) next
+                s = substr(line, 2, end - 2); sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s)
+                sp = index(s, " "); if (!sp) next
+                kind = substr(s, 1, sp - 1); name = substr(s, sp + 1); sub(/^ +/, "", name)
+                if (kind ~ /^(layer|service|phase|cache)$/) print kind, name
+            } else if (!continued && line ~ /[=:]/ && line !~ /^[;#]/) key = 1
+        }' < "$1" 2>/dev/null
+}
+
 # Section names used on the line (--set layer.edge.attempts=2) or in the
 # scenario file (not a built-in's name: that always means the built-in),
-# as "section name" lines.
+# as "section name" lines; only names the parser takes.
 _retrystorm_names()
 {
     local w re='^["'\'']?(layer|service|phase|cache)\.([^.=]+)\.'
-    for w in "${words[@]:0:cword}"; do
-        [[ $w =~ $re ]] && echo "${BASH_REMATCH[1]} ${BASH_REMATCH[2]}"
-    done
-    if [[ -n $scenario && -f $scenario && -r $scenario ]] &&
-        ! _retrystorm_builtins | grep -qxF -- "$scenario"; then
-        sed -n 's/^[[:space:]]*\[[[:space:]]*\(layer\|service\|phase\|cache\)[[:space:]]\{1,\}\([^][:space:]]*\)[[:space:]]*\].*/\1 \2/p' \
-            -- "$scenario" 2>/dev/null | head -n 200
-    fi
+    {
+        for w in "${words[@]:0:cword}"; do
+            [[ $w =~ $re ]] && echo "${BASH_REMATCH[1]} ${BASH_REMATCH[2]}"
+        done
+        if [[ -n $scenario && -f $scenario && -r $scenario ]] &&
+            ! _retrystorm_builtins | grep -qxF -- "$scenario"; then
+            _retrystorm_file_names "$scenario"
+        fi
+    } | _retrystorm_valid_names | head -n 200
 }
 
 # A key after --set, --vary or --grid: "section." first, then

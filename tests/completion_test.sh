@@ -115,6 +115,86 @@ includes "$r sweep storm --grid ph" phase.
 exactly "$r run storm --set layer.edge.attempts=2 --set layer." layer.edge.
 exactly "$r run $src/scenarios/cascade.ini --set layer." layer.client. layer.edge-api. layer.api-db.
 includes "$r run $src/scenarios/cascade.ini --set service.d" service.db.
+# Section names from the scenario file are only those the parser takes (1
+# to 47 letters, digits, '-', '_' after "[kind "), so a hostile header can
+# never put shell syntax on the line. Each case: the name the parser takes
+# from the header line (empty: none), and the line, last in a scenario
+# whose line before it is a key (so an indented header is that key's value
+# continued). The binary's check is the judge: it accepts the file exactly
+# when a name is expected, and completion offers exactly that name.
+long47=$(printf 'n%.0s' {1..47})
+names_cases=(
+  "ok-1_A|[layer ok-1_A]"
+  "$long47|[layer $long47]"
+  "spaced|[ layer   spaced	] ; a note"
+  "|[layer ${long47}x]"
+  "|[layer $(printf 'x%.0s' {1..300})]"
+  '|[layer x;touch${IFS}pwned]'
+  '|[layer $(touch${IFS}pwned)]'
+  '|[layer `touch${IFS}pwned`]'
+  '|[layer x|touch${IFS}pwned]'
+  '|[layer x&&touch${IFS}pwned]'
+  '|[layer >pwned]'
+  "|[layer a'b]"
+  '|[layer a"b]'
+  '|[layer a b]'
+  '|[layer *]'
+  '|[layer a?]'
+  '|[layer {a,b}]'
+  '|[layer ~root]'
+  '|[layer a.b]'
+  '|[layer a=b]'
+  '|[layer a:b]'
+  '|[layer a\b]'
+  "|[layer	tab]"
+  "|[layer 	tab]"
+  '|[layer café]'
+  $'|[layer x\xff]'
+  '|[Layer up]'
+  '|  [layer continued]'
+)
+hostile=$tmp/hostile.ini
+printf '[load]\nrate = 100/s\n[server]\nservice = exp(10ms)\n' > "$hostile"
+for c in "${names_cases[@]}"; do
+  want=${c%%|*} header=${c#*|}
+  f=$tmp/names.ini
+  printf '[load]\nrate = 100/s\n[server]\nservice = exp(10ms)\n%s\n' "$header" > "$f"
+  if "$bin" check "$f" > /dev/null 2>&1; then ok=yes; else ok=no; fi
+  [[ $ok == yes && -n $want || $ok == no && -z $want ]] ||
+    fail "the test's case '$header' expects name '$want' but the parser's check says $ok"
+  exactly "$r run $f --set layer." ${want:+"layer.$want."}
+  [[ $header == ' '* ]] || printf '%s\n' "$header" >> "$hostile"
+done
+# every kind with a name, all in one file: only the good names
+printf '%s\n' '[service db]' '[service x;touch${IFS}pwned]' '[cache c-1]' '[cache $(touch${IFS}pwned)]' \
+  '[phase p_1]' '[phase a b]' >> "$hostile"
+exactly "$r run $hostile --set layer." layer.ok-1_A. "layer.$long47." layer.spaced.
+exactly "$r run $hostile --set service." service.db.
+exactly "$r run $hostile --set cache." cache.c-1.
+exactly "$r run $hostile --set phase." phase.p_1.
+exactly "$r sweep $hostile --grid layer.ok" layer.ok-1_A.
+# a name typed on the line is held to the same rule
+exactly "$r run storm --set layer.x;touch\${IFS}pwned.attempts=2 --set layer." 
+exactly "$r run storm --set layer.ok.attempts=2 --set layer." layer.ok.
+# and nothing runs when a candidate is put on the line and the line is run,
+# with or without ':' and '=' in COMP_WORDBREAKS
+saved=$COMP_WORDBREAKS
+for breaks in "$saved" "${saved//[:=]/}"; do
+  COMP_WORDBREAKS=$breaks
+  for opt in --set --vary --grid; do
+    for sect in layer. service. cache. phase. layer.x; do
+      comp "$r run $hostile $opt $sect"
+      for w in "${got[@]}"; do
+        (cd "$tmp" && eval ": run \"\$hostile\" $opt $w") > /dev/null 2>&1
+      done
+    done
+  done
+done
+COMP_WORDBREAKS=$saved
+shopt -s nullglob
+marks=("$tmp"/pwned* "$tmp"/*/pwned*)
+shopt -u nullglob
+((${#marks[@]} == 0)) || fail "running a completed line ran a section name's command: ${marks[*]}"
 # fixed values after '=' (after the last ',' for --vary and --grid)
 exactly "$r run storm --set load.model=" load.model=open load.model=closed
 exactly "$r compare storm --vary server.discipline=fifo," server.discipline=fifo,fifo server.discipline=fifo,lifo
