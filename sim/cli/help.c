@@ -125,12 +125,14 @@ static const struct command_help commands[] = {
      "  retrystorm list metrics\n"
      "  retrystorm list keys      (every --set key and what it allows)\n"},
     {"serve", "a local web page for live demonstrations",
-     "usage: retrystorm serve [--bind ADDR] [--port N] [--jobs N] [--max-seconds S]\n"
+     "usage: retrystorm serve [--bind ADDR] [--port N] [--jobs N] [--max-seconds S] [--max-memory SIZE]\n"
      "\n"
      "--bind ADDR       IPv4 or IPv6 address (default 127.0.0.1)\n"
      "--port N          default 8080; 0 picks a free port\n"
      "--jobs N          runs at a time (default: one per core)\n"
      "--max-seconds S   wall-clock limit per run (default 10)\n"
+     "--max-memory SIZE memory of all runs together (default 2GB; each reserves its state and\n"
+     "                  512 MB for what is in flight, and waits while others hold it)\n"
      "\n"
      "examples:\n"
      "  retrystorm serve              then open http://127.0.0.1:8080/\n"
