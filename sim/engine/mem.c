@@ -4,10 +4,15 @@
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS, madvise */
 #include "mem.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+
+static atomic_size_t mapped; /* bytes of the large blocks mapped now */
+
+size_t mem_mapped(void) { return atomic_load_explicit(&mapped, memory_order_relaxed); }
 
 static size_t round_huge(size_t bytes) { return (bytes + MEM_HUGE - 1) & ~(MEM_HUGE - 1); }
 
@@ -37,6 +42,7 @@ void *mem_alloc(size_t bytes)
 #ifdef MADV_HUGEPAGE
     madvise(p, len, MADV_HUGEPAGE); /* advice only: failure leaves small pages */
 #endif
+    atomic_fetch_add_explicit(&mapped, len, memory_order_relaxed);
     return p; /* anonymous mappings are zero */
 }
 
@@ -44,10 +50,12 @@ void mem_free(void *p, size_t bytes)
 {
     if (p == NULL)
         return;
-    if (bytes < MEM_HUGE)
+    if (bytes < MEM_HUGE) {
         free(p);
-    else
+    } else {
         munmap(p, round_huge(bytes));
+        atomic_fetch_sub_explicit(&mapped, round_huge(bytes), memory_order_relaxed);
+    }
 }
 
 void *mem_grow(void *p, size_t old, size_t bytes)

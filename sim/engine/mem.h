@@ -32,4 +32,9 @@ void mem_free(void *p, size_t bytes);
  * type, not to a cache line. */
 void *mem_grow(void *p, size_t old, size_t bytes);
 
+/* Bytes mapped now by mem_alloc's large blocks, over every thread (small
+ * ones come from malloc, whose own statistics count them): what tests
+ * compare a run's estimated footprint with. */
+size_t mem_mapped(void);
+
 #endif
