@@ -16,7 +16,7 @@ cols=$("$bin" list presets | awk '/^generic kinds:/ { exit } /^[a-z]/ { match($0
 [ "$cols" = 1 ] || fail "list presets' retry_on starts at $cols different columns"
 cols=$("$bin" list presets | awk '/^hedging presets/ { on = 1; next } /^hedging modes/ { on = 0 } on && /^[a-z]/ { match($0, /^[^ ]+ +[^ ]+ +/); print RLENGTH }' | sort -u | wc -l)
 [ "$cols" = 1 ] || fail "list presets' hedging copies start at $cols different columns"
-expect 0 'storm.ini: ok \(storm, 1 layer, 1 phase\)' -- "$bin" check "$src/scenarios/storm.ini"
+expect 0 'storm.ini: ok \(storm, 1 layer, 1 phase; 0\.1 MB of state before the first request, at most 4 GB\)' -- "$bin" check "$src/scenarios/storm.ini"
 expect 2 'unknown option' -- "$bin" run --frobnicate
 # Help everywhere (exit 0): each command's options and examples.
 for c in run compare sweep merge tune plot check list serve; do

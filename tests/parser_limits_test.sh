@@ -93,6 +93,15 @@ expect 2 "\[layer y\] attempts = 100: a request could make 1638400 attempts, .*\
   "$bin" check "$tmp/fan.ini" --set service.c.calls=d*4 --set service.d.calls=e --set layer.x.attempts=1 \
   --set layer.y.from=c --set layer.y.to=d --set layer.y.attempts=100
 
+# check reports the state the run allocates before its first request, all
+# of it counted: 16 layers of per-client bulkheads at 10^6 clients are
+# 16 x 10^6 x 16 bytes (they were not counted at all).
+bh='[load]\nclients = 1000000\n'
+for l in $(seq 16); do bh+="[layer l$l]\ninstances = per-client\nconcurrency = 1\n"; done
+printf "$base$bh" > "$tmp/bh.ini"
+expect 0 'bh.ini: ok \(t, 16 layers, 0 phases; 256\.[0-9] MB of state before the first request, at most 4 GB\)' -- \
+  "$bin" check "$tmp/bh.ini"
+
 # Every built-in scenario stays within the limits (layers-27 and layers-64 included).
 for s in $("$bin" list | awk '{print $1}'); do
   expect 0 ": ok \(" -- "$bin" check "$s"

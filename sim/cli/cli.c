@@ -991,8 +991,9 @@ static int cmd_check(int argc, char **argv)
         fprintf(stderr, "retrystorm: %s: %d problem%s\n", o.scenario, n, n == 1 ? "" : "s");
         return 2;
     }
-    printf("%s: ok (%s, %u layer%s, %u phase%s)\n", o.scenario, sc.name, sc.nlayers,
-           sc.nlayers == 1 ? "" : "s", sc.nphases, sc.nphases == 1 ? "" : "s");
+    printf("%s: ok (%s, %u layer%s, %u phase%s; %.1f MB of state before the first request, at most %.0f GB)\n",
+           o.scenario, sc.name, sc.nlayers, sc.nlayers == 1 ? "" : "s", sc.nphases, sc.nphases == 1 ? "" : "s",
+           sim_footprint(&sc, NULL) / 1e6, SCENARIO_MAX_STATE_BYTES / 1e9);
     return 0;
 }
 
