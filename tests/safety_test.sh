@@ -84,6 +84,60 @@ cp -r "$tmp/s1" "$tmp/nan" && sed -i '2s/,[0-9.]*$/,nan/' "$tmp/nan/jobs.csv"
 expect 2 'jobs.csv:2:' -- "$bin" merge "$tmp/nan" "$tmp/s2" -o "$tmp/m5"
 for m in m1 m2 m3 m4 m5; do [ -e "$tmp/$m" ] && fail "a refused merge created $m"; done
 
+# Values out of their column's range in jobs.csv (issue 29): --resume and
+# merge check every cell by its column's kind and refuse with exit 2, the
+# file, line, value, column and what is allowed; --resume leaves the sweep's
+# directory byte for byte as it was (sweep.csv not rewritten), merge creates
+# nothing. The bounds themselves are accepted.
+printf '[run]\nname = tiny\nduration = 2s\n[load]\nrate = 50/s\n[server]\nworkers = 2\nservice = exp(10ms)\n' > "$tmp/tiny.ini"
+tiny=("$tmp/tiny.ini" --grid layer.app.attempts=1,2 --reps 2 -j 1 --quiet)
+"$bin" sweep "${tiny[@]}" -o "$tmp/kinds" > /dev/null || fail "tiny sweep"
+tamper() { # tamper DIR COLUMN VALUE: a copy of kinds in DIR, COLUMN of job 1 (line 3) set to VALUE
+  rm -rf "$1" && cp -r "$tmp/kinds" "$1" &&
+    awk -F, -v c="$2" -v v="$3" 'BEGIN { OFS = "," } NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i }
+      NR == 3 { $k = v } 1' "$tmp/kinds/jobs.csv" > "$1/jobs.csv"
+}
+count='a count (an integer from 0 to 9007199254740992)'
+share='a share (a number from 0 to 1)'
+seconds='seconds (a finite number >= 0)'
+while IFS='|' read -r col val allowed; do
+  d="$tmp/tampered"
+  tamper "$d" "$col" "$val" && rm -rf "$tmp/before" "$tmp/tm" && cp -r "$d" "$tmp/before"
+  want="retrystorm: $d/jobs.csv:3: '$val' in column $col is not $allowed"
+  out=$("$bin" sweep "${tiny[@]}" --resume -o "$d" 2>&1)
+  rc=$?
+  [ $rc = 2 ] && [ "$out" = "$want" ] || fail "--resume with $col = $val -> exit $rc: $out (wanted: $want)"
+  diff -r "$tmp/before" "$d" > /dev/null || fail "a refused --resume with $col = $val changed $d"
+  out=$("$bin" merge "$d" -o "$tmp/tm" 2>&1)
+  rc=$?
+  [ $rc = 2 ] && [ "$out" = "$want" ] || fail "merge with $col = $val -> exit $rc: $out (wanted: $want)"
+  [ -e "$tmp/tm" ] && fail "a refused merge with $col = $val created its output"
+done << EOF
+requests|-5|$count
+requests|1e30|$count
+requests|18446744073709551616|$count
+requests|9007199254740994|$count
+events|1.5|$count
+ok_share|1e308|$share
+ok_share|-0.1|$share
+ok_share|1.0000001|$share
+in_flight_share|nan|$share
+lat_p99|inf|$seconds
+lat_mean|-0.001|$seconds
+recovery_s|-1|$seconds
+goodput|-inf|a finite number >= 0
+amplification|-1e-9|a finite number >= 0
+complete|2|a flag (0 or 1)
+recovered|0.5|a flag (0 or 1)
+EOF
+# the bounds are values: both commands accept them
+for cv in requests=9007199254740992 ok_share=1 ok_share=0 lat_p99=0 recovered=0; do
+  tamper "$tmp/bound" "${cv%=*}" "${cv#*=}"
+  "$bin" merge "$tmp/bound" -o "$tmp/bound-m" > /dev/null 2>&1 || fail "merge refused $cv"
+  "$bin" sweep "${tiny[@]}" --resume -o "$tmp/bound" > /dev/null 2>&1 || fail "--resume refused $cv"
+  rm -rf "$tmp/bound-m"
+done
+
 # An experiment has a fingerprint: other --set values are another experiment.
 "$bin" sweep storm "${short[@]}" --grid layer.app.attempts=1..2 --reps 2 --shard 2/2 --set layer.app.timeout=300ms \
   --quiet -o "$tmp/s2x" > /dev/null || fail "shard 2 with another --set"

@@ -145,6 +145,44 @@ static void summary_columns_by_name(void **state)
     sim_destroy(s);
 }
 
+/* The table of summary.csv's columns (output_summary_columns) is the
+ * header, name for name, and every cell the row writer puts under a column
+ * is empty or a value the column's kind allows: the row writer and the
+ * table cannot drift apart (a column added to one only, or a kind that
+ * --resume and merge would refuse in a genuine jobs.csv). */
+static void summary_cells_fit_their_kinds(void **state)
+{
+    (void)state;
+    struct sim *s = run_text(text, NULL, 0);
+    struct summary sum;
+    output_summarise(s, 1.25, &sum);
+    struct table t;
+    size_t size;
+    FILE *f = open_memstream(&t.buf, &size);
+    assert_non_null(f);
+    output_write_summary_csv(f, s, &sum, OUTPUT_HEADER);
+    assert_int_equal(fclose(f), 0);
+    table_parse(&t);
+    struct output_column cols[OUTPUT_MAX_COLUMNS];
+    size_t n = output_summary_columns(cols, OUTPUT_MAX_COLUMNS), metrics = 0;
+    assert_true(n < OUTPUT_MAX_COLUMNS);
+    assert_int_equal(t.n, n);
+    for (size_t i = 0; i < n; i++) {
+        assert_string_equal(t.name[i], cols[i].name);
+        metrics += output_kind_is_metric(cols[i].kind);
+        if (cols[i].kind == OUTPUT_TEXT || t.value[i][0] == '\0')
+            continue;
+        char *end;
+        double v = strtod(t.value[i], &end);
+        if (*end != '\0' || !output_value_ok(cols[i].kind, v))
+            fail_msg("summary.csv's %s = %s is not %s", cols[i].name, t.value[i],
+                     output_kind_allows(cols[i].kind));
+    }
+    assert_int_equal(metrics, n - 3); /* all but scenario, seed and wall_s */
+    free(t.buf);
+    sim_destroy(s);
+}
+
 /* layers.csv by name: 70 % of answers fail, so AWS's retry quota runs dry
  * and refuses retries, and now and then 21 failures in a row open a
  * breaker that cuts calls short: both non-zero and different; each column holds its own count, as
@@ -214,6 +252,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(summary_columns_by_name),
+        cmocka_unit_test(summary_cells_fit_their_kinds),
         cmocka_unit_test(layers_columns_by_name),
         cmocka_unit_test(services_rows_per_replica),
     };

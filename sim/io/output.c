@@ -10,6 +10,8 @@
 #include "outdir.h"
 
 #include <errno.h>
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -205,29 +207,128 @@ static void write_timeseries(FILE *f, const struct sim *s, const struct summary 
     }
 }
 
-static void summary_header(FILE *f);
+/* ---- the columns of summary.csv ---- */
+
+/* What each kind of column allows: [lo, hi] (so finite), whole numbers
+ * only or not; and whether it is a metric. */
+static const struct kind_desc {
+    double lo, hi;
+    bool whole, metric;
+    const char *allows;
+} kinds[] = {
+    [OUTPUT_TEXT] = {1, 0, false, false, "text"},
+    [OUTPUT_SEED] = {0, 18446744073709549568.0, true, false, "a seed (an integer from 0 to 2^64 - 1)"},
+    [OUTPUT_COUNT] = {0, 9007199254740992.0, true, true, "a count (an integer from 0 to 9007199254740992)"},
+    [OUTPUT_SHARE] = {0, 1, false, true, "a share (a number from 0 to 1)"},
+    [OUTPUT_FLAG] = {0, 1, true, true, "a flag (0 or 1)"},
+    [OUTPUT_SECONDS] = {0, DBL_MAX, false, true, "seconds (a finite number >= 0)"},
+    [OUTPUT_REAL] = {0, DBL_MAX, false, true, "a finite number >= 0"},
+    [OUTPUT_WALL] = {0, DBL_MAX, false, false, "wall-clock seconds (a finite number >= 0)"},
+};
+
+bool output_kind_is_metric(enum output_kind k) { return kinds[k].metric; }
+
+bool output_value_ok(enum output_kind k, double v)
+{
+    const struct kind_desc *d = &kinds[k];
+    return v >= d->lo && v <= d->hi && (!d->whole || v == floor(v)); /* NaN: false */
+}
+
+const char *output_kind_allows(enum output_kind k) { return kinds[k].allows; }
+
+/* The families a descriptor may stand for: one column, or one per outcome
+ * or per error class (bulkhead only with services, as err_bulkhead). */
+enum family { ONE, PER_OUTCOME, PER_ERROR };
+static const struct family_desc {
+    const char *const *names;
+    size_t from, to;
+} families[] = {
+    [ONE] = {NULL, 0, 1},
+    [PER_OUTCOME] = {metrics_outcome_names, 0, OUT_NOUTCOMES},
+    [PER_ERROR] = {errclass_names, CLS_TIMEOUT, CLS_BULKHEAD},
+};
+
+/* The columns of summary.csv, in order, and their kinds: the one list of
+ * them (output_write_summary_csv writes the cells in this order; sweeps
+ * read jobs.csv by it). A family's columns are named prefix, member's name,
+ * suffix; wall-clock columns come last, after the services' columns. */
+static const struct column_desc {
+    const char *prefix, *suffix;
+    enum output_kind kind;
+    enum family family;
+} columns[] = {
+    {"scenario", "", OUTPUT_TEXT, ONE},
+    {"seed", "", OUTPUT_SEED, ONE},
+    {"requests", "", OUTPUT_COUNT, ONE},
+    {"", "", OUTPUT_COUNT, PER_OUTCOME},
+    {"in_flight", "", OUTPUT_COUNT, ONE},
+    {"", "_share", OUTPUT_SHARE, PER_OUTCOME},
+    {"in_flight_share", "", OUTPUT_SHARE, ONE},
+    {"attempts_mean", "", OUTPUT_REAL, ONE},
+    {"attempts_max", "", OUTPUT_COUNT, ONE},
+    {"amplification", "", OUTPUT_REAL, ONE},
+    {"server_arrivals", "", OUTPUT_COUNT, ONE},
+    {"server_completions", "", OUTPUT_COUNT, ONE},
+    {"rejected", "", OUTPUT_COUNT, ONE},
+    {"limited", "", OUTPUT_COUNT, ONE},
+    {"dropped", "", OUTPUT_COUNT, ONE},
+    {"wasted", "", OUTPUT_COUNT, ONE},
+    {"side_effects", "", OUTPUT_COUNT, ONE},
+    {"duplicates", "", OUTPUT_COUNT, ONE},
+    {"retry_after_waits", "", OUTPUT_COUNT, ONE},
+    {"hedges", "", OUTPUT_COUNT, ONE},
+    {"hedge_wins", "", OUTPUT_COUNT, ONE},
+    {"cancelled", "", OUTPUT_COUNT, ONE},
+    {"cancelled_before_start", "", OUTPUT_COUNT, ONE},
+    {"err_", "", OUTPUT_COUNT, PER_ERROR},
+    {"lat_mean", "", OUTPUT_SECONDS, ONE},
+    {"lat_p50", "", OUTPUT_SECONDS, ONE},
+    {"lat_p90", "", OUTPUT_SECONDS, ONE},
+    {"lat_p99", "", OUTPUT_SECONDS, ONE},
+    {"lat_p999", "", OUTPUT_SECONDS, ONE},
+    {"lat_max", "", OUTPUT_SECONDS, ONE},
+    {"ok_lat_mean", "", OUTPUT_SECONDS, ONE},
+    {"ok_lat_p99", "", OUTPUT_SECONDS, ONE},
+    {"goodput", "", OUTPUT_REAL, ONE},
+    {"peak_server_rate", "", OUTPUT_REAL, ONE},
+    {"recovered", "", OUTPUT_FLAG, ONE},
+    {"recovery_s", "", OUTPUT_SECONDS, ONE},
+    {"complete", "", OUTPUT_FLAG, ONE},
+    {"events", "", OUTPUT_COUNT, ONE},
+    {"wall_s", "", OUTPUT_WALL, ONE},
+};
+
+size_t output_summary_columns(struct output_column *cols, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof columns / sizeof *columns; i++) {
+        const struct column_desc *c = &columns[i];
+        const struct family_desc *fam = &families[c->family];
+        for (size_t k = fam->from; k < fam->to && n < max; k++, n++) {
+            snprintf(cols[n].name, sizeof cols[n].name, "%s%s%s", c->prefix,
+                     fam->names ? fam->names[k] : "", c->suffix);
+            cols[n].kind = c->kind;
+        }
+    }
+    return n;
+}
+
+/* The header's columns: every one but wall-clock time's (the first
+ * without a comma before it), or only wall-clock time's. */
+static void header_columns(FILE *f, bool wall)
+{
+    struct output_column c[OUTPUT_MAX_COLUMNS];
+    size_t n = output_summary_columns(c, OUTPUT_MAX_COLUMNS), shown = 0;
+    for (size_t i = 0; i < n; i++)
+        if ((c[i].kind == OUTPUT_WALL) == wall)
+            fprintf(f, "%s%s", wall || shown++ ? "," : "", c[i].name);
+}
 
 void output_write_summary_header(FILE *f)
 {
-    summary_header(f);
-    fprintf(f, ",wall_s\n");
-}
-
-static void summary_header(FILE *f)
-{
-    fprintf(f, "scenario,seed,requests");
-    for (int i = 0; i < OUT_NOUTCOMES; i++)
-        fprintf(f, ",%s", metrics_outcome_names[i]);
-    fprintf(f, ",in_flight");
-    for (int i = 0; i < OUT_NOUTCOMES; i++)
-        fprintf(f, ",%s_share", metrics_outcome_names[i]);
-    fprintf(f, ",in_flight_share,attempts_mean,attempts_max,amplification,server_arrivals,"
-               "server_completions,rejected,limited,dropped,wasted,side_effects,duplicates,"
-               "retry_after_waits,hedges,hedge_wins,cancelled,cancelled_before_start");
-    for (int e = CLS_TIMEOUT; e < CLS_BULKHEAD; e++)
-        fprintf(f, ",err_%s", errclass_names[e]);
-    fprintf(f, ",lat_mean,lat_p50,lat_p90,lat_p99,lat_p999,lat_max,ok_lat_mean,ok_lat_p99,"
-               "goodput,peak_server_rate,recovered,recovery_s,complete,events");
+    header_columns(f, false);
+    header_columns(f, true);
+    fputc('\n', f);
 }
 
 /* run's summary.csv of a scenario with services: err_bulkhead, then each
@@ -267,10 +368,11 @@ void output_write_summary_csv(FILE *f, const struct sim *s, const struct summary
     double n = o->requests ? (double)o->requests : 1.0;
     bool services = (flags & OUTPUT_SERVICES) && (sc->graph || sc->ncaches > 0);
     if (flags & OUTPUT_HEADER) {
-        summary_header(f);
+        header_columns(f, false);
         if (services)
             services_header(f, sc);
-        fprintf(f, ",wall_s\n");
+        header_columns(f, true);
+        fputc('\n', f);
     }
 
     fprintf(f, "%s,%llu,%llu", sc->name, (unsigned long long)sc->seed,

@@ -77,6 +77,41 @@ int output_mkdir(const char *dir, char *err, size_t errsz);
  * the same for every scenario). */
 void output_write_summary_header(FILE *f);
 
+/* The kind of a summary.csv column: what it holds, and so what a reader of
+ * our own files (jobs.csv for --resume and merge) accepts in it. */
+enum output_kind {
+    OUTPUT_TEXT,    /* the scenario's name */
+    OUTPUT_SEED,    /* the seed, an integer below 2^64 */
+    OUTPUT_COUNT,   /* an integer from 0 to 2^53 (exact in a double) */
+    OUTPUT_SHARE,   /* a number from 0 to 1 */
+    OUTPUT_FLAG,    /* 0 or 1 */
+    OUTPUT_SECONDS, /* simulated time: a finite number >= 0 */
+    OUTPUT_REAL,    /* a mean, ratio or rate: a finite number >= 0 */
+    OUTPUT_WALL     /* wall-clock seconds: differ between equal runs */
+};
+
+/* A column of summary.csv: its name and kind. */
+struct output_column {
+    char name[64];
+    enum output_kind kind;
+};
+#define OUTPUT_MAX_COLUMNS 96
+
+/* The fixed columns of summary.csv, in order (the per-outcome and per-error
+ * columns expanded; without the services' columns), into cols; returns
+ * their number (at most max). Costs: O(columns). */
+size_t output_summary_columns(struct output_column *cols, size_t max);
+
+/* Whether columns of kind k are metrics, which sweeps keep and average:
+ * every kind but the name, the seed and wall-clock time. */
+bool output_kind_is_metric(enum output_kind k);
+
+/* Whether v is a value a column of kind k may hold (NaN never is: an empty
+ * cell is the reader's concern), and what the kind allows, as words for a
+ * message ("a share (a number from 0 to 1)"). */
+bool output_value_ok(enum output_kind k, double v);
+const char *output_kind_allows(enum output_kind k);
+
 /* The summary.csv row of a run, with the header line first if asked. */
 #define OUTPUT_HEADER 1u   /* the header line first */
 #define OUTPUT_SERVICES 2u /* a scenario with services: err_bulkhead and per-service columns

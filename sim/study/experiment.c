@@ -162,6 +162,7 @@ struct layout {
 struct table {
     size_t njobs, nmetrics;
     char names[MAX_METRICS][64];
+    enum output_kind kinds[MAX_METRICS]; /* what each metric's cells may hold */
     double *v; /* njobs × nmetrics, NaN for an empty cell */
     bool *done;
 };
@@ -639,11 +640,41 @@ static int write_status(const char *dir, bool complete, size_t done, size_t tota
     return output_file_commit(&of, err, errsz);
 }
 
+/* A cell of a file for a message: at most 40 bytes, anything but a
+ * printable ASCII character shown as '?'. */
+static const char *shown_cell(const char *v, char *buf, size_t bufsz)
+{
+    size_t n = 0;
+    for (; v[n] != '\0' && n + 4 < bufsz && n < 40; n++)
+        buf[n] = v[n] > ' ' && v[n] < 127 ? v[n] : '?';
+    snprintf(buf + n, bufsz - n, "%s", v[n] != '\0' ? "..." : "");
+    return buf;
+}
+
+/* Job j's metric cells (f[0..nmetrics)) into t: each empty (no value) or a
+ * value its column's kind allows (output_value_ok). Returns true, or false
+ * with a message naming the file, line, column, value and what is allowed. */
+static bool take_values(struct table *t, size_t j, char **f, const char *path, unsigned line,
+                        char *err, size_t errsz)
+{
+    for (size_t m = 0; m < t->nmetrics; m++) {
+        double *v = &t->v[j * t->nmetrics + m];
+        if (csv_double(f[m], v) && (isnan(*v) || output_value_ok(t->kinds[m], *v)))
+            continue;
+        char shown[48];
+        snprintf(err, errsz, "%s:%u: '%s' in column %s is not %s", path, line,
+                 shown_cell(f[m], shown, sizeof shown), t->names[m], output_kind_allows(t->kinds[m]));
+        return false;
+    }
+    return true;
+}
+
 /* Reads jobs.csv (hostile): its header must be the one this experiment
  * writes; every row must name a job of the grid with its point,
- * replication and values, and numbers in every metric. Rows fill t (a job
- * twice is an error). A last line cut short by a crash is ignored. Returns
- * 0, 1 when there is no jobs.csv, or 2 with a message naming file and line. */
+ * replication and values, and in every metric a value its kind allows
+ * (take_values). Rows fill t (a job twice is an error). A last line cut
+ * short by a crash is ignored. Returns 0, 1 when there is no jobs.csv, or
+ * 2 with a message naming file and line. */
 static int read_jobs(const char *path, const struct layout *lay, size_t reps, struct table *t,
                      char *err, size_t errsz)
 {
@@ -659,7 +690,7 @@ static int read_jobs(const char *path, const struct layout *lay, size_t reps, st
         jobs_header(hf, lay, t);
         fclose(hf);
     }
-    bool more, ok = f != NULL && hdr != NULL;
+    bool more, ok = f != NULL && hdr != NULL, said = false;
     char *line0 = c.pos;
     size_t n = ok ? csv_next(&c, f, want, &more) : 0;
     ok = ok && n > 0 && strncmp(line0, "job", 3) == 0;
@@ -679,16 +710,16 @@ static int read_jobs(const char *path, const struct layout *lay, size_t reps, st
              csv_uint(f[2], UINT64_MAX, &rp) && pt == j / reps && rp == j % reps && !t->done[j];
         for (size_t k = 0; ok && k < lay->naxes; k++)
             ok = strcmp(f[3 + k], lay->pv[j / reps][k]) == 0;
-        for (size_t m = 0; ok && m < t->nmetrics; m++)
-            ok = csv_double(f[first + m], &t->v[j * t->nmetrics + m]);
+        if (ok && !take_values(t, (size_t)j, f + first, path, c.line, err, errsz))
+            ok = false, said = true;
         if (ok)
             t->done[j] = true;
     }
-    if (!ok)
+    if (!ok && !said)
         snprintf(err, errsz, "%s:%u: %s", path, c.line,
                  c.line <= 1 ? "not the jobs.csv header of this experiment"
                              : "a malformed row (job out of range or twice, wrong point, replication, "
-                               "key value or field count, or a value that is not a number)");
+                               "key value or field count)");
     free(f);
     free(hdr);
     csv_close(&c);
@@ -836,24 +867,20 @@ static int load_points(const struct exp_spec *spec, const struct grid *g, struct
     return 0;
 }
 
-size_t exp_metric_names(char names[][64], size_t max, int *cols, size_t maxcols)
+size_t exp_metric_names(char names[][64], enum output_kind *kinds, size_t max, int *cols,
+                        size_t maxcols)
 {
-    char *text = NULL, *hf[256];
-    size_t len = 0, nm = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (f == NULL)
-        return 0;
-    output_write_summary_header(f);
-    fclose(f);
-    text[strcspn(text, "\n")] = '\0';
-    size_t nh = split_csv(text, hf, 256);
-    for (size_t c = 0; c < nh && c < maxcols; c++) {
-        bool skip = !strcmp(hf[c], "scenario") || !strcmp(hf[c], "seed") || !strcmp(hf[c], "wall_s");
-        cols[c] = skip || nm == max ? -1 : (int)nm;
-        if (cols[c] >= 0)
-            snprintf(names[nm++], 64, "%s", hf[c]);
+    struct output_column sc[OUTPUT_MAX_COLUMNS];
+    size_t nc = output_summary_columns(sc, OUTPUT_MAX_COLUMNS), nm = 0;
+    for (size_t c = 0; c < nc && c < maxcols; c++) {
+        cols[c] = !output_kind_is_metric(sc[c].kind) || nm == max ? -1 : (int)nm;
+        if (cols[c] < 0)
+            continue;
+        snprintf(names[nm], 64, "%s", sc[c].name);
+        if (kinds != NULL)
+            kinds[nm] = sc[c].kind;
+        nm++;
     }
-    free(text);
     return nm;
 }
 
@@ -995,7 +1022,7 @@ static int table_init(struct table *t, size_t njobs, int *cols, size_t *ncols)
 {
     for (size_t c = 0; c < 256; c++)
         cols[c] = -1;
-    t->nmetrics = exp_metric_names(t->names, MAX_METRICS, cols, 256);
+    t->nmetrics = exp_metric_names(t->names, t->kinds, MAX_METRICS, cols, 256);
     *ncols = 256;
     t->njobs = njobs;
     t->v = malloc(njobs * t->nmetrics * sizeof *t->v);
@@ -1113,7 +1140,7 @@ static int jobs_can_fit(const char *const *dirs, size_t ndirs, const struct layo
 {
     char names[MAX_METRICS][64], path[PATH_MAX + 64];
     int cols[256];
-    uint64_t bytes = 0, row = 3 + lay->naxes + exp_metric_names(names, MAX_METRICS, cols, 256);
+    uint64_t bytes = 0, row = 3 + lay->naxes + exp_metric_names(names, NULL, MAX_METRICS, cols, 256);
     for (size_t d = 0; d < ndirs; d++) {
         struct stat st;
         outdir_join(path, sizeof path, dirs[d], "jobs.csv");

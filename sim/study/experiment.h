@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "output.h"
 #include "scenario.h"
 
 #define EXP_MAX_AXES 8
@@ -67,10 +68,12 @@ size_t exp_expand_axis(const char *text, char *key, size_t keysz, char out[][128
                        char *err, size_t errsz);
 
 /* The metric columns of jobs.csv and sweep.csv: every summary.csv column
- * but the scenario's name, the seed and wall-clock time. Writes up to max
- * names; cols[c] is summary column c's metric index, or -1. Returns the
- * number of metrics. */
-size_t exp_metric_names(char names[][64], size_t max, int *cols, size_t maxcols);
+ * whose kind is a metric (output_kind_is_metric: not the scenario's name,
+ * the seed or wall-clock time). Writes up to max names, and their kinds
+ * unless kinds is NULL; cols[c] is summary column c's metric index, or -1.
+ * Returns the number of metrics. */
+size_t exp_metric_names(char names[][64], enum output_kind *kinds, size_t max, int *cols,
+                        size_t maxcols);
 
 /* Runs the experiment into spec->dir. Everything is checked before the
  * directory is touched: the grid, every point's scenario, the directory

@@ -82,7 +82,7 @@ bool tune_check_metric(const char *name, const char *option, char *err, size_t e
 {
     char names[128][64];
     int cols[256];
-    size_t n = exp_metric_names(names, 128, cols, 256), used;
+    size_t n = exp_metric_names(names, NULL, 128, cols, 256), used;
     for (size_t m = 0; m < n; m++)
         if (strcmp(names[m], name) == 0)
             return true;
