@@ -8,7 +8,11 @@
 # Variables set by retrystorm (besides the look: fig_width, fig_height,
 # font_scale, line_scale, style_palette, frames): out, term, title, variants
 # (an array), nphases, phase_from, phase_to (s), phase_name, bucket_s,
-# smooth_n, smooth_s and roll() (see plot.c).
+# smooth_n, smooth_s and roll() (see plot.c); ts_data (timeseries.csv, or
+# its rows decimated for drawing, dec buckets a run: each run's minimum and
+# maximum, and its means in NAME_mean, which the rolling means are taken
+# of; see plotdec.h).
+m(c) = dec > 1 ? c.'_mean' : c
 if (term eq 'svg') { set terminal svg size fig_width(1200),fig_height(900) dynamic enhanced font 'Sans,12' fontscale font_scale linewidth line_scale } else { set terminal pngcairo size fig_width(1200),fig_height(900) enhanced font 'Sans,12' fontscale font_scale linewidth line_scale }
 if (term eq 'gif') { set terminal gif animate delay int(600 / frames) loop 0 size fig_width(1200),fig_height(900) font 'Sans,12' fontscale font_scale linewidth line_scale }
 set output out
@@ -23,24 +27,25 @@ do for [i=1:nphases] {
     set object i rect from phase_from[i], graph 0 to phase_to[i], graph 1 behind fc rgb '#E8E8E8' fs solid 1.0 noborder
     set label i phase_name[i] at (phase_from[i] + phase_to[i]) / 2, graph 0.97 center front textcolor rgb '#555555' noenhanced
 }
-stats 'timeseries.csv' using 'server_arrivals' nooutput
+stats ts_data using 'server_arrivals' nooutput
 amax = STATS_max
+stats ts_data using (column(m('server_arrivals'))) nooutput
 logy = amax > 50 * (STATS_mean > 0 ? STATS_mean : 1)
 floor1(x) = (logy && x < 1) ? 1 : x # on a log scale empty buckets sit on the floor
 tcut = 1e300 # a frame shows the rows up to tcut
 upto(x) = column('t') <= tcut ? x : NaN
 is(i) = strcol('variant') eq variants[i]
 lc(i) = word(palette, (i - 1) % 9 + 1)
-spike(x) = smooth_n > 1 && x > 10 * rs_mean ? x : NaN
+spike(x) = (smooth_n > 1 || dec > 1) && x > 10 * rs_mean ? x : NaN
 if (frames > 1) {
-    stats 'timeseries.csv' using 't' nooutput
+    stats ts_data using 't' nooutput
     t0 = STATS_min
     t1 = STATS_max
     set xrange [t0:t1]
-    stats 'timeseries.csv' using 'ok' nooutput
+    stats ts_data using 'ok' nooutput
     okmax = STATS_max > 0 ? STATS_max * 1.05 : 1
 }
-mean = smooth_n > 1 ? sprintf('lines: mean over the last %g s', smooth_s) : ''
+mean = smooth_n > 1 || dec > 1 ? sprintf('lines: mean over the last %g s', smooth_s) : ''
 do for [k=1:frames] {
     if (frames > 1) { tcut = t0 + (t1 - t0) * k / frames }
     set multiplot layout 2,1 title sprintf('%s: variants compared on the same seed', title) noenhanced
@@ -54,12 +59,12 @@ do for [k=1:frames] {
         set ylabel 'attempts/s (log scale)'
         set label 99 sprintf('peak %.0f/s', amax) at graph 0.99, graph 0.90 right front noenhanced
     }
-    if (smooth_n > 1) { set key title sprintf("%s\nneedles: a %g ms bucket\nover 10x that mean", mean, bucket_s * 1000) }
-    plot for [i=|variants|:1:-1] 'timeseries.csv' \
-         using (is(i) ? roll(i, column('t'), column('server_arrivals')) : NaN):(upto(floor1(rs_mean))) \
+    if (smooth_n > 1 || dec > 1) { set key title sprintf("%s\nneedles: a %g ms bucket\nover 10x that mean", mean, bucket_s * 1000) }
+    plot for [i=|variants|:1:-1] ts_data \
+         using (is(i) ? roll(i, column('t'), column(m('server_arrivals'))) : NaN):(upto(floor1(rs_mean))) \
          with lines lw 2 lc rgb lc(i) title variants[i], \
          for [i=|variants|:1:-1] '' \
-         using (is(i) ? (roll(i, column('t'), column('server_arrivals')), column('t')) : NaN):(upto(spike(column('server_arrivals')))) \
+         using (is(i) ? (roll(i, column('t'), column(m('server_arrivals'))), column('t')) : NaN):(upto(spike(column('server_arrivals')))) \
          with impulses lw 1 lc rgb lc(i) notitle
     unset logscale y
     unset label 99
@@ -67,8 +72,8 @@ do for [k=1:frames] {
     if (frames > 1) { set yrange [0:okmax] }
     set ylabel 'goodput (ok/s)'
     set key title mean
-    plot for [i=|variants|:1:-1] 'timeseries.csv' \
-         using (is(i) ? roll(i, column('t'), column('ok')) : NaN):(upto(rs_mean)) \
+    plot for [i=|variants|:1:-1] ts_data \
+         using (is(i) ? roll(i, column('t'), column(m('ok'))) : NaN):(upto(rs_mean)) \
          with lines lw 2 lc rgb lc(i) title variants[i]
     set key title ''
     unset multiplot

@@ -1,7 +1,8 @@
 # Latency percentiles of the requests that ended in each bucket (timeseries.csv).
 # Variables set by retrystorm (besides the look: fig_width, fig_height,
 # font_scale, line_scale, style_palette, frames): out, term, title, nphases and the arrays
-# phase_from, phase_to (s), phase_name.
+# phase_from, phase_to (s), phase_name; ts_data (timeseries.csv, or its
+# rows decimated for drawing: a run's minimum and maximum, see plotdec.h).
 if (term eq 'svg') { set terminal svg size fig_width(1200),fig_height(600) dynamic enhanced font 'Sans,12' fontscale font_scale linewidth line_scale } else { set terminal pngcairo size fig_width(1200),fig_height(600) enhanced font 'Sans,12' fontscale font_scale linewidth line_scale }
 set output out
 set datafile separator ','
@@ -16,5 +17,5 @@ do for [i=1:nphases] {
     set label i phase_name[i] at (phase_from[i] + phase_to[i]) / 2, graph 0.97 center front textcolor rgb '#555555' noenhanced
 }
 pos(x) = x > 0 ? x : NaN
-plot 'timeseries.csv' using 't':(pos(column('lat_p50'))) with lines lw 2 lc rgb '#0072B2' title 'p50', \
+plot ts_data using 't':(pos(column('lat_p50'))) with lines lw 2 lc rgb '#0072B2' title 'p50', \
      '' using 't':(pos(column('lat_p99'))) with lines lw 2 lc rgb '#D55E00' title 'p99'

@@ -5,7 +5,11 @@
 # plot.c) and needles at the attempts' buckets over 10x their mean.
 # Variables set by retrystorm (besides the look: fig_width, fig_height,
 # font_scale, line_scale, style_palette, frames): out, term, title, nphases
-# and the arrays phase_from, phase_to (s), phase_name.
+# and the arrays phase_from, phase_to (s), phase_name; ts_data
+# (timeseries.csv, or its rows decimated for drawing, dec buckets a run:
+# each run's minimum and maximum, and its means in NAME_mean, which the
+# rolling means are taken of; see plotdec.h).
+m(c) = dec > 1 ? c.'_mean' : c
 if (term eq 'svg') { set terminal svg size fig_width(1200),fig_height(600) dynamic enhanced font 'Sans,12' fontscale font_scale linewidth line_scale } else { set terminal pngcairo size fig_width(1200),fig_height(600) enhanced font 'Sans,12' fontscale font_scale linewidth line_scale }
 if (term eq 'gif') { set terminal gif animate delay int(600 / frames) loop 0 size fig_width(1200),fig_height(600) font 'Sans,12' fontscale font_scale linewidth line_scale }
 set output out
@@ -23,23 +27,24 @@ do for [i=1:nphases] {
 tcut = 1e300 # an animation's frame shows the rows up to tcut
 upto(x) = column('t') <= tcut ? x : NaN
 if (frames > 1) { # fixed axes: the whole run's
-    stats 'timeseries.csv' using 't' nooutput
+    stats ts_data using 't' nooutput
     t0 = STATS_min
     t1 = STATS_max
     set xrange [t0:t1]
-    stats 'timeseries.csv' using 'offered' nooutput
+    stats ts_data using 'offered' nooutput
     ymax = STATS_max
-    stats 'timeseries.csv' using 'server_arrivals' nooutput
+    stats ts_data using 'server_arrivals' nooutput
     ymax = STATS_max > ymax ? STATS_max : ymax
     set yrange [0:(ymax > 0 ? ymax * 1.05 : 1)]
 }
 # at fine buckets (smooth_n > 1) rolling means, and needles at the buckets
 # of attempts over 10x theirs (a herd's waves)
-if (smooth_n > 1) { set key title sprintf("lines: mean over the last %g s\nneedles: a %g ms bucket\nover 10x that mean", smooth_s, bucket_s * 1000) }
-spike(x) = smooth_n > 1 && x > 10 * rs_mean ? x : NaN
+if (smooth_n > 1 || dec > 1) { set key title sprintf("lines: mean over the last %g s\nneedles: a %g ms bucket\nover 10x that mean", smooth_s, bucket_s * 1000) }
+spike(x) = (smooth_n > 1 || dec > 1) && x > 10 * rs_mean ? x : NaN
 # an instant that dwarfs the rest (a herd): a log scale, the peak named
-stats 'timeseries.csv' using 'server_arrivals' nooutput
+stats ts_data using 'server_arrivals' nooutput
 amax = STATS_max
+stats ts_data using (column(m('server_arrivals'))) nooutput
 logy = amax > 50 * (STATS_mean > 0 ? STATS_mean : 1)
 floor1(x) = (logy && x < 1) ? 1 : x
 if (logy) {
@@ -51,8 +56,8 @@ if (logy) {
 }
 do for [k=1:frames] {
     if (frames > 1) { tcut = t0 + (t1 - t0) * k / frames }
-    plot 'timeseries.csv' using (roll(1, column('t'), column('offered'))):(upto(floor1(rs_mean))) with lines lw 2 lc rgb '#000000' title 'offered requests', \
-         '' using (roll(2, column('t'), column('server_arrivals'))):(upto(floor1(rs_mean))) with lines lw 2 lc rgb '#D55E00' title 'attempts reaching the server', \
-         '' using (roll(2, column('t'), column('server_arrivals')), column('t')):(upto(spike(column('server_arrivals')))) with impulses lw 1 lc rgb '#D55E00' notitle, \
-         '' using (roll(3, column('t'), column('ok'))):(upto(floor1(rs_mean))) with lines lw 2 lc rgb '#009E73' title 'goodput (ok)'
+    plot ts_data using (roll(1, column('t'), column(m('offered')))):(upto(floor1(rs_mean))) with lines lw 2 lc rgb '#000000' title 'offered requests', \
+         '' using (roll(2, column('t'), column(m('server_arrivals')))):(upto(floor1(rs_mean))) with lines lw 2 lc rgb '#D55E00' title 'attempts reaching the server', \
+         '' using (roll(2, column('t'), column(m('server_arrivals'))), column('t')):(upto(spike(column('server_arrivals')))) with impulses lw 1 lc rgb '#D55E00' notitle, \
+         '' using (roll(3, column('t'), column(m('ok')))):(upto(floor1(rs_mean))) with lines lw 2 lc rgb '#009E73' title 'goodput (ok)'
 }

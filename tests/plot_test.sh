@@ -219,6 +219,22 @@ PATH="$tmp/fake:$PATH" "$bin" plot "$tmp/run" > "$tmp/said.log" 2>&1 && fail "pl
 grep -q 'gnuplot failed on load.png: all points y value undefined' "$tmp/said.log" ||
   { cat "$tmp/said.log"; fail "gnuplot's error is not in the message"; }
 
+# A run of 10^5 buckets (issue 29): gnuplot gets at most 4096 rows of its
+# timeseries.csv a figure (min and max per run of buckets, plotdec.h), as a
+# datablock, and never the file's name; the file stays whole; the real
+# gnuplot draws it.
+"$bin" run storm --set run.duration=100s --set run.bucket=1ms -o "$tmp/fine" > "$tmp/fine.log" || { cat "$tmp/fine.log"; exit 1; }
+sum_before=$(md5sum < "$tmp/fine/timeseries.csv")
+printf '#!/bin/sh\ncat >> "$0.in"\necho x >&3\n' > "$tmp/fake/gnuplot"
+PATH="$tmp/fake:$PATH" "$bin" plot "$tmp/fine" > "$tmp/fine-fake.log" 2>&1 || { cat "$tmp/fine-fake.log"; fail "plot with a counting gnuplot"; }
+awk '/^\$ts_data << EOD$/ { n = 0; on = 1; next } /^EOD$/ { if (n > m) m = n; on = 0; b++ } on { n++ }
+     /\047timeseries\.csv\047/ { whole = 1 } END { exit !(b >= 3 && m > 1000 && m <= 4097 && !whole) }' "$tmp/fake/gnuplot.in" ||
+  fail "gnuplot got more than 4096 rows of a 10^5-bucket timeseries.csv, or the file itself"
+rm -f "$tmp/fake/gnuplot.in"
+"$bin" plot "$tmp/fine" > "$tmp/fine-plot.log" 2>&1 || { cat "$tmp/fine-plot.log"; fail "plot of a 10^5-bucket run"; }
+check "$tmp/fine/load.png" "$tmp/fine/queue.svg" "$tmp/fine/latency.png"
+[ "$(md5sum < "$tmp/fine/timeseries.csv")" = "$sum_before" ] || fail "plot changed timeseries.csv"
+
 # Interrupts while gnuplot runs (a fake that hangs): retrystorm stops it and
 # exits within a second, leaving no gnuplot and no temporary behind.
 cat > "$tmp/fake/gnuplot" <<EOF

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "plot.h"
+#include "plotdec.h"
 
 /* ---- helpers ---- */
 
@@ -785,6 +786,95 @@ static void hostile_sweep(void **state)
     free(d);
 }
 
+/* ---- decimation for drawing (plotdec.h) ---- */
+
+/* 10^5 buckets of a flat series with a spike of one bucket and a dip of
+ * another, decimated: at most 2 x PLOTDEC_GROUPS rows, the spike's and the
+ * dip's values among them, the first and the last t kept, t in order, the
+ * mean column the series' mean; twice the same bytes. */
+static char *decimated(size_t *rows)
+{
+    static const char *const keys[] = {NULL}, *const means[] = {"x", NULL};
+    char err[256] = "", line[64], *text = NULL;
+    size_t len = 0;
+    struct plotdec *d = plotdec_new("t,x,y", keys, means, err, sizeof err);
+    assert_non_null(d);
+    for (int pass = 0; pass < 2; pass++) {
+        FILE *out = pass ? open_memstream(&text, &len) : NULL;
+        if (pass) {
+            assert_int_equal(plotdec_plan(d, PLOTDEC_GROUPS), 49); /* ceil(10^5 / 2048) */
+            plotdec_header(d, out);
+        }
+        for (int i = 0; i < 100000; i++) {
+            snprintf(line, sizeof line, "%g,%d,%s", i * 0.001, i == 77777 ? 999 : i == 31313 ? 0 : 5,
+                     i % 2 ? "" : "1");
+            assert_int_equal(pass ? plotdec_row(d, line, out, err, sizeof err) : plotdec_count(d, line, err, sizeof err), 0);
+        }
+        if (pass)
+            plotdec_finish(d, out), fclose(out);
+    }
+    plotdec_free(d);
+    *rows = 0;
+    for (const char *p = text; *p; p++)
+        *rows += *p == '\n';
+    return text;
+}
+
+static void decimation(void **state)
+{
+    (void)state;
+    size_t rows, rows2;
+    char *text = decimated(&rows), *again = decimated(&rows2);
+    assert_string_equal(text, again);
+    assert_true(rows - 1 <= 2 * PLOTDEC_GROUPS && rows - 1 >= PLOTDEC_GROUPS);
+    assert_true(strncmp(text, "t,x,y,x_mean\n0,5,1,", 19) == 0);
+    assert_non_null(strstr(text, ",999,1,")); /* the spike, between t 77.77 and 77.811 */
+    assert_non_null(strstr(text, ",0,1,")); /* the dip */
+    assert_non_null(strstr(text, "\n99.999,5,1,"));
+    double last = -1, t, x, mean;
+    int seen = 0;
+    for (char *l = strchr(text, '\n') + 1; *l; l = strchr(l, '\n') + 1) {
+        assert_int_equal(sscanf(l, "%lf,%lf,", &t, &x), 2);
+        assert_true(t > last);
+        if (x == 999)
+            assert_true(t >= 77.77 - 1e-9 && t <= 77.811 + 1e-9), seen++;
+        mean = atof(strrchr(l, ',') + 1);
+        assert_true(mean > 4.9 && mean < 25.5);
+        last = t;
+    }
+    assert_int_equal(seen, 1);
+    assert_true(last > 99.998);
+    free(text), free(again);
+}
+
+/* A plotted run's timeseries.csv of 10^5 buckets: gnuplot gets (in
+ * datablocks, counted by a fake) at most 2 x PLOTDEC_GROUPS rows of it,
+ * and the file is left whole (and not named in the script for gnuplot to
+ * read). */
+static void plot_data_bounded(void **state)
+{
+    (void)state;
+    char *d = mktempdir(), cmd[1024];
+    snprintf(cmd, sizeof cmd, "awk 'BEGIN { print \"%.*s\"; for (i = 0; i < 100000; i++) "
+                              "printf \"%%g,1,%%d,1,0,1,1,0.1,0.2\\n\", i / 1000, i == 500 ? 7777 : 1 }' > %s/timeseries.csv",
+             (int)strlen(ts_header) - 1, ts_header, d);
+    assert_int_equal(system(cmd), 0);
+    char *bin = fake_gnuplot("cat >> \"$0.in\"; echo x >&3");
+    char err[1024] = "";
+    int n = plot_dir(d, NULL, err, sizeof err);
+    if (n != 6)
+        fail_msg("plot_dir returned %d: %s", n, err);
+    snprintf(cmd, sizeof cmd, "awk '/^\\$ts_data << EOD$/ { n = 0; on = 1; next } /^EOD$/ { if (n > m) m = n; on = 0 } "
+                              "on { n++ } /\\047timeseries\\.csv\\047/ { whole = 1 } END { exit !(m > 1000 && m <= %d && !whole) }' %s/gnuplot.in",
+             2 * PLOTDEC_GROUPS + 1, bin);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "grep -q ',7777,' %s/gnuplot.in && [ $(wc -l < %s/timeseries.csv) = 100001 ]", bin, d);
+    assert_int_equal(system(cmd), 0);
+    unfake(bin);
+    rmtree(d);
+    free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -797,6 +887,7 @@ int main(void)
         cmocka_unit_test(services_rows_bounded), cmocka_unit_test(services_drawn),
         cmocka_unit_test(malformed_caches),     cmocka_unit_test(caches_rows_bounded),
         cmocka_unit_test(caches_drawn),         cmocka_unit_test(style_options),
+        cmocka_unit_test(decimation),           cmocka_unit_test(plot_data_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

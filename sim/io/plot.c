@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "outdir.h"
+#include "plotdec.h"
 #include "scenario.h"
 
 extern const struct scenario_builtin plot_scripts[];
@@ -347,6 +348,7 @@ struct ctx {
     const char *dir;              /* for messages only */
     volatile sig_atomic_t *stop;  /* NULL: never stop */
     struct sbuf vars;             /* title and phases: the start of every script */
+    double bucket_s;              /* the run's bucket (1 s without a scenario) */
     char *err;
     size_t errsz;
     int written;
@@ -645,20 +647,22 @@ static void last_component(const char *path, char *out, size_t size)
     "ring[rs_pos + 1] = x, rs_sum = rs_sum + x, rs_pos = (rs_pos + 1) % smooth_n, "               \
     "rs_mean = rs_sum > 0 ? rs_sum / rs_n : 0, t)\n"
 
-/* bucket_s (the run's bucket, s; 1 without a scenario) and the rolling
- * window of per-second series at fine buckets: smooth_n buckets, about
- * SMOOTH_S (1: buckets of half of it or more are drawn as they are),
- * smooth_s seconds; and ROLL. */
-static void put_smoothing(struct sbuf *b, const struct scenario *sc)
+/* bucket_s (the run's bucket, s), dec (g, the buckets of a decimated
+ * run; 1: not decimated) and the rolling window of per-second series at
+ * fine buckets: smooth_n rows, about SMOOTH_S (1: rows half of it apart
+ * or more are drawn as they are), smooth_s seconds; and ROLL. A decimated
+ * series has two rows a run, each with the run's means: a row every g / 2
+ * buckets. */
+static void put_smoothing(struct sbuf *b, double bucket, size_t g)
 {
-    double bucket = sc ? units_seconds(sc->bucket) : 1.0;
+    double row = g > 1 ? bucket * (double)g / 2 : bucket;
     long n = 1;
-    if (bucket > 0 && bucket < SMOOTH_S / 2)
-        n = lround(SMOOTH_S / bucket);
+    if (row > 0 && row < SMOOTH_S / 2)
+        n = lround(SMOOTH_S / row);
     if (n > SMOOTH_MAX)
         n = SMOOTH_MAX;
-    sb_printf(b, "bucket_s = %.9g\nsmooth_n = %ld\nsmooth_s = %.9g\n%s", bucket, n, (double)n * bucket,
-              ROLL);
+    sb_printf(b, "bucket_s = %.9g\ndec = %zu\nsmooth_n = %ld\nsmooth_s = %.9g\n%s", bucket, g, n,
+              (double)n * row, ROLL);
 }
 
 /* The variables every script starts with: title (the scenario's name, or
@@ -690,7 +694,7 @@ static int common_vars(struct ctx *c)
             last_component(c->dir, title, sizeof title);
         printable(title);
         put_style(&c->vars, c->style);
-        put_smoothing(&c->vars, sc);
+        c->bucket_s = sc ? units_seconds(sc->bucket) : 1.0;
         rc = (c->style->title[0] ? sb_title(&c->vars, c->style->title) : sb_var(&c->vars, "title", title)) == 0 &&
                      put_phases(&c->vars, sc) == 0
                  ? 0
@@ -997,6 +1001,71 @@ static int read_caches(struct ctx *c, struct caches *cs)
     return rc;
 }
 
+/* ---- what gnuplot reads of a long series: decimated rows (plotdec.h) ---- */
+
+/* The second pass over r (its header read): the decimated rows as the
+ * datablock $var. 0 or a PLOT_ code. */
+static int put_block(struct ctx *c, struct table *r, struct plotdec *d, struct sbuf *b, const char *var)
+{
+    char why[256], *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    if (out == NULL)
+        abort();
+    rewind(r->f);
+    r->lineno = 0;
+    int rc = table_next(c, r); /* the header again */
+    plotdec_header(d, out);
+    while (rc == 1 && (rc = table_next(c, r)) == 1)
+        rc = r->line[0] == '\0' || plotdec_row(d, r->line, out, why, sizeof why) == 0 ? 1 : bad(c, r, "%s", why);
+    plotdec_finish(d, out);
+    fclose(out);
+    if (rc == 0) /* no line of it is EOD: each holds a comma or t's number */
+        sb_printf(b, "$%s << EOD\n%sEOD\n", var, text);
+    free(text);
+    return rc;
+}
+
+/* What the scripts read of DIR/name, as the gnuplot variable var: the
+ * file's name, or the datablock $var of its rows decimated (plotdec.h)
+ * when a series (the rows sharing the keys' values) has more than
+ * 2 x PLOTDEC_GROUPS rows, *g rows a run (1: not decimated). 0 or a PLOT_
+ * code (no t column, a row of another width, a cell not a number). */
+static int put_data(struct ctx *c, struct sbuf *b, const char *name, const char *var,
+                    const char *const *keys, const char *const *means, size_t *g)
+{
+    struct table r;
+    struct plotdec *d = NULL;
+    char why[256], block[32];
+    *g = 1;
+    int rc = table_open(c, &r, name);
+    if (rc == 0 && (rc = table_next(c, &r)) == 1) {
+        d = plotdec_new(r.line, keys, means, why, sizeof why);
+        rc = d != NULL ? 0 : bad(c, &r, "%s", why);
+    }
+    while (rc == 0 && (rc = table_next(c, &r)) == 1)
+        rc = r.line[0] == '\0' || plotdec_count(d, r.line, why, sizeof why) == 0 ? 0 : bad(c, &r, "%s", why);
+    if (rc == 0 && d != NULL && (*g = plotdec_plan(d, PLOTDEC_GROUPS)) > 1)
+        rc = put_block(c, &r, d, b, var);
+    snprintf(block, sizeof block, "$%s", var);
+    if (rc >= 0)
+        sb_var(b, var, *g > 1 ? block : name);
+    plotdec_free(d);
+    table_close(&r);
+    return rc < 0 ? rc : 0;
+}
+
+/* A run's or a comparison's timeseries.csv as ts_data, with the smoothing
+ * that goes with it (the per-second series' means for the rolling means). */
+static int put_timeseries(struct ctx *c, struct sbuf *b, const char *const *keys)
+{
+    static const char *const means[] = {"offered", "server_arrivals", "ok", NULL};
+    size_t g;
+    int rc = put_data(c, b, "timeseries.csv", "ts_data", keys, means, &g);
+    put_smoothing(b, c->bucket_s, g);
+    return rc;
+}
+
 /* ---- running gnuplot ---- */
 
 struct proc {
@@ -1283,7 +1352,7 @@ static int draw_both(struct ctx *c, const char *script_name, const char *name, c
 /* One figure per service of sv (service_NAME, plots/service.gp): its load,
  * queue and workers from its total rows, and the workers held at each of
  * its first REPLICA_LINES replicas. */
-static int plot_services(struct ctx *c, const struct services *sv)
+static int plot_services(struct ctx *c, const struct services *sv, const struct sbuf *data)
 {
     int rc = 0;
     for (size_t i = 0; i < sv->names.n && rc == 0; i++) {
@@ -1293,6 +1362,7 @@ static int plot_services(struct ctx *c, const struct services *sv)
         snprintf(png, sizeof png, "%s.png", name);
         assert(outdir_our_name(png)); /* the name was checked as it was read */
         unsigned nrep = sv->replicas[i] < REPLICA_LINES ? sv->replicas[i] : REPLICA_LINES;
+        sb_printf(&extra, "%s", data->p ? data->p : "");
         int q = sb_var(&extra, "service", sv->names.v[i]);
         sb_printf(&extra, "replicas = %u\nnrep = %u\n", sv->replicas[i], nrep);
         rc = q == 0 ? draw_both(c, "service", name, &extra) : PLOT_FAILED;
@@ -1306,7 +1376,7 @@ static void services_fini(struct services *sv) { list_fini(&sv->names); }
 /* One figure per cache of cs (cache_NAME, plots/cache.gp): its hit ratio
  * and entries, and its lookups, misses, coalesced misses, expirations and
  * evictions per second. */
-static int plot_caches(struct ctx *c, const struct caches *cs)
+static int plot_caches(struct ctx *c, const struct caches *cs, const struct sbuf *data)
 {
     int rc = 0;
     for (size_t i = 0; i < cs->names.n && rc == 0; i++) {
@@ -1315,11 +1385,30 @@ static int plot_caches(struct ctx *c, const struct caches *cs)
         snprintf(name, sizeof name, "cache_%s", cs->names.v[i]);
         snprintf(png, sizeof png, "%s.png", name);
         assert(outdir_our_name(png)); /* the name was checked as it was read */
+        sb_printf(&extra, "%s", data->p ? data->p : "");
         int q = sb_var(&extra, "cache", cs->names.v[i]);
         sb_printf(&extra, "ncaches = %zu\nslot = %zu\n", cs->names.n, i);
         rc = q == 0 ? draw_both(c, "cache", name, &extra) : PLOT_FAILED;
         free(extra.p);
     }
+    return rc;
+}
+
+/* What a run's figures over time read (plotdec.h): timeseries.csv as
+ * ts_data into ts; services.csv as svc_data into svc and caches.csv as
+ * cache_data into cache, when there are services and caches. */
+static int run_data(struct ctx *c, const struct services *sv, const struct caches *cs, struct sbuf *ts,
+                    struct sbuf *svc, struct sbuf *cache)
+{
+    static const char *const none[] = {NULL}, *const svc_keys[] = {"service", "replica", NULL},
+                             *const svc_means[] = {"utilization", "busy", NULL},
+                             *const cache_keys[] = {"cache", NULL}, *const cache_means[] = {"hits", "lookups", NULL};
+    size_t g;
+    int rc = put_timeseries(c, ts, none);
+    if (rc == 0 && sv->names.n > 0)
+        rc = put_data(c, svc, "services.csv", "svc_data", svc_keys, svc_means, &g);
+    if (rc == 0 && cs->names.n > 0)
+        rc = put_data(c, cache, "caches.csv", "cache_data", cache_keys, cache_means, &g);
     return rc;
 }
 
@@ -1331,7 +1420,7 @@ static int plot_run(struct ctx *c)
     struct list outcomes = {0}, levels = {0}, none_list = {0}; /* none_list: variants [''], a run's */
     struct services sv = {0};
     struct caches cs = {0};
-    struct sbuf none = {0}, cdf = {0}, att = {0};
+    struct sbuf ts = {0}, svc = {0}, cache = {0}, cdf = {0}, att = {0};
     int rc = column_values(c, "latency.csv", "outcome", &outcomes);
     if (rc >= 0)
         rc = column_values(c, "attempts.csv", "level", &levels);
@@ -1342,19 +1431,21 @@ static int plot_run(struct ctx *c)
     if (rc >= 0)
         rc = sb_array(&cdf, "outcomes", &outcomes) | sb_array(&att, "levels", &levels) |
              sb_array(&cdf, "variants", &none_list) | sb_array(&att, "variants", &none_list);
-    static const char *const ts[] = {"load", "queue", "latency"};
+    if (rc == 0)
+        rc = run_data(c, &sv, &cs, &ts, &svc, &cache);
+    static const char *const over_time[] = {"load", "queue", "latency"};
     for (size_t i = 0; i < 3 && rc == 0; i++)
-        rc = draw_both(c, ts[i], ts[i], &none);
+        rc = draw_both(c, over_time[i], over_time[i], &ts);
     if (rc == 0 && outcomes.n > 0)
         rc = draw_both(c, "cdf", "cdf", &cdf);
     if (rc == 0 && levels.n > 0)
         rc = draw_both(c, "attempts", "attempts", &att);
     if (rc == 0)
-        rc = plot_services(c, &sv);
+        rc = plot_services(c, &sv, &svc);
     if (rc == 0)
-        rc = plot_caches(c, &cs);
+        rc = plot_caches(c, &cs, &cache);
     list_fini(&outcomes), list_fini(&levels), services_fini(&sv), list_fini(&cs.names);
-    free(cdf.p), free(att.p);
+    free(ts.p), free(svc.p), free(cache.p), free(cdf.p), free(att.p);
     return rc;
 }
 
@@ -1449,8 +1540,10 @@ static int plot_comparison(struct ctx *c, const struct list *variants)
         /* every frame reads every variant's rows: fewer frames for more variants */
         c->gif_frames = PLOT_FRAMES / (int)variants->n > PLOT_FRAMES_MIN ? PLOT_FRAMES / (int)variants->n
                                                                          : PLOT_FRAMES_MIN;
-        rc = sb_array(&extra, "variants", variants) == 0 ? draw_both(c, "compare", "compare", &extra)
-                                                          : PLOT_FAILED;
+        static const char *const keys[] = {"variant", NULL};
+        rc = sb_array(&extra, "variants", variants) == 0 ? put_timeseries(c, &extra, keys) : PLOT_FAILED;
+        if (rc == 0)
+            rc = draw_both(c, "compare", "compare", &extra);
         if (rc == 0)
             rc = compare_set_draw(c, &set, variants);
     }

@@ -43,8 +43,8 @@
 /* The longest value a key of klen characters may have: scenario.ini (the
  * effective scenario) writes it as "key = value" on one line. */
 #define SCENARIO_VALUE_ROOM(klen) ((size_t)SCENARIO_MAX_LINE - (size_t)(klen) - 3)
-#define SCENARIO_MAX_STATE_BYTES 4e9      /* budget and breaker states of the whole run */
-#define SCENARIO_MAX_ATTEMPTS 1000000ULL  /* per request: the product of every layer's attempts */
+#define SCENARIO_MAX_STATE_BYTES 4e9      /* what a run allocates before its first event (sim_footprint) */
+#define SCENARIO_MAX_ATTEMPTS 1000000ULL  /* per request: attempts and fan-outs multiplied along the worst path */
 #define SCENARIO_MAX_MESSAGES 100         /* listed one by one; the rest are counted */
 #define SCENARIO_MAX_CACHES 8
 #define SCENARIO_MAX_KEYS 10000000u       /* keys of the request key space (caches) */
