@@ -373,7 +373,8 @@ static int load_variants(const struct compare_spec *spec, struct variants *vs,
 
 /* The comparison's combined files: summary.csv, timeseries.csv,
  * replications.csv, and each variant's latency.csv and attempts.csv (its
- * replication 0) behind its variant and key columns. */
+ * replication 0) behind its variant and key columns, under the union of
+ * the variants' columns (written once every variant has run). */
 enum { C_SUM, C_TS, C_REPS, C_LAT, C_ATT, C_FILES };
 static const char *const combined_names[C_FILES] = {"summary.csv", "timeseries.csv", "replications.csv",
                                                     "latency.csv", "attempts.csv"};
@@ -445,46 +446,126 @@ static void combined_headers(struct combined *c, const struct compare_spec *spec
     free(buf);
 }
 
-/* Appends replication 0's file `name` of a variant (at vdir) to out, each
- * line prefixed; the header once (v == 0). */
-static int append_file(FILE *out, const char *name, const struct compare_spec *spec,
-                       const struct variants *vs, size_t v, const char *vdir, const char *prefix,
-                       char *err, size_t errsz)
+/* A variant's prefix in the combined files (its label, then its value of
+ * each axis) and its own directory. */
+static void variant_names(const struct compare_spec *spec, const struct variants *vs, size_t v, char *prefix,
+                          size_t psize, char *vdir, size_t vsize)
 {
-    char path[8300];
-    snprintf(path, sizeof path, "%s/%s", vdir, name);
-    char *text = slurp(path);
-    if (text == NULL) {
-        snprintf(err, errsz, "cannot read %s: %s", path, strerror(errno));
-        return -1;
-    }
-    bool first = true;
-    for (char *line = text, *next; line && *line; line = next) {
-        next = strchr(line, '\n');
-        if (next)
-            *next++ = '\0';
-        if (!first)
-            fprintf(out, "%s,%s\n", prefix, line);
-        else if (v == 0) {
-            fprintf(out, "variant");
-            for (size_t k = 0; k < spec->nvary; k++)
-                fprintf(out, ",%s", vs->axes[k].key);
-            fprintf(out, ",%s\n", line);
+    size_t used = 0;
+    appendf(prefix, psize, &used, "%s", vs->labels[v]);
+    for (size_t k = 0; k < spec->nvary; k++)
+        appendf(prefix, psize, &used, ",%s", strchr(vs->sets[v][k], '=') + 1);
+    snprintf(vdir, vsize, "%s/%s", spec->dir, vs->labels[v]);
+}
+
+#define MAX_FILE_COLS 4096 /* columns of a run's timeseries.csv, latency.csv or attempts.csv */
+
+/* The columns of one combined file: every column of any variant's file,
+ * in the order they first appear (variants differ: a budget adds its
+ * level to timeseries.csv, a hedged layer its levels to attempts.csv). */
+struct union_cols {
+    char *names[MAX_FILE_COLS];
+    size_t n;
+};
+
+static int union_add(struct union_cols *u, const char *header, char *err, size_t errsz)
+{
+    char *copy = strdup(header), *f[MAX_FILE_COLS];
+    if (copy == NULL)
+        return snprintf(err, errsz, "out of memory for a header"), -1;
+    size_t nf = split(copy, f, MAX_FILE_COLS);
+    for (size_t i = 0; i < nf; i++) {
+        size_t j = 0;
+        while (j < u->n && strcmp(u->names[j], f[i]) != 0)
+            j++;
+        if (j < u->n)
+            continue;
+        if (u->n == MAX_FILE_COLS || (u->names[u->n] = strdup(f[i])) == NULL) {
+            free(copy);
+            return snprintf(err, errsz, "more than %d columns over the variants' files", MAX_FILE_COLS), -1;
         }
-        first = false;
+        u->n++;
     }
-    free(text);
+    free(copy);
     return 0;
 }
 
-/* Appends a variant's timeseries.csv, latency.csv and attempts.csv. */
-static int append_variant(struct combined *c, const struct compare_spec *spec, const struct variants *vs,
-                          size_t v, const char *vdir, const char *prefix, char *err, size_t errsz)
+/* Appends one variant's file to out, each row prefixed and its cells put
+ * under the union's columns (empty where the variant has no such column). */
+static int append_mapped(FILE *out, const struct union_cols *u, char *text, const char *prefix)
+{
+    char *next = strchr(text, '\n'), *f[MAX_FILE_COLS];
+    if (next == NULL)
+        return 0;
+    *next++ = '\0';
+    size_t nh = split(text, f, MAX_FILE_COLS);
+    static int where[MAX_FILE_COLS]; /* union column -> the variant's column, or -1 */
+    for (size_t j = 0; j < u->n; j++) {
+        where[j] = -1;
+        for (size_t i = 0; i < nh; i++)
+            if (strcmp(u->names[j], f[i]) == 0)
+                where[j] = (int)i;
+    }
+    for (char *line = next; line != NULL && *line != '\0'; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        size_t nf = split(line, f, MAX_FILE_COLS);
+        fputs(prefix, out);
+        for (size_t j = 0; j < u->n; j++)
+            fprintf(out, ",%s", where[j] >= 0 && (size_t)where[j] < nf ? f[where[j]] : "");
+        fputc('\n', out);
+    }
+    return 0;
+}
+
+/* Writes one combined file from replication 0 of the first nvar variants:
+ * the union of their columns behind the variant and key columns. */
+static int combine_file(FILE *out, const char *name, const struct compare_spec *spec,
+                        const struct variants *vs, size_t nvar, char *err, size_t errsz)
+{
+    struct union_cols u = {.n = 0};
+    char prefix[8192], vdir[8192], path[8300];
+    int rc = 0;
+    for (size_t pass = 0; pass < 2 && rc == 0; pass++)
+        for (size_t v = 0; v < nvar && rc == 0; v++) {
+            variant_names(spec, vs, v, prefix, sizeof prefix, vdir, sizeof vdir);
+            snprintf(path, sizeof path, "%s/%s", vdir, name);
+            char *text = slurp(path);
+            if (text == NULL) {
+                snprintf(err, errsz, "cannot read %s: %s", path, strerror(errno));
+                rc = -1;
+                break;
+            }
+            if (pass == 0) {
+                text[strcspn(text, "\n")] = '\0';
+                rc = union_add(&u, text, err, errsz);
+            } else {
+                rc = append_mapped(out, &u, text, prefix);
+            }
+            free(text);
+            if (pass == 0 && v + 1 == nvar && rc == 0) { /* the header, once */
+                fprintf(out, "variant");
+                for (size_t k = 0; k < spec->nvary; k++)
+                    fprintf(out, ",%s", vs->axes[k].key);
+                for (size_t j = 0; j < u.n; j++)
+                    fprintf(out, ",%s", u.names[j]);
+                fputc('\n', out);
+            }
+        }
+    for (size_t j = 0; j < u.n; j++)
+        free(u.names[j]);
+    return rc;
+}
+
+/* The combined timeseries.csv, latency.csv and attempts.csv of the
+ * variants that ran. */
+static int combine_variants(struct combined *c, const struct compare_spec *spec, const struct variants *vs,
+                            size_t nvar, char *err, size_t errsz)
 {
     static const size_t which[] = {C_TS, C_LAT, C_ATT};
     for (size_t i = 0; i < sizeof which / sizeof *which; i++)
-        if (append_file(c->f[which[i]].f, combined_names[which[i]], spec, vs, v, vdir, prefix, err,
-                        errsz) != 0)
+        if (nvar > 0 && combine_file(c->f[which[i]].f, combined_names[which[i]], spec, vs, nvar, err, errsz) != 0)
             return -1;
     return 0;
 }
@@ -580,11 +661,7 @@ static int run_variant(struct combined *c, const struct compare_spec *spec, cons
                        size_t errsz)
 {
     char prefix[8192], vdir[8192];
-    size_t used = 0;
-    appendf(prefix, sizeof prefix, &used, "%s", vs->labels[v]);
-    for (size_t k = 0; k < spec->nvary; k++)
-        appendf(prefix, sizeof prefix, &used, ",%s", strchr(vs->sets[v][k], '=') + 1);
-    snprintf(vdir, sizeof vdir, "%s/%s", spec->dir, vs->labels[v]);
+    variant_names(spec, vs, v, prefix, sizeof prefix, vdir, sizeof vdir);
     unsigned reps = spec->reps ? spec->reps : 1, ran = 0;
     char *lines[COMPARE_MAX_REPS] = {0};
     int rcs[COMPARE_MAX_REPS];
@@ -616,8 +693,6 @@ static int run_variant(struct combined *c, const struct compare_spec *spec, cons
         report_means(report, user, vs->labels[v], c->header, rows, ran);
     fputs(prefix, c->f[C_SUM].f);
     write_means(c->f[C_SUM].f, rows, ran, c->hw);
-    if (append_variant(c, spec, vs, v, vdir, prefix, err, errsz) != 0)
-        return 1;
     return rc;
 }
 
@@ -654,12 +729,17 @@ int compare_run(const struct compare_spec *spec, struct scenario_diag *diag, com
         rc = 1;
     else
         combined_headers(&c, spec, &vs);
+    size_t nvar = 0; /* variants with a directory of their own */
     for (size_t v = 0; v < vs.n && rc == 0; v++) {
-        if (spec->stop && *spec->stop)
+        if (spec->stop && *spec->stop) {
             rc = 3;
-        else
+        } else {
             rc = run_variant(&c, spec, &vs, v, rows, report, user, err, errsz);
+            nvar += rc == 0 || rc == 3;
+        }
     }
+    if ((rc == 0 || rc == 3) && rows != NULL && combine_variants(&c, spec, &vs, nvar, err, errsz) != 0)
+        rc = 1;
     if (rows != NULL && combined_close(&c, rc == 0 || rc == 3, err, errsz) != 0)
         rc = 1;
     if ((rc == 0 || rc == 3) && write_base(spec, &vs.scs[0], err, errsz) != 0)
