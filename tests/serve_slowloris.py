@@ -2,8 +2,10 @@
 """Slowloris against retrystorm serve, for serve_test.sh.
 
 From 127.0.0.2 (all of 127/8 is this machine), opens 64 connections to
-127.0.0.1:PORT, each sending a request's headers a byte every 2 s, for at
-most 14 s. Prints "ready" once they are open, then one line:
+127.0.0.1:PORT, each asking a check of nothing (POST /api/check, answered
+at once: the connection is kept alive; libmicrohttpd 0.9.75 closes it
+after a GET) and then sending the next request's headers a byte every
+2 s, for at most 14 s. Prints "ready" once they are open, then one line:
   at-once A kept K last-close T fewest-bytes B open O
 A: closed by the server within 1 s (over its per-address limit); K: the
 others; T: the latest time (s after opening) one of those was closed; B:
@@ -21,7 +23,9 @@ for _ in range(64):
     s = socket.socket()
     s.bind(('127.0.0.2', 0))
     s.connect(('127.0.0.1', port))
-    s.sendall(b'GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ')
+    s.sendall(b'POST /api/check HTTP/1.1\r\nHost: 127.0.0.1\r\n'
+              b'Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 5\r\n\r\ntext='
+              b'GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ')
     conns.append({'s': s, 'at': time.monotonic(), 'closed': None, 'sent': 0})
 print('ready', flush=True)
 start = time.monotonic()
@@ -45,7 +49,7 @@ while time.monotonic() - start < 14:
                 data = c['s'].recv(4096)
             except OSError:
                 data = b''
-            if not data:  # the server closed it
+            if not data:  # the server closed it (data: the check's answer)
                 close(c)
     if time.monotonic() >= next_byte:
         next_byte += 2

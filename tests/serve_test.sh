@@ -6,10 +6,10 @@
 # scheme: 403), too many overrides and NUL bytes (400), bad options (exit
 # 2); and a clean stop on SIGTERM that stops the run in progress and the
 # waiting one (503). Slowloris (serve_slowloris.py): while 64 connections
-# from 127.0.0.2 send a byte every 2 s, at most 16 of them are kept,
-# requests from 127.0.0.1 are answered at once, and the kept ones are
-# closed 10 s after they opened although they keep sending (the other
-# checks run meanwhile).
+# from 127.0.0.2 send a byte every 2 s (after a first request answered at
+# once), at most 16 of them are kept, requests from 127.0.0.1 are answered
+# at once, and the kept ones are closed 10 s after that first answer
+# although they keep sending (the other checks run meanwhile).
 # Usage: serve_test.sh BIN
 set -euo pipefail
 bin=$1

@@ -14,7 +14,6 @@
 #include <json-c/json.h>
 
 #include "api.h"
-#include "jsonout.h"
 
 /* What f received, as a string (open_memstream). */
 struct answer {
@@ -264,29 +263,6 @@ static void test_scenarios_and_escaping(void **state)
     free(a.buf);
 }
 
-/* Whether s is valid UTF-8, decoded the long way (the reference for
- * jsonout_utf8_len's table): each sequence's code point must need its
- * length, not be a surrogate and not pass U+10FFFF. */
-static bool valid_utf8(const char *s)
-{
-    static const unsigned long least[5] = {0, 0, 0x80, 0x800, 0x10000};
-    for (const unsigned char *p = (const unsigned char *)s; *p != '\0';) {
-        size_t n = *p < 0x80 ? 1 : (*p & 0xE0) == 0xC0 ? 2 : (*p & 0xF0) == 0xE0 ? 3 : (*p & 0xF8) == 0xF0 ? 4 : 0;
-        if (n == 0)
-            return false;
-        unsigned long cp = n == 1 ? *p : *p & (0x7Fu >> n);
-        for (size_t k = 1; k < n; k++) {
-            if ((p[k] & 0xC0) != 0x80)
-                return false;
-            cp = cp << 6 | (p[k] & 0x3Fu);
-        }
-        if (cp < least[n] || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
-            return false;
-        p += n;
-    }
-    return true;
-}
-
 /* An override with bytes that are not UTF-8 (a stray 0xFF, an overlong
  * NUL, a surrogate, a sequence cut short) is echoed in the message with
  * each such byte as U+FFFD: the answer parses (json-c) and is valid UTF-8,
@@ -301,13 +277,13 @@ static void test_answers_are_utf8(void **state)
     struct answer a;
     run_answer(&a, &rq, &api_default_limits);
     assert_int_equal(a.status, 400);
-    assert_true(valid_utf8(a.buf));
+    assert_true(rs_valid_utf8(a.buf));
     json_object *doc = json_tokener_parse(a.buf);
     assert_non_null(doc);
     json_object *msgs = NULL;
     assert_true(json_object_object_get_ex(doc, "messages", &msgs));
     const char *msg = json_object_get_string(json_object_array_get_idx(msgs, 0));
-    assert_true(valid_utf8(msg));
+    assert_true(rs_valid_utf8(msg));
     const char *fffd = "\xef\xbf\xbd";
     char want[200];
     snprintf(want, sizeof want, "'\xc3\xa9\xe2\x9c\x93\xf0\x9f\x98\x80|%s|%s%s|%s%s%s|%s%sx%s%s'", fffd, fffd, fffd,
@@ -316,31 +292,6 @@ static void test_answers_are_utf8(void **state)
         fail_msg("want %s in %s", want, msg);
     json_object_put(doc);
     free(a.buf);
-}
-
-/* jsonout_utf8_len against the reference: for every lead and second byte,
- * and third and fourth bytes from each range that matters, the length is
- * the shortest prefix that is valid UTF-8, or 0 when none of up to 4 is. */
-static void test_utf8_rule_is_rfc3629(void **state)
-{
-    (void)state;
-    static const unsigned char tails[] = {0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xF4, 0xFF};
-    size_t nt = sizeof tails;
-    for (unsigned b0 = 1; b0 < 256; b0++)
-        for (unsigned b1 = 0; b1 < 256; b1++)
-            for (size_t t = 0; t < nt * nt; t++) {
-                char seq[5] = {(char)b0, (char)b1, (char)tails[t / nt], (char)tails[t % nt], '\0'};
-                size_t want = 0;
-                for (size_t k = 1; k <= 4 && want == 0; k++) {
-                    char head[5] = {0};
-                    memcpy(head, seq, k);
-                    if (strlen(head) == k && valid_utf8(head))
-                        want = k;
-                }
-                if (jsonout_utf8_len(seq) != want)
-                    fail_msg("%02x %02x %02x %02x: %zu, want %zu", b0, b1, tails[t / nt], tails[t % nt],
-                             jsonout_utf8_len(seq), want);
-            }
 }
 
 int main(void)
@@ -353,7 +304,6 @@ int main(void)
         cmocka_unit_test(test_scenarios_and_escaping),
         cmocka_unit_test(test_run_shape_is_effective),
         cmocka_unit_test(test_answers_are_utf8),
-        cmocka_unit_test(test_utf8_rule_is_rfc3629),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
