@@ -84,6 +84,21 @@ for k in 1 2; do
 done
 "$bin" merge "$tmp/shard1" "$tmp/shard2" -o "$tmp/merged" > /dev/null || fail "merge"
 check "$tmp/merged" sweep.csv
+# shards are read back as hostile: a grid value edited to hold a byte that
+# is not UTF-8 reaches summary.json as U+FFFD (valid UTF-8), the rest kept
+for k in 1 2; do
+  cp -r "$tmp/shard$k" "$tmp/edited$k"
+  sed -i 's/^point,1,2$/point,1,2\xff/' "$tmp/edited$k/experiment.csv"
+  sed -i 's/^\([0-9]*\),1,\([0-9]*\),2,/\1,1,\2,2\xff,/' "$tmp/edited$k/jobs.csv"
+done
+"$bin" merge "$tmp/edited1" "$tmp/edited2" -o "$tmp/edited" > /dev/null || fail "merge of edited shards"
+grep -q $'2\xff' "$tmp/edited/sweep.csv" || fail "the edited shards' byte is not in sweep.csv: the test edits nothing"
+"$py" - "$tmp/edited/summary.json" <<'PY' || fail "summary.json of edited shards is not valid UTF-8 with U+FFFD (see above)"
+import json, sys
+doc = json.loads(open(sys.argv[1], 'rb').read().decode('utf-8'))
+values = [r["layer.app.attempts"] for r in doc["rows"]]
+assert values == ["1", "2\ufffd", "3"], values
+PY
 "$bin" tune storm "${short[@]}" --grid layer.app.attempts=1..2 --objective max:ok_share -o "$tmp/tune" --format json > "$tmp/tune.out" 2> /dev/null || fail "tune"
 check "$tmp/tune" tune.csv
 "$py" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["rows"][0]["rank"]==1' "$tmp/tune.out" || fail "tune --format json: no rank 1 first"

@@ -7,6 +7,7 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -46,6 +47,29 @@ static inline struct sim *run_text(const char *text, const char *const *sets, si
     struct scenario sc;
     load_or_fail(&sc, text, sets, nsets);
     return run_or_fail(&sc, 0);
+}
+
+/* Whether s is valid UTF-8, decoded the long way (a reference for
+ * jsonout_utf8_len's table): each sequence's code point must need its
+ * length, not be a surrogate and not pass U+10FFFF. */
+static inline bool rs_valid_utf8(const char *s)
+{
+    static const unsigned long least[5] = {0, 0, 0x80, 0x800, 0x10000};
+    for (const unsigned char *p = (const unsigned char *)s; *p != '\0';) {
+        size_t n = *p < 0x80 ? 1 : (*p & 0xE0) == 0xC0 ? 2 : (*p & 0xF0) == 0xE0 ? 3 : (*p & 0xF8) == 0xF0 ? 4 : 0;
+        if (n == 0)
+            return false;
+        unsigned long cp = n == 1 ? *p : *p & (0x7Fu >> n);
+        for (size_t k = 1; k < n; k++) {
+            if ((p[k] & 0xC0) != 0x80)
+                return false;
+            cp = cp << 6 | (p[k] & 0x3Fu);
+        }
+        if (cp < least[n] || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
+            return false;
+        p += n;
+    }
+    return true;
 }
 
 /* The claims tests: a scenario's claim must hold on at least CLAIM_NEED of

@@ -5,7 +5,11 @@
 # unknown paths (404), a foreign Host or Origin (other site, port or
 # scheme: 403), too many overrides and NUL bytes (400), bad options (exit
 # 2); and a clean stop on SIGTERM that stops the run in progress and the
-# waiting one (503).
+# waiting one (503). Slowloris (serve_slowloris.py): while 64 connections
+# from 127.0.0.2 send a byte every 2 s (after a first request answered at
+# once), at most 16 of them are kept, requests from 127.0.0.1 are answered
+# at once, and the kept ones are closed 10 s after that first answer
+# although they keep sending (the other checks run meanwhile).
 # Usage: serve_test.sh BIN
 set -euo pipefail
 bin=$1
@@ -50,6 +54,12 @@ for _ in $(seq 100); do
 done
 [ -n "$url" ] || { echo "FAIL: no URL"; cat "$tmp/log"; exit 1; }
 
+port=${url#http://127.0.0.1:}
+python3 "$(dirname "$0")/serve_slowloris.py" "${port%/}" > "$tmp/slow" 2>&1 &
+slow=$!
+for _ in $(seq 100); do grep -qs ready "$tmp/slow" && break; sleep 0.1; done
+expect "a request while 64 connections from another address trickle" 200 '<title>retrystorm</title>' -- --max-time 3 "$url"
+
 expect "the page" 200 '<title>retrystorm</title>' -- "$url"
 expect "the chart library, from the binary" 200 'uPlot' -- "${url}uPlot.iife.min.js"
 expect "the list of built-ins" 200 '"name":"storm"' -- "${url}api/scenarios"
@@ -76,6 +86,16 @@ expect "a NUL in a field" 400 'malformed request' -- --data-binary 'scenario=sto
 got=$(curl -s -I -o /dev/null -w '%{http_code}' "$url")
 [ "$got" = 200 ] && echo "ok   HEAD (200)" || { echo "FAIL HEAD: $got"; fails=$((fails + 1)); }
 expect "a run too big for a page" 422 'the page draws at most 20000' -- --data-urlencode scenario=storm --data-urlencode set=run.bucket=1ms "${url}api/run"
+
+wait $slow || true
+read -r _ at_once _ kept _ last _ fewest _ open <<< "$(tail -1 "$tmp/slow")"
+if [ "${open:-x}" = 0 ] && [ "$kept" -ge 1 ] && [ "$kept" -le 16 ] && [ $((at_once + kept)) = 64 ] &&
+   [ "$(echo "$last >= 9.5 && $last <= 12.5" | bc -l)" = 1 ] && [ "$fewest" -ge 4 ]; then
+  echo "ok   Slowloris: $kept of 64 connections from one address kept, closed by $last s though each sent $fewest+ bytes"
+else
+  echo "FAIL: Slowloris: want at most 16 of 64 kept, all closed 10 to 12.5 s after opening while sending: $(cat "$tmp/slow")"
+  fails=$((fails + 1))
+fi
 
 # SIGTERM while a long run goes and another waits for the one slot: both
 # answer 503 at once, and the server stops within a second or two

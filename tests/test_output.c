@@ -3,7 +3,8 @@
  * its name says, on a run where those counts are non-zero and all differ,
  * so two columns written in each other's place (limited and dropped, say)
  * fail here, not only in a byte-for-byte golden file that a re-bless would
- * hide.
+ * hide. And the UTF-8 rule every JSON writer uses (jsonout_utf8_len)
+ * against a decoding reference (rs_valid_utf8).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonout.h"
 #include "rs_test.h"
 
 #define MAX_COLS 160
@@ -248,6 +250,31 @@ static void services_rows_per_replica(void **state)
     sim_destroy(s);
 }
 
+/* jsonout_utf8_len against the reference: for every lead and second byte,
+ * and third and fourth bytes from each range that matters, the length is
+ * the shortest prefix that is valid UTF-8, or 0 when none of up to 4 is. */
+static void utf8_rule_is_rfc3629(void **state)
+{
+    (void)state;
+    static const unsigned char tails[] = {0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xF4, 0xFF};
+    size_t nt = sizeof tails;
+    for (unsigned b0 = 1; b0 < 256; b0++)
+        for (unsigned b1 = 0; b1 < 256; b1++)
+            for (size_t t = 0; t < nt * nt; t++) {
+                char seq[5] = {(char)b0, (char)b1, (char)tails[t / nt], (char)tails[t % nt], '\0'};
+                size_t want = 0;
+                for (size_t k = 1; k <= 4 && want == 0; k++) {
+                    char head[5] = {0};
+                    memcpy(head, seq, k);
+                    if (strlen(head) == k && rs_valid_utf8(head))
+                        want = k;
+                }
+                if (jsonout_utf8_len(seq) != want)
+                    fail_msg("%02x %02x %02x %02x: %zu, want %zu", b0, b1, tails[t / nt], tails[t % nt],
+                             jsonout_utf8_len(seq), want);
+            }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -255,6 +282,7 @@ int main(void)
         cmocka_unit_test(summary_cells_fit_their_kinds),
         cmocka_unit_test(layers_columns_by_name),
         cmocka_unit_test(services_rows_per_replica),
+        cmocka_unit_test(utf8_rule_is_rfc3629),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,13 +3,15 @@
  * files the command line writes for the same scenario and seed; pasted
  * text reads no file; the page's limits refuse or stop a run with a
  * message; every answer is well-formed JSON text (escaped strings,
- * balanced brackets).
+ * balanced brackets) and valid UTF-8, whatever bytes the request held.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "rs_test.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include <json-c/json.h>
 
 #include "api.h"
 
@@ -325,6 +327,37 @@ static void test_scenarios_and_escaping(void **state)
     free(a.buf);
 }
 
+/* An override with bytes that are not UTF-8 (a stray 0xFF, an overlong
+ * NUL, a surrogate, a sequence cut short) is echoed in the message with
+ * each such byte as U+FFFD: the answer parses (json-c) and is valid UTF-8,
+ * and the valid characters around them (2, 3 and 4 bytes) are kept. */
+static void test_answers_are_utf8(void **state)
+{
+    (void)state;
+    struct api_request rq = {.scenario = "storm",
+                             .sets = {"run.duration=\xc3\xa9\xe2\x9c\x93\xf0\x9f\x98\x80|\xff|\xc0\x80|\xed\xa0\x80|"
+                                      "\xe2\x82x\xe2\x82"},
+                             .nsets = 1};
+    struct answer a;
+    run_answer(&a, &rq, &api_default_limits);
+    assert_int_equal(a.status, 400);
+    assert_true(rs_valid_utf8(a.buf));
+    json_object *doc = json_tokener_parse(a.buf);
+    assert_non_null(doc);
+    json_object *msgs = NULL;
+    assert_true(json_object_object_get_ex(doc, "messages", &msgs));
+    const char *msg = json_object_get_string(json_object_array_get_idx(msgs, 0));
+    assert_true(rs_valid_utf8(msg));
+    const char *fffd = "\xef\xbf\xbd";
+    char want[200];
+    snprintf(want, sizeof want, "'\xc3\xa9\xe2\x9c\x93\xf0\x9f\x98\x80|%s|%s%s|%s%s%s|%s%sx%s%s'", fffd, fffd, fffd,
+             fffd, fffd, fffd, fffd, fffd, fffd, fffd);
+    if (strstr(msg, want) == NULL)
+        fail_msg("want %s in %s", want, msg);
+    json_object_put(doc);
+    free(a.buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -336,6 +369,7 @@ int main(void)
         cmocka_unit_test(test_run_shape_is_effective),
         cmocka_unit_test(test_wall_clock_limit_holds),
         cmocka_unit_test(test_runs_share_memory),
+        cmocka_unit_test(test_answers_are_utf8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

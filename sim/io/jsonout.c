@@ -10,11 +10,66 @@
 
 #include <json-c/json.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define JSONOUT_MAX_COLUMNS 4096
 #define JSONOUT_MAX_BYTES ((size_t)256 << 20)
+
+size_t jsonout_utf8_len(const char *s)
+{
+    /* RFC 3629's table: the lead bytes, the sequence's length, and the
+     * range of its second byte (the others are 0x80 to 0xBF). */
+    static const struct {
+        unsigned char lo, hi, len, second_lo, second_hi;
+    } utf8[] = {
+        {0x00, 0x7F, 1, 0, 0},       {0xC2, 0xDF, 2, 0x80, 0xBF}, {0xE0, 0xE0, 3, 0xA0, 0xBF},
+        {0xE1, 0xEC, 3, 0x80, 0xBF}, {0xED, 0xED, 3, 0x80, 0x9F}, {0xEE, 0xEF, 3, 0x80, 0xBF},
+        {0xF0, 0xF0, 4, 0x90, 0xBF}, {0xF1, 0xF3, 4, 0x80, 0xBF}, {0xF4, 0xF4, 4, 0x80, 0x8F},
+    };
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < sizeof utf8 / sizeof utf8[0]; i++) {
+        if (p[0] < utf8[i].lo || p[0] > utf8[i].hi)
+            continue;
+        if (utf8[i].len > 1 && (p[1] < utf8[i].second_lo || p[1] > utf8[i].second_hi))
+            return 0;
+        for (size_t k = 2; k < utf8[i].len; k++)
+            if (p[k] < 0x80 || p[k] > 0xBF)
+                return 0;
+        return utf8[i].len;
+    }
+    return 0;
+}
+
+/* s with each byte that starts no well-formed UTF-8
+ * sequence replaced by U+FFFD, in a new string; s itself (not copied) when
+ * it is well-formed already. Two passes: O(length). */
+static char *utf8_clean(char *s)
+{
+    size_t bad = 0, n = 0;
+    for (size_t k; s[n] != '\0'; n += k ? k : 1)
+        bad += (k = jsonout_utf8_len(s + n)) == 0;
+    if (bad == 0)
+        return s;
+    if (n > (SIZE_MAX - 1) / 3) {
+        fprintf(stderr, "retrystorm: a table of %zu bytes is too large for summary.json\n", n);
+        abort();
+    }
+    char *out = malloc(n + 2 * bad + 1), *o = out;
+    if (out == NULL) {
+        fprintf(stderr, "retrystorm: out of memory building summary.json (%zu bytes)\n", n + 2 * bad + 1);
+        abort();
+    }
+    for (size_t i = 0, k; i < n; i += k ? k : 1) {
+        if ((k = jsonout_utf8_len(s + i)) == 0)
+            memcpy(o, "\xEF\xBF\xBD", 3), o += 3;
+        else
+            memcpy(o, s + i, k), o += k;
+    }
+    *o = '\0';
+    return out;
+}
 
 /* Whether s is a number in JSON's grammar:
  * -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?  (so never inf or nan). */
@@ -230,7 +285,10 @@ int jsonout_write(FILE *f, const char *csv, size_t len, const struct jsonout_met
     }
     memcpy(text, csv, len);
     text[len] = '\0';
-    int rc = fill(f, text, m, err, errsz);
+    char *clean = utf8_clean(text);
+    int rc = fill(f, clean, m, err, errsz);
+    if (clean != text)
+        free(clean);
     free(text);
     return rc;
 }

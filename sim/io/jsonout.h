@@ -16,7 +16,11 @@
  *     "command": "run", "scenario": "storm", "source": "summary.csv",
  *     "columns": ["scenario", ...], "rows": [ { "scenario": "storm", ... } ] }
  *
- * The JSON is built and escaped by json-c. Costs: linear in the table.
+ * The JSON is built and escaped by json-c, from the table made valid UTF-8
+ * first (a CSV read back may hold any bytes, and json-c passes bytes over
+ * 0x7F through as they are): each byte that starts no well-formed sequence
+ * becomes U+FFFD. jsonout_utf8_len is that rule, for every JSON writer
+ * (serve's answers too). Costs: linear in the table.
  */
 #ifndef RS_JSONOUT_H
 #define RS_JSONOUT_H
@@ -43,5 +47,12 @@ int jsonout_write(FILE *f, const char *csv, size_t len, const struct jsonout_met
  * at most 256 MiB), written in place of an earlier one. Returns 0 or -1
  * with a message. */
 int jsonout_write_dir(const char *dir, const struct jsonout_meta *m, char *err, size_t errsz);
+
+/* The length (1 to 4) of the well-formed UTF-8 sequence that s starts, as
+ * RFC 3629 defines it (no overlong form, no surrogate, nothing above
+ * U+10FFFF), or 0 when the byte at s starts none: a continuation byte,
+ * 0xC0, 0xC1, 0xF5 to 0xFF, or a sequence cut short (by a NUL too, so s
+ * may end anywhere). The NUL itself is 1. O(1). */
+size_t jsonout_utf8_len(const char *s);
 
 #endif

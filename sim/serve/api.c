@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "jsonout.h"
 #include "output.h"
 #include "scenario.h"
 #include "sim.h"
@@ -35,14 +36,17 @@ void api_json_string(FILE *f, const char *s)
 {
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
+        size_t len = jsonout_utf8_len((const char *)p);
         if (*p == '"' || *p == '\\')
             fprintf(f, "\\%c", *p);
         else if (*p == '\n')
             fputs("\\n", f);
         else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&' || *p == 0x7f)
             fprintf(f, "\\u%04x", *p);
+        else if (len == 0) /* a byte that starts no UTF-8 character (jsonout.h) */
+            fputs("\\ufffd", f);
         else
-            fputc(*p, f);
+            fwrite(p, 1, len, f), p += len - 1;
     }
     fputc('"', f);
 }

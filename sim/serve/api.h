@@ -69,7 +69,9 @@ int api_run(FILE *f, const struct api_request *rq, const struct api_limits *lim)
 
 /* s as a JSON string literal, quotes included; every byte below 0x20, the
  * quote, the backslash, '<', '>' and '&' escaped (the text can sit in a
- * page). */
+ * page); valid UTF-8 as it is, and each byte that starts no well-formed
+ * UTF-8 sequence (jsonout_utf8_len) as \ufffd, so the answer is always
+ * valid UTF-8. */
 void api_json_string(FILE *f, const char *s);
 
 #endif

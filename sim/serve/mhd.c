@@ -29,6 +29,7 @@ static const struct {
     MHD_FN(stop_daemon),
     MHD_FN(get_daemon_info),
     MHD_FN(lookup_connection_value),
+    MHD_FN(get_connection_info),
     MHD_FN(create_response_from_buffer),
     MHD_FN(add_response_header),
     MHD_FN(queue_response),

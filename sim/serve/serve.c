@@ -2,8 +2,12 @@
  * serve — `retrystorm serve`: the live page for demonstrations, over HTTP
  * from GNU libmicrohttpd. See serve.h.
  *
- * One thread per connection (at most SERVE_MAX_CONNECTIONS, each closed
- * after SERVE_IDLE_TIMEOUT seconds without a byte); a run waits for one of
+ * One thread per connection: at most SERVE_MAX_CONNECTIONS, of which
+ * SERVE_MAX_PER_ADDRESS from one address (a browser opens about 6), each
+ * closed after SERVE_IDLE_TIMEOUT seconds without a byte, or when a request
+ * (headers and body) is not all in SERVE_READ_DEADLINE seconds after the
+ * connection opened or its previous answer was sent, however it trickles
+ * (Slowloris: see "the read deadline" below). A run waits for one of
  * `jobs` slots (a semaphore: one simulation per core), and when more than
  * SERVE_MAX_WAITING runs already wait the request is answered 503 at once.
  * A run then reserves its memory (its state and the page's limit on what
@@ -34,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,12 +49,17 @@
 
 #define SERVE_MAX_BODY (256u * 1024u)
 #define SERVE_MAX_CONNECTIONS 64u
+#define SERVE_MAX_PER_ADDRESS 16u
 #define SERVE_MAX_WAITING 16
 #define SERVE_MAX_SCENARIO_NAME 64
 #define SERVE_MAX_SET 256
 #define SERVE_IDLE_TIMEOUT 15u /* seconds a connection may send nothing */
 #define SERVE_MAX_MEMORY 2e9   /* bytes all runs together may hold (--max-memory) */
+#define SERVE_READ_DEADLINE 10.0 /* seconds to send a whole request, however it trickles */
+#define SERVE_WATCH_TICK_NS 250000000L /* the watchdog looks 4 times a second */
 #define TOO_BIG "the request is larger than 256 KiB (a scenario file is a few KiB)"
+
+struct watched;
 
 /* The page (web/: text files, without NUL bytes), compiled in by sim/io/embed.cmake. */
 extern const struct scenario_builtin serve_assets[];
@@ -63,6 +73,9 @@ struct server {
     volatile sig_atomic_t stopping; /* Ctrl-C: waiting runs give up, running ones stop */
     struct api_limits lim;
     struct api_memory memory;      /* what the runs in progress reserved (api.h) */
+    pthread_mutex_t watch_mu;      /* guards the list of watched connections and their members */
+    struct watched *watched;       /* open connections, newest first */
+    atomic_bool watch_stop;
 };
 
 /* One POST in progress: its body, as the post processor hands it over. */
@@ -137,9 +150,108 @@ static enum MHD_Result on_field(void *cls, enum MHD_ValueKind kind, const char *
     return MHD_YES;
 }
 
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- the read deadline ----
+ * A thread per connection and an idle timeout let 64 connections that each
+ * send a byte every 2 s hold every thread for ever. So each open
+ * connection is on sv->watched, from the library's STARTED notification to
+ * its CLOSED one, with a clock: it runs while a request is read (from the
+ * connection's start, or from the end of the previous answer on a
+ * keep-alive connection) and stops when the request is all in (an answer
+ * is queued, or the body is complete). A watchdog thread looks every
+ * SERVE_WATCH_TICK_NS and shuts down (shutdown(2), both ways) a connection
+ * whose clock has passed SERVE_READ_DEADLINE; its thread then reads the end
+ * and the library closes it. The list is changed and walked under
+ * watch_mu, and libmicrohttpd 0.9.75 sends CLOSED (from
+ * MHD_cleanup_connections) before it closes the descriptor (a connection's
+ * thread only shuts it down, see thread_main_handle_connection): the
+ * watchdog never touches a descriptor that another connection reuses.
+ * Each look is O(connections), at most SERVE_MAX_CONNECTIONS. */
+struct watched {
+    struct watched *prev, *next;
+    struct server *sv;
+    int fd;
+    double since; /* when the clock last started or stopped (wall_now) */
+    bool reading; /* the clock runs */
+};
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **ctx,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    struct server *sv = cls;
+    struct watched *w = *ctx;
+    if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+        if (w == NULL)
+            return;
+        pthread_mutex_lock(&sv->watch_mu);
+        if (w->prev != NULL)
+            w->prev->next = w->next;
+        else
+            sv->watched = w->next;
+        if (w->next != NULL)
+            w->next->prev = w->prev;
+        pthread_mutex_unlock(&sv->watch_mu);
+        free(w);
+        *ctx = NULL;
+        return;
+    }
+    const union MHD_ConnectionInfo *fd = mhd.get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    w = fd != NULL ? calloc(1, sizeof *w) : NULL;
+    if (w == NULL) { /* a connection not watched is not served */
+        if (fd != NULL)
+            shutdown(fd->connect_fd, SHUT_RDWR);
+        return;
+    }
+    *w = (struct watched){.sv = sv, .fd = fd->connect_fd, .since = wall_now(), .reading = true};
+    pthread_mutex_lock(&sv->watch_mu);
+    w->next = sv->watched;
+    if (w->next != NULL)
+        w->next->prev = w;
+    sv->watched = w;
+    pthread_mutex_unlock(&sv->watch_mu);
+    *ctx = w;
+}
+
+/* Starts (a request is being read) or stops (it is all in) c's clock. */
+static void watch_clock(struct MHD_Connection *c, bool reading)
+{
+    const union MHD_ConnectionInfo *ci = mhd.get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    struct watched *w = ci != NULL ? ci->socket_context : NULL;
+    if (w == NULL)
+        return;
+    pthread_mutex_lock(&w->sv->watch_mu);
+    w->reading = reading;
+    w->since = wall_now();
+    pthread_mutex_unlock(&w->sv->watch_mu);
+}
+
+static void *watchdog(void *arg)
+{
+    struct server *sv = arg;
+    while (!atomic_load(&sv->watch_stop)) {
+        nanosleep(&(struct timespec){0, SERVE_WATCH_TICK_NS}, NULL);
+        double now = wall_now();
+        pthread_mutex_lock(&sv->watch_mu);
+        for (struct watched *w = sv->watched; w != NULL; w = w->next)
+            if (w->reading && now - w->since > SERVE_READ_DEADLINE) {
+                shutdown(w->fd, SHUT_RDWR);
+                w->reading = false;
+            }
+        pthread_mutex_unlock(&sv->watch_mu);
+    }
+    return NULL;
+}
+
 static enum MHD_Result respond(struct MHD_Connection *c, unsigned status, const char *type, void *data,
                                size_t size, enum MHD_ResponseMemoryMode mode)
 {
+    watch_clock(c, false); /* once an answer is queued, nothing more is read */
     struct MHD_Response *r = mhd.create_response_from_buffer(size, data, mode);
     if (r == NULL) {
         if (mode == MHD_RESPMEM_MUST_FREE)
@@ -207,13 +319,6 @@ static enum MHD_Result get(struct MHD_Connection *c, const char *url)
         if (strcmp(a->name, path) == 0)
             return respond(c, 200, content_type(path), (void *)a->text, strlen(a->text), MHD_RESPMEM_PERSISTENT);
     return refuse(c, 404, "no such page");
-}
-
-static double wall_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* Waits for a run slot, looking every 100 ms whether the server is
@@ -360,12 +465,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (mhd.destroy_post_processor(b->pp) != MHD_YES)
         b->bad = true;
     b->pp = NULL;
+    watch_clock(c, false); /* the request is all in: its run may wait for a slot */
     return post(sv, c, url, b);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **state, enum MHD_RequestTerminationCode why)
 {
-    (void)cls, (void)c, (void)why;
+    (void)cls, (void)why;
+    watch_clock(c, true); /* the next request on this connection has SERVE_READ_DEADLINE too */
     struct body *b = *state;
     if (b != NULL && b->counted)
         atomic_fetch_sub(&b->sv->answering, 1);
@@ -499,6 +606,8 @@ int serve_main(int argc, char **argv)
     sem_init(&sv.slots, 0, o.jobs);
     atomic_init(&sv.waiting, 0);
     atomic_init(&sv.answering, 0);
+    atomic_init(&sv.watch_stop, false);
+    pthread_mutex_init(&sv.watch_mu, NULL);
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
@@ -509,11 +618,20 @@ int serve_main(int argc, char **argv)
                      (v6 ? MHD_USE_IPv6 : 0);
     struct MHD_Daemon *d = mhd.start_daemon(
         flags, (uint16_t)o.port, NULL, NULL, on_request, &sv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_CONNECTION_LIMIT, SERVE_MAX_CONNECTIONS,
-        MHD_OPTION_CONNECTION_TIMEOUT, SERVE_IDLE_TIMEOUT, MHD_OPTION_END);
-    if (d == NULL) {
-        fprintf(stderr, "retrystorm serve: cannot listen on %s port %u (in use? try --port 0 for a free one)\n",
-                o.bind, o.port);
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_NOTIFY_CONNECTION, on_connection, &sv,
+        MHD_OPTION_CONNECTION_LIMIT, SERVE_MAX_CONNECTIONS, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+        SERVE_MAX_PER_ADDRESS, MHD_OPTION_CONNECTION_TIMEOUT, SERVE_IDLE_TIMEOUT, MHD_OPTION_END);
+    pthread_t dog;
+    int no_dog = d != NULL ? pthread_create(&dog, NULL, watchdog, &sv) : 0;
+    if (d == NULL || no_dog != 0) {
+        if (d == NULL)
+            fprintf(stderr, "retrystorm serve: cannot listen on %s port %u (in use? try --port 0 for a free one)\n",
+                    o.bind, o.port);
+        else {
+            fprintf(stderr, "retrystorm serve: cannot start the watchdog thread: %s\n", strerror(no_dog));
+            mhd.stop_daemon(d);
+        }
+        pthread_mutex_destroy(&sv.watch_mu);
         sem_destroy(&sv.slots);
         return 1;
     }
@@ -536,7 +654,10 @@ int serve_main(int argc, char **argv)
     /* runs see it within about 0.1 s: let their 503s go out (for at most 3 s) */
     for (int i = 0; i < 300 && atomic_load(&sv.answering) > 0; i++)
         nanosleep(&(struct timespec){0, 10000000L}, NULL);
+    atomic_store(&sv.watch_stop, true);
+    pthread_join(dog, NULL);
     mhd.stop_daemon(d);
+    pthread_mutex_destroy(&sv.watch_mu);
     sem_destroy(&sv.slots);
     printf("retrystorm serve: stopped (%s)\n", sig == SIGINT ? "interrupt" : "terminated");
     return 0;
