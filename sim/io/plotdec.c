@@ -127,6 +127,19 @@ struct plotdec *plotdec_new(const char *header, const char *const *keys, const c
               columns(d, means, &d->means, &d->nmeans, 0, err, errsz);
     d->tcol = tcol ? tcol[0] : 0;
     free(tcol);
+    /* the columns before t name the series too (a comparison's axes, whose
+     * values need not be numbers) */
+    size_t *keys_all = xcalloc(d->nkeys + d->tcol + 1, sizeof *keys_all), nk = d->nkeys;
+    if (d->nkeys > 0)
+        memcpy(keys_all, d->keys, d->nkeys * sizeof *keys_all);
+    for (size_t i = 0; ok && i < d->tcol; i++)
+        if (d->kind[i] == 0) {
+            d->kind[i] = 2;
+            keys_all[nk++] = i;
+        }
+    free(d->keys);
+    d->keys = keys_all;
+    d->nkeys = nk;
     d->mean_names = xcalloc(strlen(header) + 6 * d->nmeans + 1, 1);
     for (size_t i = 0, len = 0; ok && i < d->nmeans; i++)
         len += (size_t)sprintf(d->mean_names + len, ",%.*s_mean", (int)d->fl[d->means[i]], d->fs[d->means[i]]);

@@ -4,8 +4,8 @@
  * as for 10^6 while the CSV in the output directory stays whole.
  *
  * A series is the rows that share the values of the key columns (a
- * variant, a service and replica, a cache; none: the whole file), in time
- * order. When the longest series has more than 2 × groups rows, every
+ * variant, a service and replica, a cache; none: the whole file; every
+ * column before t is one: a comparison's axes), in time order. When the longest series has more than 2 × groups rows, every
  * series is cut into runs of g consecutive rows (g = ceil(longest /
  * groups): at most `groups` runs a series), and each run becomes two rows:
  *  - t: the run's first t, then its last (both as written);
