@@ -268,6 +268,7 @@ static void outcomes_add_up_everywhere(void **state)
     }
 }
 
+#if !defined(__SANITIZE_ADDRESS__)
 /* Bytes allocated now: malloc's (in use, small and mapped) and mem_alloc's
  * large blocks. */
 static double allocated_now(void)
@@ -275,6 +276,7 @@ static double allocated_now(void)
     struct mallinfo2 mi = mallinfo2();
     return (double)mi.uordblks + (double)mi.hblkhd + (double)mem_mapped();
 }
+#endif
 
 /* sim_footprint counts every array sim_create allocates whose size the
  * scenario sets (issue 29: per-instance bulkheads were not counted, and a

@@ -47,6 +47,18 @@ static void table_parse(struct table *t)
     }
 }
 
+/* A run's summary.csv (written after `wall` seconds), parsed into t. */
+static void summary_table(const struct sim *s, double wall, struct summary *sum, struct table *t)
+{
+    output_summarise(s, wall, sum);
+    size_t size;
+    FILE *f = open_memstream(&t->buf, &size);
+    assert_non_null(f);
+    output_write_summary_csv(f, s, sum, OUTPUT_HEADER);
+    assert_int_equal(fclose(f), 0);
+    table_parse(t);
+}
+
 /* File `name` of finished run s, as output_write_file writes it, in a
  * malloc'd buffer. */
 static char *write_named(const struct sim *s, const char *name)
@@ -93,14 +105,8 @@ static void summary_columns_by_name(void **state)
     struct sim *s = run_text(text, NULL, 0);
     const struct metrics *m = sim_metrics(s);
     struct summary sum;
-    output_summarise(s, 0, &sum);
     struct table t;
-    size_t size;
-    FILE *f = open_memstream(&t.buf, &size);
-    assert_non_null(f);
-    output_write_summary_csv(f, s, &sum, OUTPUT_HEADER);
-    assert_int_equal(fclose(f), 0);
-    table_parse(&t);
+    summary_table(s, 0, &sum, &t);
     struct {
         const char *name;
         uint64_t want;
@@ -157,14 +163,8 @@ static void summary_cells_fit_their_kinds(void **state)
     (void)state;
     struct sim *s = run_text(text, NULL, 0);
     struct summary sum;
-    output_summarise(s, 1.25, &sum);
     struct table t;
-    size_t size;
-    FILE *f = open_memstream(&t.buf, &size);
-    assert_non_null(f);
-    output_write_summary_csv(f, s, &sum, OUTPUT_HEADER);
-    assert_int_equal(fclose(f), 0);
-    table_parse(&t);
+    summary_table(s, 1.25, &sum, &t);
     struct output_column cols[OUTPUT_MAX_COLUMNS];
     size_t n = output_summary_columns(cols, OUTPUT_MAX_COLUMNS), metrics = 0;
     assert_true(n < OUTPUT_MAX_COLUMNS);

@@ -118,27 +118,43 @@ static unsigned long long edge_attempts(const struct scenario *sc, int from, uns
     return product;
 }
 
-/* The most attempts one call of service u can cause below it, over every
- * path of calls (1 for a service that calls none); memoised in most[]
- * (0: not yet known), with next[u] the call on the worst path or -1. The
- * calls form a DAG: O(services · calls · layers). */
-static unsigned long long worst_below(const struct scenario *sc, unsigned u,
-                                      unsigned long long *most, int *next)
+static unsigned long long sat_add(unsigned long long a, unsigned long long b)
 {
-    if (most[u] != 0)
-        return most[u];
-    unsigned long long best = 1;
-    next[u] = -1;
+    return a > ULLONG_MAX - b ? ULLONG_MAX : a + b;
+}
+
+/* What one execution of service u causes below it, memoised in known[]
+ * (0: not yet): all[u], every attempt of every call on every path (each
+ * attempt executes the service it reaches once more), and worst[u], the
+ * attempts reaching the bottom of its worst single path, with next[u] the
+ * call that path takes (-1: none). The calls form a DAG once the rules
+ * have passed: O(services · calls · layers). */
+struct below {
+    unsigned long long all[SCENARIO_MAX_SERVICES], worst[SCENARIO_MAX_SERVICES];
+    int next[SCENARIO_MAX_SERVICES];
+    bool known[SCENARIO_MAX_SERVICES];
+};
+
+static void walk_below(const struct scenario *sc, unsigned u, struct below *b)
+{
+    if (b->known[u])
+        return;
+    unsigned long long all = 0, worst = 1;
+    b->next[u] = -1;
     for (unsigned c = 0; c < sc->services[u].ncalls; c++) {
         const struct dep_cfg *dep = &sc->services[u].calls[c];
-        unsigned long long x = sat_mul(sat_mul(dep->fanout, edge_attempts(sc, (int)u, dep->service)),
-                                       worst_below(sc, dep->service, most, next));
-        if (x > best) {
-            best = x;
-            next[u] = (int)c;
+        walk_below(sc, dep->service, b);
+        unsigned long long calls = sat_mul(dep->fanout, edge_attempts(sc, (int)u, dep->service));
+        all = sat_add(all, sat_mul(calls, sat_add(1, b->all[dep->service])));
+        unsigned long long x = sat_mul(calls, b->worst[dep->service]);
+        if (x > worst) {
+            worst = x;
+            b->next[u] = (int)c;
         }
     }
-    return most[u] = best;
+    b->all[u] = all;
+    b->worst[u] = worst;
+    b->known[u] = true;
 }
 
 /* A path walked term by term: the product so far, the term at which it
@@ -147,10 +163,9 @@ static unsigned long long worst_below(const struct scenario *sc, unsigned u,
 enum culprit { CULPRIT_NONE, CULPRIT_LAYER, CULPRIT_FANOUT };
 
 struct walk {
-    unsigned long long product;
-    enum culprit culprit;
-    unsigned index; /* the layer, or the service whose calls fan out */
-    bool layer;     /* a layer was seen before the limit was passed */
+    unsigned long long product, most; /* the product so far; the largest factor */
+    enum culprit culprit, largest;    /* the term that passed the limit; the largest's kind */
+    unsigned index, largest_index;    /* the layer, or the service whose calls fan out */
     char parts[2400];
 };
 
@@ -169,13 +184,14 @@ static void walk_term(struct walk *wk, enum culprit kind, unsigned index, unsign
         vsnprintf(wk->parts + used, sizeof wk->parts - used, fmt, ap);
     va_end(ap);
     unsigned long long next = sat_mul(wk->product, factor);
-    /* the last layer before the limit is passed (its attempts are what to
-     * lower), else the fan-out that passes it */
-    if (wk->product <= SCENARIO_MAX_ATTEMPTS &&
-        (kind == CULPRIT_LAYER || (!wk->layer && next > SCENARIO_MAX_ATTEMPTS))) {
-        wk->culprit = kind;
+    if (wk->product <= SCENARIO_MAX_ATTEMPTS && next > SCENARIO_MAX_ATTEMPTS) {
+        wk->culprit = kind; /* the term that passes the limit: more than 1, what to lower */
         wk->index = index;
-        wk->layer = kind == CULPRIT_LAYER;
+    }
+    if (factor > wk->most) {
+        wk->most = factor;
+        wk->largest = kind;
+        wk->largest_index = index;
     }
     wk->product = next;
 }
@@ -189,51 +205,58 @@ static void walk_edge(const struct scenario *sc, struct walk *wk, int from, unsi
     }
 }
 
-/* Says which term passed the limit: a layer's attempts, or a fan-out (a
- * graph without layers is bounded as well: the application's call is one
- * attempt, and its fan-outs multiply alone). */
-static void report_attempts(struct apply_ctx *ac, const struct walk *wk, const char *path, unsigned hops)
+/* Says how many attempts a request could make and which term to lower:
+ * the one at which the worst path passes the limit, or (a wide graph whose
+ * paths each stay under it) the largest on that path. A graph without
+ * layers is bounded as well: the application's call is one attempt. */
+static void report_attempts(struct apply_ctx *ac, const struct walk *wk, unsigned long long total,
+                            const char *path, unsigned hops)
 {
     const struct scenario *sc = ac->sc;
-    char w[400];
-    if (wk->culprit == CULPRIT_FANOUT) {
-        scn_key_where(ac, S_SERVICE, wk->index, "calls", w, sizeof w);
-        scn_diag_add(ac->diag, "%s: [service %s] calls: a request could make %llu attempts, the product of the layers' attempts and the fan-outs on the path %s (%s); "
-                     "at most %llu are allowed: lower a fan-out or some layer's attempts",
-                     w, sc->services[wk->index].name, wk->product, path, wk->parts, SCENARIO_MAX_ATTEMPTS);
-        return;
+    enum culprit kind = wk->culprit != CULPRIT_NONE ? wk->culprit : wk->largest;
+    unsigned index = wk->culprit != CULPRIT_NONE ? wk->index : wk->largest_index;
+    char w[400], what[200];
+    if (kind == CULPRIT_FANOUT) {
+        scn_key_where(ac, S_SERVICE, index, "calls", w, sizeof w);
+        snprintf(what, sizeof what, "[service %s] calls", sc->services[index].name);
+    } else {
+        scn_key_where(ac, S_LAYER, index, "attempts", w, sizeof w);
+        snprintf(what, sizeof what, "[layer %s] attempts = %u", sc->layers[index].name, sc->layers[index].attempts);
     }
-    const struct layer_cfg *l = &sc->layers[wk->index];
-    scn_key_where(ac, S_LAYER, wk->index, "attempts", w, sizeof w);
     if (hops == 0)
-        scn_diag_add(ac->diag, "%s: [layer %s] attempts = %u: a request could make %llu attempts, the product of every layer's attempts (%s); "
+        scn_diag_add(ac->diag, "%s: %s: a request could make %llu attempts, the product of every layer's attempts (%s); "
                      "at most %llu are allowed: lower some layer's attempts",
-                     w, l->name, l->attempts, wk->product, wk->parts, SCENARIO_MAX_ATTEMPTS);
+                     w, what, total, wk->parts, SCENARIO_MAX_ATTEMPTS);
     else
-        scn_diag_add(ac->diag, "%s: [layer %s] attempts = %u: a request could make %llu attempts, the product of the layers' attempts and the fan-outs on the path %s (%s); "
-                     "at most %llu are allowed: lower some layer's attempts or a fan-out",
-                     w, l->name, l->attempts, wk->product, path, wk->parts, SCENARIO_MAX_ATTEMPTS);
+        scn_diag_add(ac->diag, "%s: %s: a request could make %llu attempts over the service graph, %llu of them on the path %s (%s); "
+                     "at most %llu are allowed: lower %s",
+                     w, what, total, wk->product, path, wk->parts, SCENARIO_MAX_ATTEMPTS,
+                     kind == CULPRIT_FANOUT ? "a fan-out or some layer's attempts" : "some layer's attempts or a fan-out");
 }
 
 /* Attempts per request: every layer retries every attempt of the layer
- * above, and a service calls a dependency fan-out times for each of its
- * executions, so they multiply along a path from the clients; the worst
- * path is bounded, whether or not it has layers. */
+ * above, a service calls a dependency fan-out times for each of its
+ * executions, and each attempt executes the service it reaches: summed
+ * over every path of the graph from the clients, whether or not it has
+ * layers, they are bounded. The message walks the worst path. */
 static void check_attempts(struct apply_ctx *ac)
 {
     const struct scenario *sc = ac->sc;
     if (!ac->graph_ok)
         return;
-    unsigned long long most[SCENARIO_MAX_SERVICES] = {0};
-    int next[SCENARIO_MAX_SERVICES];
+    struct below b = {.known = {false}};
     char path[SCENARIO_MAX_SERVICES * (SCENARIO_NAME_MAX + 4) + 16];
-    struct walk wk = {.product = 1, .culprit = CULPRIT_NONE};
+    struct walk wk = {.product = 1, .most = 1, .culprit = CULPRIT_NONE, .largest = CULPRIT_NONE};
     unsigned u = sc->entry, hops = 0;
-    worst_below(sc, u, most, next);
+    walk_below(sc, u, &b);
+    unsigned long long first = edge_attempts(sc, SCENARIO_CLIENT, u),
+                       total = sat_mul(first, sat_add(1, b.all[u]));
+    if (total <= SCENARIO_MAX_ATTEMPTS)
+        return;
     walk_edge(sc, &wk, SCENARIO_CLIENT, u);
     size_t used = (size_t)snprintf(path, sizeof path, "clients -> %s", sc->services[u].name);
-    for (; next[u] >= 0; hops++) {
-        const struct dep_cfg *dep = &sc->services[u].calls[next[u]];
+    for (; b.next[u] >= 0; hops++) {
+        const struct dep_cfg *dep = &sc->services[u].calls[b.next[u]];
         if (dep->fanout > 1)
             walk_term(&wk, CULPRIT_FANOUT, u, dep->fanout, "service.%s.calls = %s*%u", sc->services[u].name,
                       dep->name, dep->fanout);
@@ -241,8 +264,11 @@ static void check_attempts(struct apply_ctx *ac)
         u = dep->service;
         used += (size_t)snprintf(path + used, sizeof path - used, " -> %s", sc->services[u].name);
     }
-    if (wk.product > SCENARIO_MAX_ATTEMPTS)
-        report_attempts(ac, &wk, path, hops);
+    if (wk.culprit == CULPRIT_NONE && wk.largest == CULPRIT_NONE) { /* a path of ones: the widest fan-out */
+        wk.largest = CULPRIT_FANOUT;
+        wk.largest_index = sc->entry;
+    }
+    report_attempts(ac, &wk, total, path, hops);
 }
 
 /* services.csv has a row per bucket for every service and every replica. */

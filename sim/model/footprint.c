@@ -47,29 +47,19 @@ double sim_layer_bulkhead_bytes(const struct scenario *sc, const struct layer_cf
     return (l->instances == 0 ? sc->clients : l->instances) * 4.0 * sizeof(uint32_t);
 }
 
-static double part_budgets(const struct scenario *sc)
+/* One of the per-layer parts over every layer. */
+static double over_layers(const struct scenario *sc,
+                          double (*part)(const struct scenario *sc, const struct layer_cfg *l))
 {
     double sum = 0;
     for (unsigned i = 0; i < sc->nlayers; i++)
-        sum += sim_layer_budget_bytes(sc, &sc->layers[i]);
+        sum += part(sc, &sc->layers[i]);
     return sum;
 }
 
-static double part_breakers(const struct scenario *sc)
-{
-    double sum = 0;
-    for (unsigned i = 0; i < sc->nlayers; i++)
-        sum += sim_layer_breaker_bytes(sc, &sc->layers[i]);
-    return sum;
-}
-
-static double part_bulkheads(const struct scenario *sc)
-{
-    double sum = 0;
-    for (unsigned i = 0; i < sc->nlayers; i++)
-        sum += sim_layer_bulkhead_bytes(sc, &sc->layers[i]);
-    return sum;
-}
+static double part_budgets(const struct scenario *sc) { return over_layers(sc, sim_layer_budget_bytes); }
+static double part_breakers(const struct scenario *sc) { return over_layers(sc, sim_layer_breaker_bytes); }
+static double part_bulkheads(const struct scenario *sc) { return over_layers(sc, sim_layer_bulkhead_bytes); }
 
 /* Per key of each cache: its list links, expiry, stored mark and misses in
  * flight (cache_init), and with coalescing the first waiter (caching_init). */
@@ -145,7 +135,8 @@ double sim_footprint(const struct scenario *sc, double part[SIM_FOOTPRINT_PARTS]
 
 const char *sim_footprint_part_name(int i) { return parts[i].name; }
 
-/* Each live object of every pool, and each pending event with its slot. */
+/* Each live object of every pool, each pending event with its slot, and
+ * the replicas' queues as they grew. */
 double sim_live_bytes(const struct sim *s)
 {
     const struct pool *pools[] = {&s->requests, &s->calls, &s->jobs, &s->msgs, &s->joins, &s->hedges, &s->kids};
@@ -153,5 +144,6 @@ double sim_live_bytes(const struct sim *s)
     for (size_t i = 0; i < sizeof pools / sizeof pools[0]; i++)
         sum += (double)pools[i]->live * (double)pools[i]->size;
     double events = (double)s->q.nslots - s->q.nfree;
-    return sum + events * (sizeof(struct evq_event) + sizeof *s->q.slot_seq + sizeof *s->q.free_slots);
+    return sum + events * (sizeof(struct evq_event) + sizeof *s->q.slot_seq + sizeof *s->q.free_slots) +
+           s->queue_growth;
 }

@@ -186,6 +186,7 @@ static void push_queue(struct sim *s, struct replica *rp, uint32_t job)
         free(rp->queue);
         rp->queue = nq;
         rp->q_head = 0;
+        s->queue_growth += (double)(ncap - rp->q_cap) * sizeof *nq; /* in flight: sim_live_bytes */
         rp->q_cap = ncap;
     }
     rp->queue[(rp->q_head + rp->q_ring) % rp->q_cap] = job;

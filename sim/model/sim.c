@@ -116,25 +116,36 @@ static void topology_init(struct sim *s)
 /* Records, for every bucket before `upto`, each layer's share of breakers
  * open and mean budget level (the state is constant between events, so the
  * value at the first event after a bucket's end is its value at that end).
- * The level is averaged over at most 4096 evenly spaced states. */
+ * The level is averaged over at most 4096 evenly spaced states, once a
+ * call: every bucket it catches up on gets the same values (the states and
+ * s->now do not change in between), so an event after a long quiet costs
+ * O(layers · 4096), not that times the buckets it crosses. */
 static void sample_layers(struct sim *s, size_t upto)
 {
-    for (; s->sampled < upto && s->sampled < s->m.nbuckets; s->sampled++) {
-        for (unsigned i = 0; i < s->sc.nlayers; i++) {
-            struct layer_rt *rt = &s->lrt[i];
-            const struct layer_cfg *l = &s->sc.layers[i];
-            struct layer_bucket *lb = &s->m.lb[s->sampled * s->m.nlayers + i];
-            lb->open_share = rt->nbreakers ? (double)rt->n_open / rt->nbreakers : -1.0;
-            lb->budget_level = -1.0;
-            if (rt->nbudgets == 0)
-                continue;
-            uint32_t step = rt->nbudgets > 4096 ? rt->nbudgets / 4096 : 1;
-            double sum = 0, n = 0;
-            for (uint32_t j = 0; j < rt->nbudgets; j += step, n++)
-                sum += budget_level(l->budget, &l->budget_p, &rt->budgets[j], s->now);
-            lb->budget_level = sum / n;
-        }
+    if (upto > s->m.nbuckets)
+        upto = s->m.nbuckets;
+    if (s->sampled >= upto)
+        return;
+    double open[SCENARIO_MAX_LAYERS], level[SCENARIO_MAX_LAYERS];
+    for (unsigned i = 0; i < s->sc.nlayers; i++) {
+        const struct layer_rt *rt = &s->lrt[i];
+        const struct layer_cfg *l = &s->sc.layers[i];
+        open[i] = rt->nbreakers ? (double)rt->n_open / rt->nbreakers : -1.0;
+        level[i] = -1.0;
+        if (rt->nbudgets == 0)
+            continue;
+        uint32_t step = rt->nbudgets > 4096 ? rt->nbudgets / 4096 : 1;
+        double sum = 0, n = 0;
+        for (uint32_t j = 0; j < rt->nbudgets; j += step, n++)
+            sum += budget_level(l->budget, &l->budget_p, &rt->budgets[j], s->now);
+        level[i] = sum / n;
     }
+    for (; s->sampled < upto; s->sampled++)
+        for (unsigned i = 0; i < s->sc.nlayers; i++) {
+            struct layer_bucket *lb = &s->m.lb[s->sampled * s->m.nlayers + i];
+            lb->open_share = open[i];
+            lb->budget_level = level[i];
+        }
 }
 
 /* attempts.csv's levels of hedges per request, one per hedged layer: at
@@ -452,8 +463,8 @@ static bool over_live_limit(struct sim *s)
     if (bytes <= s->live_limit)
         return false;
     snprintf(s->limit, sizeof s->limit,
-             "stopped at %.3f s of simulated time: %llu requests, attempts and messages in flight held %.0f MB, "
-             "over the limit of %.0f MB (--max-memory)",
+             "stopped at %.3f s of simulated time: %llu requests, attempts and messages in flight held %.1f MB, "
+             "over the limit of %.1f MB (--max-memory)",
              units_seconds(s->now), (unsigned long long)sim_live_objects(s), bytes / 1e6, s->live_limit / 1e6);
     return true;
 }
@@ -475,7 +486,8 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
     uint64_t same_instant = 0,
              same_limit = 2000000ULL + 64ULL * s->sc.clients + 64ULL * s->sc.trace_burst;
     for (;;) {
-        if ((s->m.events & 4095) == 0 && ((s->stop != NULL && *s->stop) || over_live_limit(s))) {
+        if ((s->m.events & (SIM_PROGRESS_EVENTS - 1)) == 0 &&
+            ((s->stop != NULL && *s->stop) || over_live_limit(s))) {
             s->interrupted = evq_next_time(&s->q) < s->sc.duration;
             if (!s->interrupted)
                 s->limit[0] = '\0'; /* it had nothing left to do */

@@ -41,8 +41,8 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
 
 /* The memory of objects in flight (requests, calls, jobs, messages, joins,
  * hedges and events) a run may hold before it stops, incomplete, with
- * sim_limit saying so: SIM_MAX_LIVE_BYTES unless set. Checked every 4096
- * events. What the scenario itself allocates is bounded by check
+ * sim_limit saying so: SIM_MAX_LIVE_BYTES unless set. Checked, as the stop
+ * flag is, every SIM_PROGRESS_EVENTS events. What the scenario itself allocates is bounded by check
  * (sim_footprint, SCENARIO_MAX_STATE_BYTES). */
 #define SIM_MAX_LIVE_BYTES 4e9
 void sim_set_live_limit(struct sim *s, double bytes);
@@ -67,7 +67,7 @@ double sim_layer_breaker_bytes(const struct scenario *sc, const struct layer_cfg
 double sim_layer_bulkhead_bytes(const struct scenario *sc, const struct layer_cfg *l);
 
 /* A flag (set by a signal handler) that makes sim_run stop at the next
- * batch of events; the run then ends at the time reached, incomplete. */
+ * batch of SIM_PROGRESS_EVENTS events; the run then ends at the time reached, incomplete. */
 void sim_set_stop(struct sim *s, volatile sig_atomic_t *flag);
 /* Whether the run reached its full duration. */
 bool sim_complete(const struct sim *s);

@@ -333,6 +333,7 @@ struct sim {
     volatile sig_atomic_t *stop; /* set by a signal: end the run early */
     bool interrupted;
     double live_limit;   /* bytes of objects in flight (sim_set_live_limit) */
+    double queue_growth; /* bytes the replicas' queues grew by past their first 1024 entries */
     char limit[200];     /* why the run stopped at a limit, or "" */
     evq_handle *think;    /* closed loop with herds: each client's pending think */
     struct occ_client *occ; /* the occ model's clients */

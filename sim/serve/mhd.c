@@ -37,7 +37,24 @@ static const struct {
     MHD_FN(create_post_processor),
     MHD_FN(post_process),
     MHD_FN(destroy_post_processor),
+    MHD_FN(get_version),
 };
+
+/* The oldest libmicrohttpd serve's read deadline was checked against:
+ * there a connection's socket is closed only after its CLOSED
+ * notification (MHD_cleanup_connections), so the watchdog, which shuts
+ * sockets down under the lock that notification takes, never reaches a
+ * descriptor reused by another connection. */
+#define MHD_OLDEST (0u << 24 | 9u << 16 | 75u << 8) /* 0.9.75, as version_number reads it */
+
+/* "A.B.C" as 0xAABBCC00, or 0 when it is not one. */
+static unsigned version_number(const char *v)
+{
+    unsigned a, b, c;
+    if (v == NULL || sscanf(v, "%u.%u.%u", &a, &b, &c) != 3 || a > 255 || b > 255 || c > 255)
+        return 0;
+    return a << 24 | b << 16 | c << 8;
+}
 
 int mhd_load(char *err, size_t errsz)
 {
@@ -61,6 +78,12 @@ int mhd_load(char *err, size_t errsz)
         }
         /* a function's address, as POSIX has dlsym return it */
         memcpy((char *)&api + fns[i].offset, &sym, sizeof sym);
+    }
+    const char *v = api.get_version();
+    if (version_number(v) < MHD_OLDEST) {
+        snprintf(err, errsz, "%s is version %.20s; serve needs 0.9.75 or later", RS_MHD_SONAME, v ? v : "(none)");
+        dlclose(h);
+        return -1;
     }
     mhd = api;
     lib = h;

@@ -26,6 +26,7 @@ struct mhd_api {
     __typeof__(MHD_create_post_processor) *create_post_processor;
     __typeof__(MHD_post_process) *post_process;
     __typeof__(MHD_destroy_post_processor) *destroy_post_processor;
+    __typeof__(MHD_get_version) *get_version;
 };
 
 /* The library's functions, once mhd_load has returned 0. */

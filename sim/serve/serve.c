@@ -494,6 +494,13 @@ static const char serve_usage[] =
     "  hold at most SIZE of memory (default 2GB; each reserves its state and 512 MB for what is\n"
     "  in flight). Ctrl-C stops.\n";
 
+/* The most one run may reserve of --max-memory: the page's limits on its
+ * state and on what it holds in flight. */
+static double one_run_bytes(void)
+{
+    return api_default_limits.max_state_bytes + api_default_limits.max_live_bytes;
+}
+
 /* A whole number from text within [lo, hi], or false. */
 static bool number(const char *s, double lo, double hi, double *out)
 {
@@ -533,13 +540,14 @@ static int parse_opts(int argc, char **argv, struct serve_opts *o)
             o->jobs = (unsigned)x;
         else if (strcmp(a, "--max-seconds") == 0 && number(v, 0.1, 3600, &x))
             o->max_seconds = x;
-        else if (strcmp(a, "--max-memory") == 0 && units_parse_size(v, &x) && x >= 1e9)
+        else if (strcmp(a, "--max-memory") == 0 && units_parse_size(v, &x) && x >= one_run_bytes())
             o->max_memory = x;
         else {
             fprintf(stderr, "retrystorm serve: %s '%s': %s\n", a, v,
                     strcmp(a, "--port") == 0 ? "a port from 0 to 65535"
                     : strcmp(a, "--jobs") == 0 ? "a whole number from 1 to 1024"
-                    : strcmp(a, "--max-memory") == 0 ? "a size from 1GB to 1000GB (a run may reserve 1 GB)"
+                    : strcmp(a, "--max-memory") == 0 ? "a size from 1.024GB to 1000GB (what one run may reserve: "
+                                                       "512 MB of state and 512 MB in flight)"
                                                      : "seconds from 0.1 to 3600");
             return 2;
         }

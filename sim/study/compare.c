@@ -499,7 +499,7 @@ static int append_mapped(FILE *out, const struct union_cols *u, char *text, cons
         return 0;
     *next++ = '\0';
     size_t nh = split(text, f, MAX_FILE_COLS);
-    static int where[MAX_FILE_COLS]; /* union column -> the variant's column, or -1 */
+    int where[MAX_FILE_COLS]; /* union column -> the variant's column, or -1 */
     for (size_t j = 0; j < u->n; j++) {
         where[j] = -1;
         for (size_t i = 0; i < nh; i++)
