@@ -84,12 +84,12 @@ expect 2 'a request could make' -- timeout 20 "$bin" compare "$tmp/att.ini" --va
 fan='[run]\nduration = 10s\n[load]\nrate = 1/s\n'
 for v in a b c d; do fan+="[service $v]\nservice = exp(1ms)\ncalls = $(echo "$v" | tr 'a-d' 'b-e')*64\n"; done
 printf "$fan[service e]\nservice = exp(1ms)\n" > "$tmp/fan.ini"
-msg="fan.ini:16: \[service d\] calls: a request could make 17043521 attempts over the service graph, 16777216 of them on the path clients -> a -> b -> c -> d -> e \(service\.a\.calls = b\*64 x service\.b\.calls = c\*64 x service\.c\.calls = d\*64 x service\.d\.calls = e\*64\); at most 1000000 are allowed: lower a fan-out or some layer's attempts"
+msg="fan.ini:16: \[service d\] calls: a request could make 17043521 attempts over the service graph, most of them down the path clients -> a -> b -> c -> d -> e, which multiplies to 16777216 \(service\.a\.calls = b\*64 x service\.b\.calls = c\*64 x service\.c\.calls = d\*64 x service\.d\.calls = e\*64\); at most 1000000 are allowed: lower a fan-out or some layer's attempts"
 expect 2 "$msg" -- "$bin" check "$tmp/fan.ini"
 expect 2 "$msg" -- timeout 20 "$bin" run "$tmp/fan.ini" -o "$tmp/fan"
 [ -e "$tmp/fan" ] && fail "a refused run created its output directory"
 expect 0 ": ok \(" -- "$bin" check "$tmp/fan.ini" --set service.d.calls=e
-expect 2 "\[layer y\] attempts = 100: a request could make 3280961 attempts over the service graph, 1638400 of them on the path clients -> a -> b -> c -> d \(layer\.x\.attempts = 1 x service\.a\.calls = b\*64 x service\.b\.calls = c\*64 x service\.c\.calls = d\*4 x layer\.y\.attempts = 100\)" -- \
+expect 2 "\[layer y\] attempts = 100: a request could make 3280961 attempts over the service graph, most of them down the path clients -> a -> b -> c -> d -> e, which multiplies to 1638400 \(layer\.x\.attempts = 1 x service\.a\.calls = b\*64 x service\.b\.calls = c\*64 x service\.c\.calls = d\*4 x layer\.y\.attempts = 100\)" -- \
   "$bin" check "$tmp/fan.ini" --set service.c.calls=d*4 --set service.d.calls=e --set layer.x.attempts=1 \
   --set layer.y.from=c --set layer.y.to=d --set layer.y.attempts=100
 

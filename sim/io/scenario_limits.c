@@ -125,12 +125,11 @@ static unsigned long long sat_add(unsigned long long a, unsigned long long b)
 
 /* What one execution of service u causes below it, memoised in known[]
  * (0: not yet): all[u], every attempt of every call on every path (each
- * attempt executes the service it reaches once more), and worst[u], the
- * attempts reaching the bottom of its worst single path, with next[u] the
- * call that path takes (-1: none). The calls form a DAG once the rules
- * have passed: O(services · calls · layers). */
+ * attempt executes the service it reaches once more), and next[u], the
+ * call that makes most of them (-1: none), which the message follows. The
+ * calls form a DAG once the rules have passed: O(services · calls · layers). */
 struct below {
-    unsigned long long all[SCENARIO_MAX_SERVICES], worst[SCENARIO_MAX_SERVICES];
+    unsigned long long all[SCENARIO_MAX_SERVICES];
     int next[SCENARIO_MAX_SERVICES];
     bool known[SCENARIO_MAX_SERVICES];
 };
@@ -139,22 +138,31 @@ static void walk_below(const struct scenario *sc, unsigned u, struct below *b)
 {
     if (b->known[u])
         return;
-    unsigned long long all = 0, worst = 1;
+    unsigned long long all = 0, most = 0;
     b->next[u] = -1;
     for (unsigned c = 0; c < sc->services[u].ncalls; c++) {
         const struct dep_cfg *dep = &sc->services[u].calls[c];
         walk_below(sc, dep->service, b);
         unsigned long long calls = sat_mul(dep->fanout, edge_attempts(sc, (int)u, dep->service));
-        all = sat_add(all, sat_mul(calls, sat_add(1, b->all[dep->service])));
-        unsigned long long x = sat_mul(calls, b->worst[dep->service]);
-        if (x > worst) {
-            worst = x;
+        unsigned long long x = sat_mul(calls, sat_add(1, b->all[dep->service]));
+        all = sat_add(all, x);
+        if (x > most) {
+            most = x;
             b->next[u] = (int)c;
         }
     }
     b->all[u] = all;
-    b->worst[u] = worst;
     b->known[u] = true;
+}
+
+/* A count as text: past what 64 bits hold, only a bound. */
+static const char *count_text(unsigned long long n, char *buf, size_t size)
+{
+    if (n == ULLONG_MAX)
+        snprintf(buf, size, "more than 10^19");
+    else
+        snprintf(buf, size, "%llu", n);
+    return buf;
 }
 
 /* A path walked term by term: the product so far, the term at which it
@@ -223,14 +231,16 @@ static void report_attempts(struct apply_ctx *ac, const struct walk *wk, unsigne
         scn_key_where(ac, S_LAYER, index, "attempts", w, sizeof w);
         snprintf(what, sizeof what, "[layer %s] attempts = %u", sc->layers[index].name, sc->layers[index].attempts);
     }
+    char n[32], p[32];
+    count_text(total, n, sizeof n);
     if (hops == 0)
-        scn_diag_add(ac->diag, "%s: %s: a request could make %llu attempts, the product of every layer's attempts (%s); "
+        scn_diag_add(ac->diag, "%s: %s: a request could make %s attempts, the product of every layer's attempts (%s); "
                      "at most %llu are allowed: lower some layer's attempts",
-                     w, what, total, wk->parts, SCENARIO_MAX_ATTEMPTS);
+                     w, what, n, wk->parts, SCENARIO_MAX_ATTEMPTS);
     else
-        scn_diag_add(ac->diag, "%s: %s: a request could make %llu attempts over the service graph, %llu of them on the path %s (%s); "
-                     "at most %llu are allowed: lower %s",
-                     w, what, total, wk->product, path, wk->parts, SCENARIO_MAX_ATTEMPTS,
+        scn_diag_add(ac->diag, "%s: %s: a request could make %s attempts over the service graph, most of them down the path %s, "
+                     "which multiplies to %s (%s); at most %llu are allowed: lower %s",
+                     w, what, n, path, count_text(wk->product, p, sizeof p), wk->parts, SCENARIO_MAX_ATTEMPTS,
                      kind == CULPRIT_FANOUT ? "a fan-out or some layer's attempts" : "some layer's attempts or a fan-out");
 }
 

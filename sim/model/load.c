@@ -253,10 +253,17 @@ void load_on_client(struct sim *s, uint32_t client)
 
 /* A herd: every client sends a request now. In a closed loop only the
  * clients that are thinking can (each has at most one request out); their
- * pending think is cancelled. O(clients · log pending events). */
+ * pending think is cancelled. O(clients · log pending events), in one
+ * event: so every SIM_PROGRESS_EVENTS clients it passes a checkpoint (the
+ * run's limits on memory and wall-clock time hold inside it too), and a
+ * run stopped there ends with the herd cut short. */
 void load_on_herd(struct sim *s)
 {
     for (uint32_t c = 0; c < s->sc.clients; c++) {
+        if ((c & (SIM_PROGRESS_EVENTS - 1)) == SIM_PROGRESS_EVENTS - 1 && sim_checkpoint(s)) {
+            s->cut = true;
+            return;
+        }
         if (s->sc.model == LOAD_CLOSED) {
             if (!evq_cancel(&s->q, s->think[c]))
                 continue; /* waiting for its outcome */

@@ -459,14 +459,22 @@ static int edge_check(const struct sim *s, char *err, size_t errsz)
  * s->limit. */
 static bool over_live_limit(struct sim *s)
 {
-    double bytes = sim_live_bytes(s);
-    if (bytes <= s->live_limit)
+    if (sim_live_bytes(s) <= s->live_limit)
         return false;
     snprintf(s->limit, sizeof s->limit,
-             "stopped at %.3f s of simulated time: %llu requests, attempts and messages in flight held %.1f MB, "
-             "over the limit of %.1f MB (--max-memory)",
-             units_seconds(s->now), (unsigned long long)sim_live_objects(s), bytes / 1e6, s->live_limit / 1e6);
+             "stopped at %.3f s of simulated time: its %llu requests, attempts and messages in flight passed "
+             "the limit of %.1f MB (--max-memory)",
+             units_seconds(s->now), (unsigned long long)sim_live_objects(s), s->live_limit / 1e6);
     return true;
+}
+
+bool sim_checkpoint(struct sim *s)
+{
+    if (s->progress != NULL)
+        s->progress(s->progress_user, s->now, s->sc.duration, s->m.events);
+    if ((s->stop != NULL && *s->stop) || over_live_limit(s))
+        s->halt = true;
+    return s->halt;
 }
 
 int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size_t errsz)
@@ -480,15 +488,15 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
         occ_start(s);
     else
         load_start(s);
-    uint64_t next_report = SIM_PROGRESS_EVENTS;
+    s->progress = progress;
+    s->progress_user = user;
     /* more than a herd of every client causes at one instant */
     /* (and more than a trace's most simultaneous arrivals cause) */
     uint64_t same_instant = 0,
              same_limit = 2000000ULL + 64ULL * s->sc.clients + 64ULL * s->sc.trace_burst;
     for (;;) {
-        if ((s->m.events & (SIM_PROGRESS_EVENTS - 1)) == 0 &&
-            ((s->stop != NULL && *s->stop) || over_live_limit(s))) {
-            s->interrupted = evq_next_time(&s->q) < s->sc.duration;
+        if (s->halt || ((s->m.events & (SIM_PROGRESS_EVENTS - 1)) == 0 && sim_checkpoint(s))) {
+            s->interrupted = s->cut || evq_next_time(&s->q) < s->sc.duration;
             if (!s->interrupted)
                 s->limit[0] = '\0'; /* it had nothing left to do */
             break;
@@ -515,10 +523,6 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
             prefetch_next(s);
         dispatch(s, &ev);
         s->m.events++;
-        if (progress != NULL && s->m.events >= next_report) {
-            next_report += SIM_PROGRESS_EVENTS;
-            progress(user, s->now, s->sc.duration, s->m.events);
-        }
 #ifdef RS_SELFCHECK
         if ((s->m.events & 1023) == 0 && !evq_check(&s->q)) {
             snprintf(err, errsz, "internal error: event queue order broken at t=%lld ns",

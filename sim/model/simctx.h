@@ -36,6 +36,7 @@
 #include "pool.h"
 #include "rng.h"
 #include "scenario.h"
+#include "sim.h"
 
 #define NO_PARENT UINT32_MAX
 #define REPLY_JOB 0x80000000u  /* reply_to.call names a job, not a call (pools stay far
@@ -333,6 +334,10 @@ struct sim {
     volatile sig_atomic_t *stop; /* set by a signal: end the run early */
     bool interrupted;
     double live_limit;   /* bytes of objects in flight (sim_set_live_limit) */
+    sim_progress_fn progress; /* sim_run's callback and its argument, for sim_checkpoint */
+    void *progress_user;
+    bool halt;           /* a checkpoint asked the run to stop */
+    bool cut;            /* an event stopped at a checkpoint before its work was done */
     double queue_growth; /* bytes the replicas' queues grew by past their first 1024 entries */
     char limit[200];     /* why the run stopped at a limit, or "" */
     evq_handle *think;    /* closed loop with herds: each client's pending think */
@@ -409,6 +414,13 @@ void layer_on_retry(struct sim *s, uint32_t call);
 void layer_prefetch_client(const struct sim *s, uint32_t layer, uint32_t client);
 /* The same for the budget and breaker states of call `call` (a hint). */
 void layer_prefetch_call(const struct sim *s, uint32_t call);
+
+/* sim.c: where a run may stop (every SIM_PROGRESS_EVENTS events, and
+ * inside an event whose work grows with the scenario, such as a herd):
+ * reports progress, then says whether the stop flag is set or the objects
+ * in flight passed the limit (then s->halt is set and the run ends, at the
+ * time reached, incomplete). */
+bool sim_checkpoint(struct sim *s);
 
 /* bulkhead.c: a layer's slots for attempts in flight (`concurrency`). */
 enum bulkhead_verdict { BULKHEAD_TAKEN, BULKHEAD_QUEUED, BULKHEAD_FULL };
