@@ -32,10 +32,13 @@ struct series {
     struct acc *acc; /* a column each */
 };
 
+/* What a column is: a number to decimate, the time, or a key naming the series. */
+enum { COL_NUMBER, COL_T, COL_KEY };
+
 struct plotdec {
     size_t ncols, tcol, nmeans, g;
     char *header, *mean_names; /* the header; ",NAME_mean" for each of means */
-    unsigned char *kind; /* a column each: 0 a number, 1 t, 2 a key */
+    unsigned char *kind; /* a column each: COL_NUMBER, COL_T or COL_KEY */
     size_t *keys, nkeys, *means;
     const char **fs;     /* the current row's fields */
     size_t *fl;
@@ -82,7 +85,7 @@ static size_t column_of(const struct plotdec *d, const char *name)
 }
 
 /* The columns of names (NULL-terminated) into *idx and *n, marked kind k;
- * a missing one is an error, but for the means (k 0), which leave it out. */
+ * a missing one is an error, but for the means (COL_NUMBER), which leave it out. */
 static bool columns(struct plotdec *d, const char *const *names, size_t **idx, size_t *n, unsigned char k,
                     char *err, size_t errsz)
 {
@@ -93,13 +96,13 @@ static bool columns(struct plotdec *d, const char *const *names, size_t **idx, s
     *n = 0;
     for (size_t i = 0; i < len; i++) {
         size_t at = column_of(d, names[i]);
-        if (at == SIZE_MAX && k != 0) {
+        if (at == SIZE_MAX && k != COL_NUMBER) {
             snprintf(err, errsz, "no column %s", names[i]);
             return false;
         }
         if (at != SIZE_MAX)
             (*idx)[(*n)++] = at;
-        if (at != SIZE_MAX && k != 0)
+        if (at != SIZE_MAX && k != COL_NUMBER)
             d->kind[at] = k;
     }
     return true;
@@ -123,8 +126,8 @@ struct plotdec *plotdec_new(const char *header, const char *const *keys, const c
     if (d->header == NULL || d->pend == NULL)
         abort();
     cut(d, d->header, &n);
-    bool ok = columns(d, t, &tcol, &nt, 1, err, errsz) && columns(d, keys, &d->keys, &d->nkeys, 2, err, errsz) &&
-              columns(d, means, &d->means, &d->nmeans, 0, err, errsz);
+    bool ok = columns(d, t, &tcol, &nt, COL_T, err, errsz) && columns(d, keys, &d->keys, &d->nkeys, COL_KEY, err, errsz) &&
+              columns(d, means, &d->means, &d->nmeans, COL_NUMBER, err, errsz);
     d->tcol = tcol ? tcol[0] : 0;
     free(tcol);
     /* the columns before t name the series too (a comparison's axes, whose
@@ -133,8 +136,8 @@ struct plotdec *plotdec_new(const char *header, const char *const *keys, const c
     if (d->nkeys > 0)
         memcpy(keys_all, d->keys, d->nkeys * sizeof *keys_all);
     for (size_t i = 0; ok && i < d->tcol; i++)
-        if (d->kind[i] == 0) {
-            d->kind[i] = 2;
+        if (d->kind[i] == COL_NUMBER) {
+            d->kind[i] = COL_KEY;
             keys_all[nk++] = i;
         }
     free(d->keys);
@@ -227,7 +230,7 @@ static int take(struct plotdec *d, struct series *s, size_t k, char *err, size_t
         const char *f = d->fs[i];
         size_t len = d->fl[i];
         char buf[PLOTDEC_CELL + 1], *end;
-        if (d->kind[i] == 2 || (len == 0 && d->kind[i] == 0))
+        if (d->kind[i] == COL_KEY || (len == 0 && d->kind[i] == COL_NUMBER))
             continue;
         double x = NAN;
         if (len <= PLOTDEC_CELL) {
@@ -240,7 +243,7 @@ static int take(struct plotdec *d, struct series *s, size_t k, char *err, size_t
             return -1;
         }
         struct acc *a = &s->acc[i];
-        if (d->kind[i] == 1) {
+        if (d->kind[i] == COL_T) {
             memcpy(s->tlast, buf, len + 1);
             continue;
         }
@@ -264,9 +267,9 @@ static void put_row(struct plotdec *d, const struct series *s, int second, FILE 
         const struct acc *a = &s->acc[i];
         bool lo_first = a->lo_at <= a->hi_at;
         fputs(i ? "," : "", out);
-        if (d->kind[i] == 1 && second)
+        if (d->kind[i] == COL_T && second)
             fputs(s->tlast, out);
-        else if (d->kind[i] != 0)
+        else if (d->kind[i] != COL_NUMBER)
             fprintf(out, "%.*s", (int)d->fl[i], d->fs[i]);
         else
             fputs(lo_first != (second != 0) ? a->lo : a->hi, out);

@@ -2,11 +2,11 @@
  * scenario_limits — the limits on the size of a run, checked after the
  * cross-field rules: the memory the run allocates before its first event
  * (sim_footprint: budget, breaker and bulkhead states, caches, clients,
- * replicas, time series), the attempts
- * one request can cause at the bottom of the service graph (the product of
- * attempts and fan-outs over its worst path), and the rows of services.csv.
+ * replicas, time series), the attempts one request can cause over the
+ * whole service graph (attempts and fan-outs multiplied along each path,
+ * summed over the paths), and the rows of services.csv.
  *
- * The worst path is found by a memoised walk of the calls, a DAG once the
+ * The attempts are summed by a memoised walk of the calls, a DAG once the
  * rules have passed: O(services · calls · layers); the states and rows are
  * O(layers) and O(services). Each message names the key to change.
  */
@@ -19,15 +19,6 @@
 #include <string.h>
 
 /* ---- limits on the size of the run ---- */
-
-/* The number of budget or breaker states (or bulkheads) of layer l with
- * this scope: one, one per client, or one per instance of the layer. */
-static double scope_states(const struct scenario *sc, const struct layer_cfg *l, enum scope scope)
-{
-    if (scope == SCOPE_SHARED)
-        return 1;
-    return scope == SCOPE_CLIENT || l->instances == 0 ? sc->clients : l->instances;
-}
 
 /* What one layer's budgets, breakers or bulkheads (which 0, 1, 2) need. */
 static double layer_part(const struct scenario *sc, const struct layer_cfg *l, int which)
@@ -43,7 +34,7 @@ static void describe_layer(const struct scenario *sc, const struct layer_cfg *l,
                            size_t size)
 {
     enum scope scope = which == 0 ? l->budget_scope : which == 1 ? l->breaker_scope : SCOPE_INSTANCE;
-    double bytes = layer_part(sc, l, which), n = scope_states(sc, l, scope);
+    double bytes = layer_part(sc, l, which), n = sim_layer_states(sc, l, scope);
     char count[96], what[160];
     if (scope == SCOPE_CLIENT || l->instances == 0)
         snprintf(count, sizeof count, "load.clients = %u", sc->clients);
@@ -82,16 +73,15 @@ static void check_state_size(struct apply_ctx *ac)
             if (bytes > most)
                 most = bytes, li = (int)i, lw = which;
         }
-    static const char *const part_key[SIM_FOOTPRINT_PARTS] = {NULL, NULL, NULL, "keys", "clients", "clients", "bucket"};
-    for (int p = 3; p < SIM_FOOTPRINT_PARTS; p++) {
-        if (part[p] <= 1e6)
-            continue;
+    for (int p = 0; p < SIM_FOOTPRINT_PARTS; p++) {
+        if (sim_footprint_part_key(p) == NULL || part[p] <= 1e6)
+            continue; /* a layer's part is told with the layer's keys, above */
         size_t used = strlen(parts);
         if (used < sizeof parts)
             snprintf(parts + used, sizeof parts - used, "%s%s: %.2f GB", used ? "; " : "", sim_footprint_part_name(p),
                      part[p] / 1e9);
         if (part[p] > most)
-            most = part[p], li = -1, key = part_key[p];
+            most = part[p], li = -1, key = sim_footprint_part_key(p);
     }
     if (li >= 0)
         scn_key_where(ac, S_LAYER, (unsigned)li, lw == 0 ? "budget" : lw == 1 ? "breaker" : "concurrency", w, sizeof w);

@@ -17,25 +17,25 @@
 
 #include "simctx.h"
 
-/* Instances of a layer's states of this scope (layers_init's count). */
-static double scope_count(const struct scenario *sc, const struct layer_cfg *l, enum scope scope)
+uint32_t sim_layer_states(const struct scenario *sc, const struct layer_cfg *l, enum scope scope)
 {
-    double instances = l->instances == 0 ? sc->clients : l->instances;
-    return scope == SCOPE_SHARED ? 1 : scope == SCOPE_CLIENT ? sc->clients : instances;
+    if (scope == SCOPE_SHARED)
+        return 1;
+    return scope == SCOPE_CLIENT || l->instances == 0 ? sc->clients : l->instances;
 }
 
 double sim_layer_budget_bytes(const struct scenario *sc, const struct layer_cfg *l)
 {
     if (l->budget->id == BUDGET_NONE)
         return 0;
-    return scope_count(sc, l, l->budget_scope) * (double)budget_state_size(l->budget);
+    return sim_layer_states(sc, l, l->budget_scope) * (double)budget_state_size(l->budget);
 }
 
 double sim_layer_breaker_bytes(const struct scenario *sc, const struct layer_cfg *l)
 {
     if (l->breaker->id == BREAKER_NONE)
         return 0;
-    return scope_count(sc, l, l->breaker_scope) * (double)breaker_state_size(l->breaker, &l->breaker_p);
+    return sim_layer_states(sc, l, l->breaker_scope) * (double)breaker_state_size(l->breaker, &l->breaker_p);
 }
 
 /* A bulkhead per instance: slots in use, and the head, tail and length of
@@ -44,7 +44,7 @@ double sim_layer_bulkhead_bytes(const struct scenario *sc, const struct layer_cf
 {
     if (l->concurrency == 0)
         return 0;
-    return (l->instances == 0 ? sc->clients : l->instances) * 4.0 * sizeof(uint32_t);
+    return sim_layer_states(sc, l, SCOPE_INSTANCE) * 4.0 * sizeof(uint32_t);
 }
 
 /* One of the per-layer parts over every layer. */
@@ -112,13 +112,14 @@ static double part_buckets(const struct scenario *sc)
     return nb * per;
 }
 
+/* Each part, and the key that scales it (NULL: each layer's own). */
 static const struct {
-    const char *name;
+    const char *name, *key;
     double (*bytes)(const struct scenario *sc);
 } parts[SIM_FOOTPRINT_PARTS] = {
-    {"budgets", part_budgets},   {"breakers", part_breakers}, {"bulkheads", part_bulkheads},
-    {"caches", part_caches},     {"clients", part_clients},   {"replicas", part_replicas},
-    {"time series", part_buckets},
+    {"budgets", NULL, part_budgets},      {"breakers", NULL, part_breakers}, {"bulkheads", NULL, part_bulkheads},
+    {"caches", "keys", part_caches},      {"clients", "clients", part_clients},
+    {"replicas", "replicas", part_replicas}, {"time series", "bucket", part_buckets},
 };
 
 double sim_footprint(const struct scenario *sc, double part[SIM_FOOTPRINT_PARTS])
@@ -134,6 +135,7 @@ double sim_footprint(const struct scenario *sc, double part[SIM_FOOTPRINT_PARTS]
 }
 
 const char *sim_footprint_part_name(int i) { return parts[i].name; }
+const char *sim_footprint_part_key(int i) { return parts[i].key; }
 
 /* Each live object of every pool, each pending event with its slot, and
  * the replicas' queues as they grew. */

@@ -16,13 +16,6 @@ static int cmp_time(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static uint32_t scope_count(const struct scenario *sc, const struct layer_cfg *l, enum scope scope,
-                            uint32_t ninstances)
-{
-    (void)l;
-    return scope == SCOPE_SHARED ? 1 : scope == SCOPE_CLIENT ? sc->clients : ninstances;
-}
-
 /* Allocates each layer's budget and breaker states. Scenario validation
  * keeps the run's whole footprint within SCENARIO_MAX_STATE_BYTES; a
  * scenario that skipped it is refused here before anything is allocated. */
@@ -40,7 +33,7 @@ static int layers_init(struct sim *s, char *err, size_t errsz)
         struct layer_rt *rt = &s->lrt[i];
         rt->ninstances = l->instances == 0 ? sc->clients : l->instances;
         if (l->budget->id != BUDGET_NONE) {
-            rt->nbudgets = scope_count(sc, l, l->budget_scope, rt->ninstances);
+            rt->nbudgets = sim_layer_states(sc, l, l->budget_scope);
             rt->budgets = mem_alloc((size_t)rt->nbudgets * sizeof *rt->budgets);
             if (rt->budgets == NULL)
                 goto oom;
@@ -52,7 +45,7 @@ static int layers_init(struct sim *s, char *err, size_t errsz)
                                   rt->budget_extra ? rt->budget_extra + (size_t)j * extra : NULL);
         }
         if (l->breaker->id != BREAKER_NONE) {
-            rt->nbreakers = scope_count(sc, l, l->breaker_scope, rt->ninstances);
+            rt->nbreakers = sim_layer_states(sc, l, l->breaker_scope);
             rt->breakers = mem_alloc((size_t)rt->nbreakers * sizeof *rt->breakers);
             if (rt->breakers == NULL)
                 goto oom;

@@ -61,6 +61,12 @@ double sim_live_bytes(const struct sim *s);
 #define SIM_FOOTPRINT_PARTS 7
 double sim_footprint(const struct scenario *sc, double part[SIM_FOOTPRINT_PARTS]);
 const char *sim_footprint_part_name(int i);
+/* The [run] or [load] key that scales part i (NULL: a per-layer part,
+ * which each layer's own keys scale: see below). */
+const char *sim_footprint_part_key(int i);
+/* How many budget or breaker states (or, SCOPE_INSTANCE, bulkheads) layer
+ * l has with this scope: one, one per client, or one per instance. */
+uint32_t sim_layer_states(const struct scenario *sc, const struct layer_cfg *l, enum scope scope);
 /* One layer's share of three of the parts, for messages naming its keys. */
 double sim_layer_budget_bytes(const struct scenario *sc, const struct layer_cfg *l);
 double sim_layer_breaker_bytes(const struct scenario *sc, const struct layer_cfg *l);

@@ -256,12 +256,6 @@ static unsigned long long graph_rows(const struct scenario *sc, unsigned long lo
     return buckets * per;
 }
 
-/* What the run allocates before its first event (sim_footprint). */
-static double state_bytes(const struct scenario *sc)
-{
-    return sim_footprint(sc, NULL);
-}
-
 /* Whether the run fits a page: a message naming the limit if not. */
 static bool fits(const struct scenario *sc, const struct api_limits *lim, char *why, size_t size)
 {
@@ -279,11 +273,11 @@ static bool fits(const struct scenario *sc, const struct api_limits *lim, char *
     else if (sc->clients > lim->max_clients)
         snprintf(why, size, "[load] clients = %u: the page runs at most %llu clients (the command line takes more)",
                  sc->clients, lim->max_clients);
-    else if (state_bytes(sc) > lim->max_state_bytes)
+    else if (sim_footprint(sc, NULL) > lim->max_state_bytes)
         snprintf(why, size,
                  "the run's state (budgets, breakers, bulkheads, caches, time series) of %.0f MB: the page runs at most %.0f MB "
                  "(fewer clients, instances or keys, or budget_scope/breaker_scope = shared)",
-                 state_bytes(sc) / 1e6, lim->max_state_bytes / 1e6);
+                 sim_footprint(sc, NULL) / 1e6, lim->max_state_bytes / 1e6);
     else
         return true;
     return false;
@@ -291,10 +285,9 @@ static bool fits(const struct scenario *sc, const struct api_limits *lim, char *
 
 struct watch {
     const struct api_limits *lim;
-    const struct sim *sim;
     double start, stopped_at; /* wall-clock: the run's start, and when a limit stopped it */
     volatile sig_atomic_t stop;
-    enum { STOP_NONE, STOP_WALL, STOP_EVENTS, STOP_LIVE, STOP_CANCEL } why;
+    enum { STOP_NONE, STOP_WALL, STOP_EVENTS, STOP_CANCEL } why; /* none: the run's own limit (sim_limit) */
 };
 
 static double wall_now(void)
@@ -315,8 +308,6 @@ static void watch_progress(void *user, rs_time now, rs_time duration, uint64_t e
         w->why = STOP_WALL;
     else if (events > w->lim->max_events)
         w->why = STOP_EVENTS;
-    else if (sim_live_bytes(w->sim) > w->lim->max_live_bytes)
-        w->why = STOP_LIVE;
     if (w->why != STOP_NONE && !w->stop) {
         w->stopped_at = wall_now();
         w->stop = 1;
@@ -353,7 +344,7 @@ static int write_files(FILE *f, const struct sim *s, const struct summary *sum)
 static int stopped(FILE *f, const struct watch *w)
 {
     static const char more[] = ", the page's limit per run (a shorter run.duration, fewer clients or a lower "
-                               "rate; the command line has no limit)";
+                               "rate; the command line's limits are wider)";
     char line[400];
     if (w->why == STOP_CANCEL)
         return fail_messages(f, 503, NULL, "the server is stopping");
@@ -378,8 +369,9 @@ static int run_loaded(FILE *f, const struct scenario *sc, const struct api_limit
     struct sim *s = sim_create(sc, 0, err, sizeof err);
     if (s == NULL)
         return fail_messages(f, 422, NULL, err);
-    struct watch w = {.lim = lim, .sim = s, .start = start};
+    struct watch w = {.lim = lim, .start = start};
     sim_set_stop(s, &w.stop);
+    sim_set_live_limit(s, lim->max_live_bytes); /* what it holds in flight: sim_limit says when passed */
     int rc = sim_run(s, watch_progress, &w, err, sizeof err);
     int status = 200;
     if (rc != 0)

@@ -597,7 +597,6 @@ int serve_main(int argc, char **argv)
     sv.lim.max_wall_s = o.max_seconds;
     sv.lim.cancel = &sv.stopping;
     sv.memory.free_bytes = o.max_memory;
-    pthread_mutex_init(&sv.memory.lock, NULL);
     sv.lim.memory = &sv.memory;
     struct sockaddr_storage ss;
     bool v6;
@@ -612,6 +611,7 @@ int serve_main(int argc, char **argv)
         return 1;
     }
     sem_init(&sv.slots, 0, o.jobs);
+    pthread_mutex_init(&sv.memory.lock, NULL);
     atomic_init(&sv.waiting, 0);
     atomic_init(&sv.answering, 0);
     atomic_init(&sv.watch_stop, false);
@@ -640,6 +640,7 @@ int serve_main(int argc, char **argv)
             mhd.stop_daemon(d);
         }
         pthread_mutex_destroy(&sv.watch_mu);
+        pthread_mutex_destroy(&sv.memory.lock);
         sem_destroy(&sv.slots);
         return 1;
     }
@@ -666,6 +667,7 @@ int serve_main(int argc, char **argv)
     pthread_join(dog, NULL);
     mhd.stop_daemon(d);
     pthread_mutex_destroy(&sv.watch_mu);
+    pthread_mutex_destroy(&sv.memory.lock);
     sem_destroy(&sv.slots);
     printf("retrystorm serve: stopped (%s)\n", sig == SIGINT ? "interrupt" : "terminated");
     return 0;

@@ -492,11 +492,11 @@ static int union_add(struct union_cols *u, const char *header, char *err, size_t
 
 /* Appends one variant's file to out, each row prefixed and its cells put
  * under the union's columns (empty where the variant has no such column). */
-static int append_mapped(FILE *out, const struct union_cols *u, char *text, const char *prefix)
+static void append_mapped(FILE *out, const struct union_cols *u, char *text, const char *prefix)
 {
     char *next = strchr(text, '\n'), *f[MAX_FILE_COLS];
     if (next == NULL)
-        return 0;
+        return;
     *next++ = '\0';
     size_t nh = split(text, f, MAX_FILE_COLS);
     int where[MAX_FILE_COLS]; /* union column -> the variant's column, or -1 */
@@ -516,43 +516,53 @@ static int append_mapped(FILE *out, const struct union_cols *u, char *text, cons
             fprintf(out, ",%s", where[j] >= 0 && (size_t)where[j] < nf ? f[where[j]] : "");
         fputc('\n', out);
     }
-    return 0;
+}
+
+/* Variant v's file `name` (replication 0's, in its directory), read whole,
+ * and its prefix in the combined files; NULL with a message. */
+static char *variant_file(const char *name, const struct compare_spec *spec, const struct variants *vs, size_t v,
+                          char *prefix, size_t psize, char *err, size_t errsz)
+{
+    char vdir[8192], path[8300];
+    variant_names(spec, vs, v, prefix, psize, vdir, sizeof vdir);
+    snprintf(path, sizeof path, "%s/%s", vdir, name);
+    char *text = slurp(path);
+    if (text == NULL)
+        snprintf(err, errsz, "cannot read %s: %s", path, strerror(errno));
+    return text;
 }
 
 /* Writes one combined file from replication 0 of the first nvar variants:
- * the union of their columns behind the variant and key columns. */
+ * the union of their columns (their headers first), then every variant's
+ * rows under it, behind the variant and key columns. */
 static int combine_file(FILE *out, const char *name, const struct compare_spec *spec,
                         const struct variants *vs, size_t nvar, char *err, size_t errsz)
 {
     struct union_cols u = {.n = 0};
-    char prefix[8192], vdir[8192], path[8300];
+    char prefix[8192], *text;
     int rc = 0;
-    for (size_t pass = 0; pass < 2 && rc == 0; pass++)
-        for (size_t v = 0; v < nvar && rc == 0; v++) {
-            variant_names(spec, vs, v, prefix, sizeof prefix, vdir, sizeof vdir);
-            snprintf(path, sizeof path, "%s/%s", vdir, name);
-            char *text = slurp(path);
-            if (text == NULL) {
-                snprintf(err, errsz, "cannot read %s: %s", path, strerror(errno));
-                rc = -1;
-                break;
-            }
-            if (pass == 0) {
-                text[strcspn(text, "\n")] = '\0';
-                rc = union_add(&u, text, err, errsz);
-            } else {
-                rc = append_mapped(out, &u, text, prefix);
-            }
-            free(text);
-            if (pass == 0 && v + 1 == nvar && rc == 0) { /* the header, once */
-                fprintf(out, "variant");
-                for (size_t k = 0; k < spec->nvary; k++)
-                    fprintf(out, ",%s", vs->axes[k].key);
-                for (size_t j = 0; j < u.n; j++)
-                    fprintf(out, ",%s", u.names[j]);
-                fputc('\n', out);
-            }
+    for (size_t v = 0; v < nvar && rc == 0; v++) {
+        rc = (text = variant_file(name, spec, vs, v, prefix, sizeof prefix, err, errsz)) == NULL ? -1 : 0;
+        if (text != NULL) {
+            text[strcspn(text, "\n")] = '\0';
+            rc = union_add(&u, text, err, errsz);
         }
+        free(text);
+    }
+    if (rc == 0) {
+        fprintf(out, "variant");
+        for (size_t k = 0; k < spec->nvary; k++)
+            fprintf(out, ",%s", vs->axes[k].key);
+        for (size_t j = 0; j < u.n; j++)
+            fprintf(out, ",%s", u.names[j]);
+        fputc('\n', out);
+    }
+    for (size_t v = 0; v < nvar && rc == 0; v++) {
+        rc = (text = variant_file(name, spec, vs, v, prefix, sizeof prefix, err, errsz)) == NULL ? -1 : 0;
+        if (text != NULL)
+            append_mapped(out, &u, text, prefix);
+        free(text);
+    }
     for (size_t j = 0; j < u.n; j++)
         free(u.names[j]);
     return rc;
