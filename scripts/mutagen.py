@@ -27,7 +27,7 @@ stand: outside function bodies, in preprocessor lines, `case` labels,
 compiler refuses in the schema (a constant expression).
 
 A survivor is either killed by a new test or explained in
-tests/mutants/mechanical.txt as equivalent (no output can change): one line
+tests/mutants/mechanical*.txt as equivalent (no output can change): one line
 per mutant, `FILE | TEXT OF THE LINE | N | FROM>TO | reason`, where N counts
 the operator's occurrences on that line (1 = the first). The key survives
 edits elsewhere in the file. An entry that matches no site is stale and
@@ -37,10 +37,12 @@ Usage:
   scripts/mutagen.py sites                  list the sites and the left-out
   scripts/mutagen.py check                  every explanation names a live site (no build)
   scripts/mutagen.py run [--jobs N] [--only ID,ID-ID] [--keep DIR] [--report FILE]
+                         [--max-test-seconds S] [--sanitize]
 Exits 0 when every mutant run is killed or explained, 1 otherwise, 2 on
 bad usage or a build that fails.
 """
 import argparse
+import glob
 import hashlib
 import json
 import os
@@ -54,7 +56,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DIRS = ("sim/model", "sim/policy")
-EXPLAINED = "tests/mutants/mechanical.txt"
+EXPLAINED = "tests/mutants/mechanical*.txt"
 SKIP_TESTS = re.compile(r"^(browser|install|deps|serve|serve_api|rules|docs)$")
 
 TOKEN = re.compile(r"""
@@ -420,16 +422,18 @@ def copy_tree(dst):
 
 def explained():
     out = {}
-    path = os.path.join(ROOT, EXPLAINED)
-    if not os.path.exists(path):
-        return out
-    for no, line in enumerate(open(path, encoding="utf-8"), 1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        parts = [p.strip() for p in line.rstrip("\n").split(" | ")]
-        if len(parts) != 5 or not parts[2].isdigit() or not parts[4]:
-            raise SystemExit(f"mutagen: {EXPLAINED}:{no}: expected FILE | LINE TEXT | N | FROM>TO | reason")
-        out[(parts[0], parts[1], int(parts[2]), parts[3])] = (parts[4], no)
+    for path in sorted(glob.glob(os.path.join(ROOT, EXPLAINED))):
+        rel = os.path.relpath(path, ROOT)
+        for no, line in enumerate(open(path, encoding="utf-8"), 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            parts = [p.strip() for p in line.rstrip("\n").split(" | ")]
+            if len(parts) != 5 or not parts[2].isdigit() or len(parts[4]) < 20:
+                raise SystemExit(f"mutagen: {rel}:{no}: expected FILE | LINE TEXT | N | FROM>TO | reason")
+            key = (parts[0], parts[1], int(parts[2]), parts[3])
+            if key in out:
+                raise SystemExit(f"mutagen: {rel}:{no}: explained twice (also {out[key][1]})")
+            out[key] = (parts[4], f"{rel}:{no}")
     return out
 
 
@@ -456,6 +460,8 @@ def main():
     ap.add_argument("--only", help="run these site ids only (1,5-9)")
     ap.add_argument("--keep", help="build in DIR and keep it (reused when it holds a schema build)")
     ap.add_argument("--report", help="write the per-mutant results to FILE (JSON lines)")
+    ap.add_argument("--sanitize", action="store_true",
+                    help="run in the ASan + UBSan build, as CI's second build (reuses the probe of --keep DIR)")
     ap.add_argument("--max-test-seconds", type=float, default=0,
                     help="a first pass: leave out the tests slower than this without mutants")
     a = ap.parse_args()
@@ -473,12 +479,17 @@ def main():
         known, keys = explained(), {s.key() for s in sites}
         stale = [k for k in known if k not in keys]
         for k in stale:
-            print(f"stale: {EXPLAINED}:{known[k][1]}: no site {k[0]} | {k[1]} | {k[2]} | {k[3]}")
+            print(f"stale: {known[k][1]}: no site {k[0]} | {k[1]} | {k[2]} | {k[3]}")
         print(f"{len(sites)} sites ({len(left)} left out); {len(known)} explained as equivalent, {len(stale)} stale")
         return 1 if stale else 0
 
     work = a.keep or tempfile.mkdtemp(prefix="retrystorm-mutagen.")
-    src, b = os.path.join(work, "src"), os.path.join(work, "build")
+    src, b = os.path.join(work, "src"), os.path.join(work, "build-asan" if a.sanitize else "build")
+    kind = ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DRS_SANITIZE=ON"] if a.sanitize else ["-DCMAKE_BUILD_TYPE=Release"]
+    slow = 3 if a.sanitize else 1
+    if a.sanitize:  # as scripts/test.sh runs the sanitizer build
+        os.environ.update(ASAN_OPTIONS="detect_leaks=1:abort_on_error=1",
+                          UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
     t0 = time.time()
     if os.path.exists(src):
         shutil.rmtree(src)
@@ -489,7 +500,7 @@ def main():
         live = [s for s in sites if (s.file, s.line) not in refused]
         write_schema(src, srcs, live)
         if not os.path.exists(os.path.join(b, "CMakeCache.txt")):
-            subprocess.run(["cmake", "-S", src, "-B", b, "-DCMAKE_BUILD_TYPE=Release", "-DRS_LTO=OFF",
+            subprocess.run(["cmake", "-S", src, "-B", b, *kind, "-DRS_LTO=OFF",
                             "-DRS_SERVE=OFF", "-DRS_WERROR=OFF", "-DBUILD_TESTING=ON"],
                            check=True, capture_output=True)
         r = build(b, os.path.join(work, "build.log"))
@@ -570,7 +581,7 @@ def main():
         t1 = time.time()
         env = dict(os.environ, RS_MUTANT=str(s.id))
         for t in covering:
-            limit = int(max(30, 5 * cost[t] + 10))
+            limit = int(max(30, 5 * slow * cost[t] + 10))
             r = subprocess.run(["ctest", "--test-dir", b, "-R", f"^{t}$", "--timeout", str(limit)],
                                env=env, capture_output=True, text=True)
             if r.returncode != 0:
@@ -601,7 +612,7 @@ def main():
                 rep.flush()
     stale = [k for k in known if k not in used and k not in {s.key() for s in sites}]
     for k in stale:
-        print(f"stale: {EXPLAINED}:{known[k][1]}: no site {k[0]} | {k[1]} | {k[2]} | {k[3]}")
+        print(f"stale: {known[k][1]}: no site {k[0]} | {k[1]} | {k[2]} | {k[3]}")
     n = len(pick)
     score = 100.0 * counts["killed"] / n if n else 100.0
     print(f"== {counts['killed']} killed of {n} mutants ({score:.1f} %); {counts['explained']} explained as "
