@@ -332,6 +332,40 @@ static void duplicates_are_counted_exactly(void **state)
     sim_destroy(s);
 }
 
+/* Which answers are side effects: with idempotent = false, an execution
+ * that answers ok or business did the thing (business: the order was
+ * refused after it was recorded), one that answers an injected error did
+ * not. Nine requests, one attempt each, on a lone server: 9 side effects
+ * for business, 0 for 500 or 503. Side effects are modelled at the entry
+ * service: a business answer passed through from a dependency is one
+ * there (9), and the dependency's own executions are not counted (not 18). */
+static void side_effects_are_ok_and_business_answers(void **state)
+{
+    (void)state;
+    const char *text = ONE_PER_SECOND "[load]\nidempotent = false\n"
+                                      "[server]\nworkers = 1\nservice = const(1ms)\n";
+    const char *biz[] = {"server.business=1"};
+    struct sim *s = run_text(text, biz, 1);
+    assert_true(M(s)->outcomes[OUT_BUSINESS] == 9);
+    assert_true(M(s)->side_effects == 9 && M(s)->duplicates == 0);
+    sim_destroy(s);
+    const char *e500[] = {"server.error_500=1"}, *e503[] = {"server.error_503=1"};
+    s = run_text(text, e500, 1);
+    assert_true(M(s)->errors[CLS_500] == 9 && M(s)->side_effects == 0);
+    sim_destroy(s);
+    s = run_text(text, e503, 1);
+    assert_true(M(s)->errors[CLS_503] == 9 && M(s)->side_effects == 0);
+    sim_destroy(s);
+
+    const char *graph = ONE_PER_SECOND "[load]\nidempotent = false\n"
+                                       "[service api]\nworkers = 1\nservice = const(1ms)\ncalls = db\n"
+                                       "[service db]\nworkers = 1\nservice = const(1ms)\nbusiness = 1\n";
+    s = run_text(graph, NULL, 0);
+    assert_true(M(s)->outcomes[OUT_BUSINESS] == 9);
+    assert_true(M(s)->side_effects == 9 && M(s)->duplicates == 0);
+    sim_destroy(s);
+}
+
 /* The hop: latencies add to the answer's latency exactly; a lost attempt
  * or answer looks like a timeout. */
 static void network_latency_and_loss(void **state)
@@ -553,6 +587,7 @@ int main(void)
         cmocka_unit_test(injected_errors_have_their_probabilities),
         cmocka_unit_test(n_retries_against_independent_failures),
         cmocka_unit_test(duplicates_are_counted_exactly),
+        cmocka_unit_test(side_effects_are_ok_and_business_answers),
         cmocka_unit_test(network_latency_and_loss),
         cmocka_unit_test(outage_modes),
         cmocka_unit_test(lifo_serves_newest_first),
