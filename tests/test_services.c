@@ -526,6 +526,32 @@ static void p2c_keeps_the_first_on_a_tie(void **state)
     sim_destroy(s);
 }
 
+/* summary.csv's <service>_utilization (workers held / workers) and
+ * <service>_wasted count after the warm-up. Nine requests, one a second
+ * from 1 s, each holding one of api's 2 workers for 500 ms; the client
+ * gives up after 100 ms, so every execution is wasted. Over the 10 s run:
+ * 4.5 worker-seconds held of 20, 0.225, and 9 wasted. After a 5 s warm-up
+ * (buckets of 1 s): the requests of 5 … 9 s, 2.5 of 10, 0.25, and 5. */
+static void service_columns_after_warmup(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 10s\n[load]\narrival = uniform\nrate = 1/s\n"
+                       "[service api]\nworkers = 2\nservice = const(500ms)\n"
+                       "[layer app]\nto = api\ntimeout = 100ms\n";
+    const char *warm[] = {"run.warmup=5s"};
+    for (int w = 0; w < 2; w++) {
+        struct sim *s = run_text(text, warm, (size_t)w);
+        struct sim_service_row r;
+        sim_service_totals(s, 0, &r);
+        double util = r.busy / r.workers;
+        print_message("warm-up %s: utilization %.6f, wasted %llu\n", w ? "5 s" : "none", util,
+                      (unsigned long long)r.wasted);
+        assert_true(fabs(util - (w ? 0.25 : 0.225)) < 1e-9);
+        assert_true(r.wasted == (w ? 5u : 9u));
+        sim_destroy(s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -548,6 +574,7 @@ int main(void)
         cmocka_unit_test(least_outstanding_ties_rotate),
         cmocka_unit_test(round_robin_cursor_is_shared),
         cmocka_unit_test(p2c_keeps_the_first_on_a_tie),
+        cmocka_unit_test(service_columns_after_warmup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
