@@ -478,6 +478,39 @@ static void cache_fills_only_on_ok(void **state)
     }
 }
 
+/* A hit does the cache's `hit` work and answers ok, drawing no injected
+ * error. One key, nine requests a second apart, service 1 ms, hit 5 ms:
+ * the first misses (1 ms), eight hit (5 ms each), 41 ms in all. With
+ * business = 0.5 over 200 requests, every miss before the first ok
+ * answers business and fills nothing; after it, only hits, all ok: so
+ * business = misses − 1 exactly, whatever the draws. */
+static void hits_take_their_time_and_draw_nothing(void **state)
+{
+    (void)state;
+    static const char text[] = "[run]\nduration = 300s\n"
+                               "[load]\narrival = uniform\nrate = 1/s\nkeys = 1\n"
+                               "[phase quiet]\nstart = 9500ms\nend = 300s\nrate = x0\n"
+                               "[server]\nworkers = 1\nservice = const(1ms)\ncache = c\n"
+                               "[cache c]\nhit = const(5ms)\n";
+    struct sim *s = run_text(text, NULL, 0);
+    const struct metrics *m = sim_metrics(s);
+    assert_true(m->outcomes[OUT_OK] == 9);
+    assert_true(m->lat_all.min == RS_MS && m->lat_all.max == 5 * RS_MS);
+    assert_true(fabs(m->lat_all.sum - 41e6) < 1);
+    sim_destroy(s);
+    const char *biz[] = {"server.business=0.5", "phase.quiet.start=200500ms"};
+    s = run_text(text, biz, 2);
+    m = sim_metrics(s);
+    struct cache_counts t = cache_totals(s);
+    print_message("business = 0.5: %llu misses, %llu business of %llu\n",
+                  (unsigned long long)t.misses, (unsigned long long)m->outcomes[OUT_BUSINESS],
+                  (unsigned long long)m->requests);
+    assert_true(m->requests == 200 && t.misses >= 1);
+    assert_true(m->outcomes[OUT_BUSINESS] == t.misses - 1);
+    assert_true(m->outcomes[OUT_OK] == 200 - (t.misses - 1));
+    sim_destroy(s);
+}
+
 /* <cache>_hit_ratio is hits / lookups of requests after the warm-up,
  * counted from its instant on. The same nine requests (1 s … 9 s), one
  * key: the 1 s one misses, the others hit. A warm-up of 1 s still counts
@@ -563,6 +596,7 @@ int main(void)
         cmocka_unit_test(hits_are_not_side_effects),
         cmocka_unit_test(cache_fills_only_on_ok),
         cmocka_unit_test(hit_ratio_after_warmup),
+        cmocka_unit_test(hits_take_their_time_and_draw_nothing),
         cmocka_unit_test(cache_phases),
         cmocka_unit_test(ttl_hit_ratio),
         cmocka_unit_test(lru_hit_ratio),
