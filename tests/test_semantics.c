@@ -332,6 +332,64 @@ static void duplicates_are_counted_exactly(void **state)
     sim_destroy(s);
 }
 
+/* Which answers are side effects: with idempotent = false, an execution
+ * that answers ok or business did the thing (business: the order was
+ * refused after it was recorded), one that answers an injected error did
+ * not. Nine requests, one attempt each, on a lone server: 9 side effects
+ * for business, 0 for 500 or 503. Side effects are modelled at the entry
+ * service: a business answer passed through from a dependency is one
+ * there (9), and the dependency's own executions are not counted (not 18). */
+static void side_effects_are_ok_and_business_answers(void **state)
+{
+    (void)state;
+    const char *text = ONE_PER_SECOND "[load]\nidempotent = false\n"
+                                      "[server]\nworkers = 1\nservice = const(1ms)\n";
+    const char *biz[] = {"server.business=1"};
+    struct sim *s = run_text(text, biz, 1);
+    assert_true(M(s)->outcomes[OUT_BUSINESS] == 9);
+    assert_true(M(s)->side_effects == 9 && M(s)->duplicates == 0);
+    sim_destroy(s);
+    const char *e500[] = {"server.error_500=1"}, *e503[] = {"server.error_503=1"};
+    s = run_text(text, e500, 1);
+    assert_true(M(s)->errors[CLS_500] == 9 && M(s)->side_effects == 0);
+    sim_destroy(s);
+    s = run_text(text, e503, 1);
+    assert_true(M(s)->errors[CLS_503] == 9 && M(s)->side_effects == 0);
+    sim_destroy(s);
+
+    const char *graph = ONE_PER_SECOND "[load]\nidempotent = false\n"
+                                       "[service api]\nworkers = 1\nservice = const(1ms)\ncalls = db\n"
+                                       "[service db]\nworkers = 1\nservice = const(1ms)\nbusiness = 1\n";
+    s = run_text(graph, NULL, 0);
+    assert_true(M(s)->outcomes[OUT_BUSINESS] == 9);
+    assert_true(M(s)->side_effects == 9 && M(s)->duplicates == 0);
+    sim_destroy(s);
+}
+
+/* A stored answer is replayed for the `replay` service time. One charge a
+ * second (300 ms), attempts time out after 100 ms and retry after 250 ms:
+ * the retry at 350 ms finds the charge stored (done at 300 ms) and gets it
+ * replayed, ok at 350 ms with the default const(0), at 400 ms with a
+ * 50 ms replay (not the 300 ms of a new execution: 650 ms). */
+static void replay_takes_its_service_time(void **state)
+{
+    (void)state;
+    const char *text = ONE_PER_SECOND
+        "[load]\nidempotent = false\nkey = true\n"
+        "[server]\nworkers = 10\nservice = const(300ms)\ndedup = true\n"
+        "[layer app]\nattempts = 3\ntimeout = 100ms\nretry_on = timeout 409\n"
+        "backoff = constant\nbase = 250ms\n";
+    struct sim *s = run_text(text, NULL, 0);
+    assert_true(M(s)->outcomes[OUT_OK] == 9 && M(s)->side_effects == 9);
+    assert_true(M(s)->lat_all.min == 350 * RS_MS && M(s)->lat_all.max == 350 * RS_MS);
+    sim_destroy(s);
+    const char *slow[] = {"server.replay=const(50ms)"};
+    s = run_text(text, slow, 1);
+    assert_true(M(s)->outcomes[OUT_OK] == 9 && M(s)->side_effects == 9);
+    assert_true(M(s)->lat_all.min == 400 * RS_MS && M(s)->lat_all.max == 400 * RS_MS);
+    sim_destroy(s);
+}
+
 /* The hop: latencies add to the answer's latency exactly; a lost attempt
  * or answer looks like a timeout. */
 static void network_latency_and_loss(void **state)
@@ -553,6 +611,8 @@ int main(void)
         cmocka_unit_test(injected_errors_have_their_probabilities),
         cmocka_unit_test(n_retries_against_independent_failures),
         cmocka_unit_test(duplicates_are_counted_exactly),
+        cmocka_unit_test(side_effects_are_ok_and_business_answers),
+        cmocka_unit_test(replay_takes_its_service_time),
         cmocka_unit_test(network_latency_and_loss),
         cmocka_unit_test(outage_modes),
         cmocka_unit_test(lifo_serves_newest_first),

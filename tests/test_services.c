@@ -13,7 +13,10 @@
 #include "rs_test.h"
 #include "rs_theory.h"
 
+#include <gsl/gsl_rng.h>
 #include <math.h>
+
+#include "rng.h"
 
 #define R 10
 #define check_ci(what, x, theory, width) check_ci_n(what, x, R, theory, width)
@@ -437,6 +440,118 @@ static void least_outstanding_and_hung_replicas(void **state)
     }
 }
 
+/* Arrivals at each of the n replicas of service svc over the run. */
+static void service_replica_arrivals(const struct sim *s, unsigned svc, unsigned n, uint64_t *out)
+{
+    for (unsigned i = 0; i < n; i++) {
+        out[i] = 0;
+        for (size_t b = 0; b < sim_metrics(s)->nbuckets; b++) {
+            struct sim_service_row row;
+            assert_true(sim_service_row(s, svc, i + 1, b, &row));
+            out[i] += row.arrivals;
+        }
+    }
+}
+
+/* Seven requests, one a second (each served in 1 ms, so every replica is
+ * idle when the next comes: every pick is a tie at 0 outstanding). The
+ * least-outstanding scan starts at a cursor that moves on at each pick, so
+ * the ties rotate: replicas 1, 2, 3, 1, 2, 3, 1, i.e. 3, 2, 2 arrivals. A
+ * scan from the first replica every time sends all 7 to replica 1. */
+static void least_outstanding_ties_rotate(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 10s\n[load]\narrival = uniform\nrate = 1/s\n"
+                       "[phase quiet]\nstart = 7500ms\nend = 10s\nrate = x0\n"
+                       "[server]\nworkers = 1\nservice = const(1ms)\nreplicas = 3\n"
+                       "balancer = least-outstanding\n";
+    struct sim *s = run_text(text, NULL, 0);
+    uint64_t n[3];
+    service_replica_arrivals(s, 0, 3, n);
+    assert_true(sim_metrics(s)->requests == 7 && sim_metrics(s)->outcomes[OUT_OK] == 7);
+    assert_true(n[0] == 3 && n[1] == 2 && n[2] == 2);
+    sim_destroy(s);
+}
+
+/* Round-robin's cursor is the service's, shared by every caller. The entry
+ * service a calls b and then db; b calls db too, so each request makes two
+ * picks of db's 3 replicas, b's first. Four requests, one a second: picks
+ * 1 2 3 1 2 3 1 2, i.e. 3, 3, 2 arrivals. A cursor per caller would give
+ * 4, 2, 2 (each caller 1 2 3 1); a balancer that does not turn, 8, 0, 0. */
+static void round_robin_cursor_is_shared(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 10s\n[load]\narrival = uniform\nrate = 1/s\n"
+                       "[phase quiet]\nstart = 4500ms\nend = 10s\nrate = x0\n"
+                       "[service a]\nworkers = 1\nservice = const(1ms)\ncalls = b db\n"
+                       "[service b]\nworkers = 1\nservice = const(1ms)\ncalls = db\n"
+                       "[service db]\nworkers = 1\nservice = const(1ms)\nreplicas = 3\n"
+                       "balancer = round-robin\n";
+    struct sim *s = run_text(text, NULL, 0);
+    uint64_t n[3];
+    service_replica_arrivals(s, 2, 3, n);
+    assert_true(sim_metrics(s)->requests == 4 && sim_metrics(s)->outcomes[OUT_OK] == 4);
+    assert_true(n[0] == 3 && n[1] == 3 && n[2] == 2);
+    sim_destroy(s);
+}
+
+/* p2c on a tie keeps the first of its two draws. Twenty requests, one a
+ * second, to two idle replicas: every pick is a tie, so each goes to the
+ * first draw, a = uniform_int(2) of the balancer stream (the second draw,
+ * uniform_int(1), is the other replica). The test replays the stream
+ * (seed 1, replication 0) and expects those replicas exactly; keeping the
+ * second on a tie would send each request to the other one. */
+static void p2c_keeps_the_first_on_a_tie(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 30s\n[load]\narrival = uniform\nrate = 1/s\n"
+                       "[phase quiet]\nstart = 20500ms\nend = 30s\nrate = x0\n"
+                       "[server]\nworkers = 1\nservice = const(1ms)\nreplicas = 2\nbalancer = p2c\n";
+    struct rng_set set;
+    assert_int_equal(rng_set_init(&set, 1, 0), 0);
+    uint64_t want[2] = {0, 0};
+    for (int k = 0; k < 20; k++) {
+        unsigned long a = gsl_rng_uniform_int(set.s[RNG_BALANCER], 2);
+        (void)gsl_rng_uniform_int(set.s[RNG_BALANCER], 1);
+        want[a]++;
+    }
+    rng_set_fini(&set);
+    print_message("p2c on ties: replica 1 gets %llu of 20\n", (unsigned long long)want[0]);
+    assert_true(want[0] != want[1]); /* else the other choice could not be told apart */
+    struct sim *s = run_text(text, NULL, 0);
+    uint64_t n[2];
+    service_replica_arrivals(s, 0, 2, n);
+    assert_true(sim_metrics(s)->requests == 20);
+    assert_true(n[0] == want[0] && n[1] == want[1]);
+    sim_destroy(s);
+}
+
+/* summary.csv's <service>_utilization (workers held / workers) and
+ * <service>_wasted count after the warm-up. Nine requests, one a second
+ * from 1 s, each holding one of api's 2 workers for 500 ms; the client
+ * gives up after 100 ms, so every execution is wasted. Over the 10 s run:
+ * 4.5 worker-seconds held of 20, 0.225, and 9 wasted. After a 5 s warm-up
+ * (buckets of 1 s): the requests of 5 … 9 s, 2.5 of 10, 0.25, and 5. */
+static void service_columns_after_warmup(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 10s\n[load]\narrival = uniform\nrate = 1/s\n"
+                       "[service api]\nworkers = 2\nservice = const(500ms)\n"
+                       "[layer app]\nto = api\ntimeout = 100ms\n";
+    const char *warm[] = {"run.warmup=5s"};
+    for (int w = 0; w < 2; w++) {
+        struct sim *s = run_text(text, warm, (size_t)w);
+        struct sim_service_row r;
+        sim_service_totals(s, 0, &r);
+        double util = r.busy / r.workers;
+        print_message("warm-up %s: utilization %.6f, wasted %llu\n", w ? "5 s" : "none", util,
+                      (unsigned long long)r.wasted);
+        assert_true(fabs(util - (w ? 0.25 : 0.225)) < 1e-9);
+        assert_true(r.wasted == (w ? 5u : 9u));
+        sim_destroy(s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -456,6 +571,10 @@ int main(void)
         cmocka_unit_test(deadline_crosses_services),
         cmocka_unit_test(late_attempts_to_a_hung_replica),
         cmocka_unit_test(client_attempts_whatever_the_order),
+        cmocka_unit_test(least_outstanding_ties_rotate),
+        cmocka_unit_test(round_robin_cursor_is_shared),
+        cmocka_unit_test(p2c_keeps_the_first_on_a_tie),
+        cmocka_unit_test(service_columns_after_warmup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -436,6 +436,105 @@ static void cache_phases(void **state)
     sim_destroy(s);
 }
 
+/* The cache's totals over the run. */
+static struct cache_counts cache_totals(const struct sim *s)
+{
+    struct cache_counts t = {0};
+    struct sim_cache_row row;
+    for (size_t b = 0; sim_cache_row(s, 0, b, &row); b++) {
+        t.lookups += row.n.lookups;
+        t.hits += row.n.hits;
+        t.misses += row.n.misses;
+    }
+    return t;
+}
+
+/* A miss fills the cache only when its execution answers ok. One key,
+ * nine requests a second apart: answering ok, the first misses and fills,
+ * the other eight hit. Answering business, or 503, or 500, nothing is
+ * filled and all nine miss (and a 503 or 500 is not retried: one attempt). */
+static void cache_fills_only_on_ok(void **state)
+{
+    (void)state;
+    static const char text[] = "[run]\nduration = 30s\n"
+                               "[load]\narrival = uniform\nrate = 1/s\nkeys = 1\n"
+                               "[phase quiet]\nstart = 9500ms\nend = 30s\nrate = x0\n"
+                               "[server]\nworkers = 1\nservice = const(1ms)\ncache = c\n"
+                               "[cache c]\n";
+    struct sim *s = run_text(text, NULL, 0);
+    struct cache_counts t = cache_totals(s);
+    assert_true(sim_metrics(s)->outcomes[OUT_OK] == 9);
+    assert_true(t.lookups == 9 && t.misses == 1 && t.hits == 8);
+    sim_destroy(s);
+    const char *answers[] = {"server.business=1", "server.error_503=1", "server.error_500=1"};
+    for (size_t i = 0; i < 3; i++) {
+        s = run_text(text, &answers[i], 1);
+        t = cache_totals(s);
+        if (!(sim_metrics(s)->outcomes[OUT_OK] == 0 && t.lookups == 9 && t.misses == 9 && t.hits == 0))
+            fail_msg("%s: %llu lookups, %llu misses, %llu hits", answers[i],
+                     (unsigned long long)t.lookups, (unsigned long long)t.misses,
+                     (unsigned long long)t.hits);
+        sim_destroy(s);
+    }
+}
+
+/* A hit does the cache's `hit` work and answers ok, drawing no injected
+ * error. One key, nine requests a second apart, service 1 ms, hit 5 ms:
+ * the first misses (1 ms), eight hit (5 ms each), 41 ms in all. With
+ * business = 0.5 over 200 requests, every miss before the first ok
+ * answers business and fills nothing; after it, only hits, all ok: so
+ * business = misses − 1 exactly, whatever the draws. */
+static void hits_take_their_time_and_draw_nothing(void **state)
+{
+    (void)state;
+    static const char text[] = "[run]\nduration = 300s\n"
+                               "[load]\narrival = uniform\nrate = 1/s\nkeys = 1\n"
+                               "[phase quiet]\nstart = 9500ms\nend = 300s\nrate = x0\n"
+                               "[server]\nworkers = 1\nservice = const(1ms)\ncache = c\n"
+                               "[cache c]\nhit = const(5ms)\n";
+    struct sim *s = run_text(text, NULL, 0);
+    const struct metrics *m = sim_metrics(s);
+    assert_true(m->outcomes[OUT_OK] == 9);
+    assert_true(m->lat_all.min == RS_MS && m->lat_all.max == 5 * RS_MS);
+    assert_true(fabs(m->lat_all.sum - 41e6) < 1);
+    sim_destroy(s);
+    const char *biz[] = {"server.business=0.5", "phase.quiet.start=200500ms"};
+    s = run_text(text, biz, 2);
+    m = sim_metrics(s);
+    struct cache_counts t = cache_totals(s);
+    print_message("business = 0.5: %llu misses, %llu business of %llu\n",
+                  (unsigned long long)t.misses, (unsigned long long)m->outcomes[OUT_BUSINESS],
+                  (unsigned long long)m->requests);
+    assert_true(m->requests == 200 && t.misses >= 1);
+    assert_true(m->outcomes[OUT_BUSINESS] == t.misses - 1);
+    assert_true(m->outcomes[OUT_OK] == 200 - (t.misses - 1));
+    sim_destroy(s);
+}
+
+/* <cache>_hit_ratio is hits / lookups of requests after the warm-up,
+ * counted from its instant on. The same nine requests (1 s … 9 s), one
+ * key: the 1 s one misses, the others hit. A warm-up of 1 s still counts
+ * the miss (8 of 9); one of 2 s leaves it out (8 of 8). */
+static void hit_ratio_after_warmup(void **state)
+{
+    (void)state;
+    static const char text[] = "[run]\nduration = 30s\n"
+                               "[load]\narrival = uniform\nrate = 1/s\nkeys = 1\n"
+                               "[phase quiet]\nstart = 9500ms\nend = 30s\nrate = x0\n"
+                               "[server]\nworkers = 1\nservice = const(1ms)\ncache = c\n"
+                               "[cache c]\n";
+    const char *w1[] = {"run.warmup=1s"}, *w2[] = {"run.warmup=2s"};
+    struct sim *s = run_text(text, NULL, 0);
+    assert_true(fabs(sim_cache_hit_ratio(s, 0) - 8.0 / 9.0) < 1e-12);
+    sim_destroy(s);
+    s = run_text(text, w1, 1);
+    assert_true(fabs(sim_cache_hit_ratio(s, 0) - 8.0 / 9.0) < 1e-12);
+    sim_destroy(s);
+    s = run_text(text, w2, 1);
+    assert_true(sim_cache_hit_ratio(s, 0) == 1.0);
+    sim_destroy(s);
+}
+
 /* Answers from the cache do no work: with idempotent = false, only
  * executions that missed are side effects. One key, no TTL, arrivals
  * every 10 ms: the first request misses (and fills the cache 1 ms later),
@@ -495,6 +594,9 @@ int main(void)
         cmocka_unit_test(trace_of_one_row),
         cmocka_unit_test(trace_of_a_burst),
         cmocka_unit_test(hits_are_not_side_effects),
+        cmocka_unit_test(cache_fills_only_on_ok),
+        cmocka_unit_test(hit_ratio_after_warmup),
+        cmocka_unit_test(hits_take_their_time_and_draw_nothing),
         cmocka_unit_test(cache_phases),
         cmocka_unit_test(ttl_hit_ratio),
         cmocka_unit_test(lru_hit_ratio),
