@@ -460,6 +460,8 @@ def main():
     ap.add_argument("--only", help="run these site ids only (1,5-9)")
     ap.add_argument("--keep", help="build in DIR and keep it (reused when it holds a schema build)")
     ap.add_argument("--report", help="write the per-mutant results to FILE (JSON lines)")
+    ap.add_argument("--rerun-explained", action="store_true",
+                    help="run the mutants explained as equivalent too (they are counted, not run, by default)")
     ap.add_argument("--sanitize", action="store_true",
                     help="run in the ASan + UBSan build, as CI's second build (reuses the probe of --keep DIR)")
     ap.add_argument("--max-test-seconds", type=float, default=0,
@@ -565,9 +567,12 @@ def main():
         print(f"== a first pass without the {len(slow)} tests slower than {a.max_test_seconds:g} s: "
               f"{' '.join(sorted(slow))}", flush=True)
 
+    known = explained()
     pick = sites if not a.only else [s for s in sites if s.id in parse_only(a.only, len(sites))]
 
     def run(s):
+        if s.key() in known and not a.rerun_explained:
+            return s, "explained", None, 0.0
         covering = sorted((t for t in tests if s.id in hits[t]), key=lambda t: cost[t])
         if not covering:
             return s, "unreached", None, 0.0
@@ -588,19 +593,21 @@ def main():
                 return s, "killed", t, time.time() - t1
         return s, "survived", None, time.time() - t1
 
-    known = explained()
-    used = set()
+    used, wrong = set(), []
     counts = {"killed": 0, "survived": 0, "unreached": 0, "no-edge": 0, "explained": 0}
     rep = open(a.report, "w") if a.report else None
     with ThreadPoolExecutor(a.jobs) as ex:
         for s, verdict, by, dt in ex.map(run, pick):
             note = ""
-            if verdict != "killed" and s.key() in known:
+            if verdict in ("explained", "survived", "no-edge", "unreached") and s.key() in known:
                 used.add(s.key())
                 note = known[s.key()][0]
                 verdict_shown = "explained"
             else:
                 verdict_shown = verdict
+            if verdict == "killed" and s.key() in known:  # --rerun-explained: the reason is wrong
+                used.add(s.key())
+                wrong.append(f"{known[s.key()][1]}: explained as equivalent, but {by} kills it")
             counts[verdict_shown] += 1
             if verdict != "killed" or a.only:
                 print(f"{verdict_shown:9} {s.id:4d} {s.file}:{s.line}:{s.col} {s.frm} -> {s.to}  "
@@ -613,6 +620,8 @@ def main():
     stale = [k for k in known if k not in used and k not in {s.key() for s in sites}]
     for k in stale:
         print(f"stale: {known[k][1]}: no site {k[0]} | {k[1]} | {k[2]} | {k[3]}")
+    for w in wrong:
+        print("wrong:", w)
     n = len(pick)
     score = 100.0 * counts["killed"] / n if n else 100.0
     print(f"== {counts['killed']} killed of {n} mutants ({score:.1f} %); {counts['explained']} explained as "
@@ -621,7 +630,7 @@ def main():
           f"reached by no test; {len(left)} sites left out; {time.time() - t0:.0f} s")
     if not a.keep:
         shutil.rmtree(work, ignore_errors=True)
-    return 0 if counts["survived"] + counts["unreached"] + counts["no-edge"] == 0 and not stale else 1
+    return 0 if counts["survived"] + counts["unreached"] + counts["no-edge"] == 0 and not stale and not wrong else 1
 
 
 if __name__ == "__main__":
