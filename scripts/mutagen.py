@@ -623,8 +623,10 @@ def main():
     for w in wrong:
         print("wrong:", w)
     n = len(pick)
-    score = 100.0 * counts["killed"] / n if n else 100.0
-    print(f"== {counts['killed']} killed of {n} mutants ({score:.1f} %); {counts['explained']} explained as "
+    live = n - counts["explained"]
+    score = 100.0 * counts["killed"] / live if live else 100.0
+    print(f"== {counts['killed']} killed of {live} mutants not equivalent ({score:.1f} %; "
+          f"{100.0 * counts['killed'] / n if n else 100:.1f} % of all {n}); {counts['explained']} explained as "
           f"equivalent in {EXPLAINED}; unexplained: {counts['survived']} survived the tests that reach them, "
           f"{counts['no-edge']} at boundaries no test reaches (operands never equal), {counts['unreached']} "
           f"reached by no test; {len(left)} sites left out; {time.time() - t0:.0f} s")
