@@ -277,6 +277,75 @@ static void hedges_go_to_other_replicas(void **state)
     sim_destroy(s);
 }
 
+/* Copies of a call to a service that is not the first in the file prefer
+ * that service's own replicas: api (two replicas, numbered first) calls db
+ * (two replicas) through a hedged layer sending both copies at once, so
+ * every call puts one copy on each of db's replicas and none on api's:
+ * api runs one execution a request, taking its replicas in turn (5 and 4
+ * of the 9), and each of db's replicas gets 9. */
+static void hedges_stay_on_their_service(void **state)
+{
+    (void)state;
+    const char *text = SLOW_ONE
+        "[service api]\nreplicas = 2\nbalancer = round-robin\nworkers = 10\nservice = const(1ms)\n"
+        "calls = db\n"
+        "[service db]\nreplicas = 2\nbalancer = random\nworkers = 10\nservice = const(10ms)\n"
+        "[layer app]\nto = api\n"
+        "[layer api-db]\nfrom = api\nto = db\nattempts = 2\nhedge = fixed\nhedge_delay = 0\n"
+        "retry_on = none\n";
+    struct sim *s = run_text(text, NULL, 0);
+    assert_int_equal(M(s)->requests, 9);
+    assert_int_equal(M(s)->outcomes[OUT_OK], 9);
+    assert_int_equal(M(s)->hedges, 9);
+    uint64_t arr[2][2] = {{0, 0}, {0, 0}};
+    struct sim_service_row r;
+    for (size_t b = 0; b < M(s)->nbuckets; b++)
+        for (uint32_t svc = 0; svc < 2; svc++)
+            for (uint32_t i = 0; i < 2; i++) {
+                assert_true(sim_service_row(s, svc, i + 1, b, &r));
+                arr[svc][i] += r.arrivals;
+            }
+    assert_int_equal(arr[0][0], 5); /* requests 1, 3, 5, 7, 9 */
+    assert_int_equal(arr[0][1], 4);
+    assert_int_equal(arr[1][0], 9);
+    assert_int_equal(arr[1][1], 9);
+    sim_destroy(s);
+}
+
+/* hedges, hedge_wins and the attempts count first copies, retries and
+ * hedges apart. Two replicas taken in turn, 100 ms of work, the first
+ * slowed tenfold: each request's first copy goes to the slow one, the
+ * hedge 30 ms later to the other, and the hedge wins at 130 ms: 9 hedges,
+ * 9 hedge wins, 2 attempts a request. With the first replica failing at
+ * once (503) instead, the call has no copy out, so it retries after its
+ * 50 ms backoff (the hedge timer does not fire meanwhile); the retry goes
+ * to the other replica and wins at 150 ms: 2 attempts a request, no hedge,
+ * no hedge win. */
+static void hedge_counts_separate_copies(void **state)
+{
+    (void)state;
+    const char *text = SLOW_ONE
+        "[phase slow]\nstart = 0\nend = 20s\ntarget = api#1\nslowdown = 10\n"
+        "[service api]\nreplicas = 2\nbalancer = round-robin\nworkers = 1\nservice = const(100ms)\n"
+        "[layer app]\nto = api\nattempts = 2\nhedge = fixed\nhedge_delay = 30ms\n"
+        "retry_on = 503\nbackoff = constant\nbase = 50ms\n";
+    struct sim *s = run_text(text, NULL, 0);
+    assert_int_equal(M(s)->outcomes[OUT_OK], 9);
+    assert_int_equal(M(s)->hedges, 9);
+    assert_int_equal(M(s)->hedge_wins, 9);
+    assert_true(M(s)->att_sum[0] == 18.0 && M(s)->att_max[0] == 2);
+    assert_true(M(s)->lat_all.min == 130 * RS_MS && M(s)->lat_all.max == 130 * RS_MS);
+    sim_destroy(s);
+    const char *fail[] = {"phase.slow.slowdown=1", "phase.slow.outage=error"};
+    s = run_text(text, fail, 2);
+    assert_int_equal(M(s)->outcomes[OUT_OK], 9);
+    assert_int_equal(M(s)->hedges, 0);
+    assert_int_equal(M(s)->hedge_wins, 0);
+    assert_true(M(s)->att_sum[0] == 18.0 && M(s)->att_max[0] == 2);
+    assert_true(M(s)->lat_all.min == 150 * RS_MS && M(s)->lat_all.max == 150 * RS_MS);
+    sim_destroy(s);
+}
+
 /* percentile: with the cap at 2 % and the percentile at 50 (half the calls
  * would hedge), hedges stay within 2 % of first copies in every 10 s window
  * (and so over the run, give or take the window's edges); with the cap at 1
@@ -699,6 +768,8 @@ int main(void)
         cmocka_unit_test(hedge_on_sends_the_next_copy_at_once),
         cmocka_unit_test(first_answer_wins),
         cmocka_unit_test(hedges_go_to_other_replicas),
+        cmocka_unit_test(hedges_stay_on_their_service),
+        cmocka_unit_test(hedge_counts_separate_copies),
         cmocka_unit_test(extra_load_cap_holds),
         cmocka_unit_test(budget_refuses_hedges),
         cmocka_unit_test(cancel_reaches_queued_and_running_work),

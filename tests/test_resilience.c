@@ -4,6 +4,8 @@
  */
 #include "rs_test.h"
 
+#include <stdio.h>
+
 
 /* A 10 % ratio budget (reserve 10/s over a 10 s ttl) against a dead
  * server: at a constant 200 requests/s every 10 s window of the run holds
@@ -191,6 +193,89 @@ static void breaker_scope_scenario(void **state)
     assert_true(c.server_arrivals > s.server_arrivals + 5000);
 }
 
+/* One request a second from 1 s to 9 s (none after 9.5 s), each answered
+ * at once by the server's draw: the breaker cases below are followed by
+ * hand. */
+#define NINE_REQUESTS                                                                              \
+    "[run]\nduration = 30s\n[load]\narrival = uniform\nrate = 1/s\n"                               \
+    "[phase quiet]\nstart = 9500ms\nend = 30s\nrate = x0\n"
+
+/* Which classes a breaker counts as failures (docs/breakers.md): every
+ * class but ok and business, for every kind; a 400 (a bad request) is one,
+ * as the doc says of Hystrix. Nine requests of one attempt each, every one
+ * answered 400 or business:
+ *  - consecutive: the 6th consecutive 400 trips it (failures 5), open for
+ *    60 s: 6 failed, 3 short-circuited;
+ *  - rate over a count window of 4 (so at least 4 calls): the 4th 400
+ *    trips it, open 60 s: 4 failed, 5 short-circuited;
+ *  - hystrix and polly, min_calls 4 (their time windows hold all nine):
+ *    the 4th trips, open 5 s until 9.001 s, so the request at 9 s is still
+ *    short-circuited: 4 failed, 5 short-circuited;
+ * and business answers never trip any of them: 9 business. */
+static void breakers_count_every_class_but_ok_and_business(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *kind, *extra;
+        uint64_t failed, broken;
+    } cases[] = {
+        {"consecutive", "", 6, 3},
+        {"gobreaker", "", 6, 3},
+        {"rate", "breaker_window = 4\n", 4, 5},
+        {"resilience4j", "breaker_window = 4\n", 4, 5},
+        {"hystrix", "breaker_min_calls = 4\n", 4, 5},
+        {"polly", "breaker_min_calls = 4\n", 4, 5},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (int business = 0; business <= 1; business++) {
+            char text[1024];
+            snprintf(text, sizeof text,
+                     NINE_REQUESTS "[server]\nworkers = 1\nservice = const(1ms)\n%s = 1\n"
+                                   "[layer app]\nbreaker = %s\n%s",
+                     business ? "business" : "error_400", cases[i].kind, cases[i].extra);
+            struct sim *s = run_text(text, NULL, 0);
+            const struct metrics *m = sim_metrics(s);
+            print_message("%s, %s: failed %llu, breaker %llu, business %llu\n", cases[i].kind,
+                          business ? "business" : "400", (unsigned long long)m->outcomes[OUT_FAILED],
+                          (unsigned long long)m->outcomes[OUT_BREAKER],
+                          (unsigned long long)m->outcomes[OUT_BUSINESS]);
+            assert_int_equal(m->requests, 9);
+            if (business) {
+                assert_int_equal(m->outcomes[OUT_BUSINESS], 9);
+                assert_int_equal(m->outcomes[OUT_BREAKER], 0);
+            } else {
+                assert_int_equal(m->outcomes[OUT_FAILED], cases[i].failed);
+                assert_int_equal(m->outcomes[OUT_BREAKER], cases[i].broken);
+            }
+            sim_destroy(s);
+        }
+    }
+}
+
+/* brooker counts business answers as successes too. Five business answers
+ * (1-5 s), then 503s at once (an outage from 5.5 s), with one retry of a
+ * 503 and breaker_max_failure_ratio 0.2: at 6 s the 503 makes 1 failure
+ * in 6 results (0.17, not above 0.2), so the retry goes, fails (2 in 7)
+ * and the request ends exhausted; from 7 s a 503 makes the ratio 3/8 and
+ * more, and the retry is refused: outcome breaker. Had business answers
+ * been failures, the request at 6 s would be refused too (6 in 6). */
+static void brooker_counts_business_as_success(void **state)
+{
+    (void)state;
+    const char *text = NINE_REQUESTS
+        "[phase down]\nstart = 5500ms\nend = 30s\noutage = error\n"
+        "[server]\nworkers = 1\nservice = const(1ms)\nbusiness = 1\n"
+        "[layer app]\nattempts = 2\nretry_on = 503\nbreaker = brooker\n"
+        "breaker_max_failure_ratio = 0.2\n";
+    struct sim *s = run_text(text, NULL, 0);
+    const struct metrics *m = sim_metrics(s);
+    assert_int_equal(m->outcomes[OUT_BUSINESS], 5);
+    assert_int_equal(m->outcomes[OUT_EXHAUSTED], 1);
+    assert_int_equal(m->outcomes[OUT_BREAKER], 3);
+    assert_int_equal(m->server_arrivals, 10); /* 5 + 2 + 3 */
+    sim_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -200,6 +285,8 @@ int main(void)
         cmocka_unit_test(storm_recovers_with_a_budget),
         cmocka_unit_test(outage_breaker_scenario),
         cmocka_unit_test(breaker_scope_scenario),
+        cmocka_unit_test(breakers_count_every_class_but_ok_and_business),
+        cmocka_unit_test(brooker_counts_business_as_success),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -88,6 +88,31 @@ static void retry_after_is_honoured(void **state)
     sim_destroy(s);
 }
 
+/* Retry-After: 0 means "retry now": a layer that honours it retries at
+ * once instead of waiting its backoff (300 ms, constant). The 503s of an
+ * outage carrying Retry-After 0 give 3 attempts at the same instant
+ * (latency 0, 2 waits of a Retry-After per request); ignored, or taken for
+ * no Retry-After, the backoff would give 600 ms. */
+static void retry_after_zero_is_retry_now(void **state)
+{
+    (void)state;
+    const char *text = ONE_PER_SECOND
+        "[phase down]\nstart = 0\nend = 30s\noutage = error\nretry_after = 0\n"
+        "[server]\nworkers = 1\nservice = const(1ms)\n"
+        "[layer app]\nattempts = 3\nbackoff = constant\nbase = 300ms\nretry_after = honor\n";
+    struct sim *s = run_text(text, NULL, 0);
+    assert_true(M(s)->requests == 9 && M(s)->outcomes[OUT_EXHAUSTED] == 9);
+    assert_true(M(s)->retry_after_waits == 18 && M(s)->server_arrivals == 27);
+    assert_true(M(s)->lat_all.min == 0 && M(s)->lat_all.max == 0);
+    sim_destroy(s);
+    /* the same layer ignoring it waits its backoff: the contrast */
+    const char *ign[] = {"layer.app.retry_after=ignore"};
+    s = run_text(text, ign, 1);
+    assert_true(M(s)->retry_after_waits == 0);
+    assert_true(M(s)->lat_all.min == 600 * RS_MS && M(s)->lat_all.max == 600 * RS_MS);
+    sim_destroy(s);
+}
+
 /* Against a server that never answers, a 250 ms deadline with 100 ms
  * attempts allows attempts at 0, 100 and 200 ms and ends the request at
  * exactly 250 ms; no attempt starts after it. A backoff that would start
@@ -603,6 +628,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(retry_after_is_honoured),
+        cmocka_unit_test(retry_after_zero_is_retry_now),
         cmocka_unit_test(deadline_bounds_the_loop),
         cmocka_unit_test(expired_work_is_dropped),
         cmocka_unit_test(non_retriable_classes_are_not_retried),

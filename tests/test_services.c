@@ -293,6 +293,56 @@ static void bulkhead_queue_and_wait(void **state)
     sim_destroy(s);
 }
 
+/* A bulkhead's waiters, exactly. Requests at 100, 200 and 300 ms (uniform
+ * 10/s, none after 350 ms) meet a pool of one slot with an unbounded queue
+ * and no wait limit, in front of a 1 s service. A freed slot goes to the
+ * longest waiter: the first holds the slot 0.1-1.1 s, the second 1.1-2.1 s
+ * and the third 2.1-3.1 s, latencies 1.0, 1.9 and 2.8 s (the newest first
+ * would give the second 2.9 s). */
+static void bulkhead_slot_goes_to_the_longest_waiter(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 10s\n[load]\narrival = uniform\nrate = 10/s\n"
+                       "[phase quiet]\nstart = 350ms\nend = 10s\nrate = x0\n"
+                       "[service api]\nworkers = 10\nservice = const(1s)\n"
+                       "[layer pool]\nto = api\nconcurrency = 1\nconcurrency_queue = unbounded\n";
+    struct sim *s = run_text(text, NULL, 0);
+    const struct metrics *m = sim_metrics(s);
+    assert_int_equal(m->requests, 3);
+    assert_int_equal(m->outcomes[OUT_OK], 3);
+    assert_true(m->lat_all.min == 1000 * RS_MS && m->lat_all.max == 2800 * RS_MS);
+    assert_true(fabs(metrics_mean_s(&m->lat_all) - 1.9) < 1e-9);
+    sim_destroy(s);
+}
+
+/* An attempt waiting for a bulkhead slot never waits past its call's
+ * deadline, even where concurrency_wait would let it (none here). The
+ * deadline is app's 500 ms, propagated to the pool below it. The request
+ * at 100 ms crosses app's hop during a 200 ms latency phase and reaches
+ * the pool at 300 ms, deadline 600 ms; the one at 200 ms crosses at once
+ * and holds the only slot until its own deadline, 700 ms (the service
+ * takes 1 s). The waiter leaves the queue at 600 ms, unsent: one attempt
+ * reaches the service. Waiting on to 700 ms, it would take the freed slot
+ * and be sent after its deadline, a second. */
+static void bulkhead_wait_ends_at_the_deadline(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 10s\n[load]\narrival = uniform\nrate = 10/s\n"
+                       "[phase quiet]\nstart = 250ms\nend = 10s\nrate = x0\n"
+                       "[phase slow]\nstart = 0\nend = 150ms\ntarget = app\nlatency = const(200ms)\n"
+                       "[service api]\nworkers = 10\nservice = const(1s)\n"
+                       "[layer app]\nto = api\ndeadline = 500ms\npropagate_deadline = true\n"
+                       "[layer pool]\nto = api\nconcurrency = 1\nconcurrency_queue = unbounded\n";
+    struct sim *s = run_text(text, NULL, 0);
+    const struct metrics *m = sim_metrics(s);
+    assert_int_equal(m->requests, 2);
+    assert_int_equal(m->outcomes[OUT_DEADLINE], 2);
+    assert_true(m->lat_all.min == 500 * RS_MS && m->lat_all.max == 500 * RS_MS);
+    assert_int_equal(m->server_arrivals, 1);
+    assert_int_equal(errors(s, CLS_BULKHEAD), 0);
+    sim_destroy(s);
+}
+
 /* A hop phase: latency = const(50ms) on the client's layer adds 100 ms per
  * attempt (each way); loss = 1 is a partition: every attempt times out. */
 static void hop_phases(void **state)
@@ -565,6 +615,8 @@ int main(void)
         cmocka_unit_test(dependency_failures_are_mapped),
         cmocka_unit_test(held_versus_working),
         cmocka_unit_test(bulkhead_queue_and_wait),
+        cmocka_unit_test(bulkhead_slot_goes_to_the_longest_waiter),
+        cmocka_unit_test(bulkhead_wait_ends_at_the_deadline),
         cmocka_unit_test(hop_phases),
         cmocka_unit_test(replica_target),
         cmocka_unit_test(least_outstanding_and_hung_replicas),
