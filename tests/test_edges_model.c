@@ -7,7 +7,10 @@
  */
 #include "rs_test.h"
 
+#include <stdio.h>
 #include <string.h>
+
+#include "rng.h"
 
 #define M(s) sim_metrics(s)
 
@@ -114,6 +117,107 @@ static void footprint_counts_started_buckets(void **state)
     assert_true(ten == 10 * one);
 }
 
+/* ---- the network hop (net.c) ---- */
+
+/* One request, at 1 s (uniform arrivals at 1/s; the next would be at the
+ * end). */
+#define ONE_REQUEST "[run]\nduration = 2s\nseed = 1\n[load]\narrival = uniform\nrate = 1/s\n"
+
+/* The first draws of seed 1's network stream (replication 0), which draws
+ * the hop's losses and latencies in the order the run needs them. */
+static void network_draws(double *u, int n)
+{
+    struct rng_set set;
+    assert_int_equal(rng_set_init(&set, 1, 0), 0);
+    for (int i = 0; i < n; i++)
+        u[i] = gsl_rng_uniform(set.s[RNG_NETWORK]);
+    rng_set_fini(&set);
+}
+
+/* An attempt is lost with probability request_loss: lost when the draw u
+ * is below it (u takes the values k / 2^32, so u < p has probability p
+ * exactly for such p). A hop without loss draws nothing for it: its
+ * latencies are the stream's draws in turn. With request_loss set to the
+ * stream's first draw u0 the one attempt is not lost, and its latency
+ * uniform(0, 100ms) comes from the second draw; without loss, from the
+ * first. */
+static void loss_draws_below_the_probability(void **state)
+{
+    (void)state;
+    double u[2];
+    network_draws(u, 2);
+    const char *text = ONE_REQUEST "[server]\nworkers = 1\nservice = const(0)\n"
+                                   "[layer app]\nattempts = 1\nrequest_latency = uniform(0, 100ms)\n";
+    struct sim *s = run_text(text, NULL, 0);
+    assert_true(M(s)->outcomes[OUT_OK] == 1);
+    assert_true(M(s)->lat_all.max == units_from_ns(1e8 * u[0]));
+    sim_destroy(s);
+
+    char loss[64];
+    snprintf(loss, sizeof loss, "layer.app.request_loss=%.17g", u[0]);
+    const char *sets[] = {loss};
+    s = run_text(text, sets, 1);
+    assert_true(M(s)->outcomes[OUT_OK] == 1);
+    assert_true(M(s)->lat_all.max == units_from_ns(1e8 * u[1]));
+    sim_destroy(s);
+}
+
+/* A cancellation crosses the hop with the request latency; one that
+ * arrives no later than its attempt drops it on arrival (README,
+ * Cancellation: "One that overtakes its attempt on the hop drops it on
+ * arrival"; arriving together counts), one that arrives later reaches
+ * the job. The hop takes 10 ms; a phase adds 45 or 50 ms to crossings
+ * that start before 1.01 s. The attempt leaves at 1 s and the 50 ms
+ * timeout sends the cancellation at 1.05 s, which arrives at 1.06 s:
+ * - +50 ms: the attempt arrives at 1.06 s too, and is dropped unstarted;
+ * - +45 ms: it arrives at 1.055 s and starts; the cancellation stops it
+ *   at 1.06 s (cancel_running), so it never completes. */
+static void cancellation_meets_its_attempt_on_the_hop(void **state)
+{
+    (void)state;
+#define HOP_CANCEL(extra)                                                                          \
+    ONE_REQUEST "[phase slow]\ntarget = app\nstart = 0\nend = 1010ms\nlatency = const(" extra ")\n" \
+                "[server]\nworkers = 1\nservice = const(100ms)\ncancel_running = true\n"           \
+                "[layer app]\nattempts = 1\ntimeout = 50ms\ncancel = on-abandon\n"                 \
+                "request_latency = const(10ms)\n"
+    struct sim *s = run_text(HOP_CANCEL("50ms"), NULL, 0);
+    assert_true(M(s)->cancelled_before_start == 1 && M(s)->server_arrivals == 0);
+    sim_destroy(s);
+    s = run_text(HOP_CANCEL("45ms"), NULL, 0);
+    assert_true(M(s)->cancelled_before_start == 0 && M(s)->server_arrivals == 1);
+    assert_true(M(s)->cancelled == 1 && M(s)->server_completions == 0);
+    sim_destroy(s);
+#undef HOP_CANCEL
+}
+
+/* A hop whose latency is const(0) is still a crossing: what crosses it
+ * arrives after what was already due at that instant. Two workers,
+ * service 100 ms, a hedge 100 ms after the first copy, cancelling: at
+ * 1.1 s the hedge timer fires first (it was set before the job's end),
+ * then the first copy's answer wins and the hedge is cancelled.
+ * - request_latency = const(0): the hedge is still on the hop when the
+ *   answer comes; its cancellation, also taking 0, arrives with it, and
+ *   it is dropped unstarted (1 arrival at the server);
+ * - with response_latency = const(0) as well, the answer crosses after
+ *   the hedge has arrived and started: 2 arrivals, the hedge stopped. */
+static void zero_latency_hops_are_crossings(void **state)
+{
+    (void)state;
+    const char *text = ONE_REQUEST "[server]\nworkers = 2\nservice = const(100ms)\ncancel_running = true\n"
+                                   "[layer app]\nattempts = 2\nhedge = fixed\nhedge_delay = 100ms\n"
+                                   "cancel = on-abandon\nrequest_latency = const(0)\n";
+    struct sim *s = run_text(text, NULL, 0);
+    assert_true(M(s)->outcomes[OUT_OK] == 1 && M(s)->hedges == 1);
+    assert_true(M(s)->server_arrivals == 1 && M(s)->cancelled_before_start == 1);
+    sim_destroy(s);
+    const char *both[] = {"layer.app.response_latency=const(0)"};
+    s = run_text(text, both, 1);
+    assert_true(M(s)->outcomes[OUT_OK] == 1 && M(s)->hedges == 1);
+    assert_true(M(s)->server_arrivals == 2 && M(s)->cancelled == 1);
+    assert_true(M(s)->server_completions == 1);
+    sim_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -121,6 +225,9 @@ int main(void)
         cmocka_unit_test(quiet_buckets_keep_their_entries),
         cmocka_unit_test(footprint_counts_think_timers_only_with_herds),
         cmocka_unit_test(footprint_counts_started_buckets),
+        cmocka_unit_test(loss_draws_below_the_probability),
+        cmocka_unit_test(cancellation_meets_its_attempt_on_the_hop),
+        cmocka_unit_test(zero_latency_hops_are_crossings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
