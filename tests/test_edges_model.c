@@ -7,6 +7,7 @@
  */
 #include "rs_test.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -123,12 +124,12 @@ static void footprint_counts_started_buckets(void **state)
  * end). */
 #define ONE_REQUEST "[run]\nduration = 2s\nseed = 1\n[load]\narrival = uniform\nrate = 1/s\n"
 
-/* The first draws of seed 1's network stream (replication 0), which draws
+/* The first draws of a seed's network stream (replication 0), which draws
  * the hop's losses and latencies in the order the run needs them. */
-static void network_draws(double *u, int n)
+static void network_draws(unsigned seed, double *u, int n)
 {
     struct rng_set set;
-    assert_int_equal(rng_set_init(&set, 1, 0), 0);
+    assert_int_equal(rng_set_init(&set, seed, 0), 0);
     for (int i = 0; i < n; i++)
         u[i] = gsl_rng_uniform(set.s[RNG_NETWORK]);
     rng_set_fini(&set);
@@ -145,7 +146,7 @@ static void loss_draws_below_the_probability(void **state)
 {
     (void)state;
     double u[2];
-    network_draws(u, 2);
+    network_draws(1, u, 2);
     const char *text = ONE_REQUEST "[server]\nworkers = 1\nservice = const(0)\n"
                                    "[layer app]\nattempts = 1\nrequest_latency = uniform(0, 100ms)\n";
     struct sim *s = run_text(text, NULL, 0);
@@ -218,6 +219,31 @@ static void zero_latency_hops_are_crossings(void **state)
     sim_destroy(s);
 }
 
+/* A hop phase's loss combines with the layer's own as 1 - (1 - own)(1 -
+ * extra); while no phase adds any, the own value is used untouched (net.c:
+ * "so no rounding creeps in"): the probability asked for is the one
+ * applied, to the last bit. Here request_loss is the smallest double above
+ * the first draw u0 (0.46) of seed 3's network stream, which 1 - (1 - own)
+ * would round back to u0 itself: the attempt (drawing u0 < own) is lost
+ * and its call never answers, though a phase on the hop (inactive at 1 s)
+ * makes hop phases count. */
+static void own_loss_is_used_untouched(void **state)
+{
+    (void)state;
+    double u[1];
+    network_draws(3, u, 1);
+    volatile double own = nextafter(u[0], 1.0), one = 1.0;
+    assert_true(one - (one - own) == u[0]); /* the rounding the rule avoids */
+    char loss[64];
+    snprintf(loss, sizeof loss, "layer.app.request_loss=%.17g", own);
+    const char *sets[] = {"run.seed=3", loss};
+    struct sim *s = run_text(ONE_REQUEST "[phase lossy]\ntarget = app\nstart = 1500ms\nend = 2s\nloss = 0.5\n"
+                                         "[server]\nworkers = 1\nservice = const(0)\n[layer app]\nattempts = 1\n",
+                             sets, 2);
+    assert_true(M(s)->outcomes[OUT_OK] == 0 && M(s)->server_arrivals == 0);
+    sim_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -228,6 +254,7 @@ int main(void)
         cmocka_unit_test(loss_draws_below_the_probability),
         cmocka_unit_test(cancellation_meets_its_attempt_on_the_hop),
         cmocka_unit_test(zero_latency_hops_are_crossings),
+        cmocka_unit_test(own_loss_is_used_untouched),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
