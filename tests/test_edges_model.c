@@ -118,6 +118,26 @@ static void footprint_counts_started_buckets(void **state)
     assert_true(ten == 10 * one);
 }
 
+/* An entry's expiry is an event only when it falls inside the run: one at
+ * or after the end could never be handled, and is not queued, so it holds
+ * none of the in-flight memory the run's limit counts (sim_live_bytes).
+ * One request at 1 s fills the entry at 1.001 s; a TTL of 999 ms ends it
+ * exactly at the 2 s end, one of 1 s after it: the same bytes in flight at
+ * the end (the next arrival's event, at 2 s, in both). */
+static void expiry_at_the_end_is_not_queued(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 2s\n[load]\narrival = uniform\nrate = 1/s\nkeys = 1\n"
+                       "[server]\nworkers = 1\nservice = const(1ms)\ncache = c\n[cache c]\nttl = 1s\n";
+    struct sim *after = run_text(text, NULL, 0);
+    const char *at_end[] = {"cache.c.ttl=999ms"};
+    struct sim *at = run_text(text, at_end, 1);
+    assert_true(M(at)->requests == 1 && M(after)->requests == 1);
+    assert_true(sim_live_bytes(at) == sim_live_bytes(after));
+    sim_destroy(at);
+    sim_destroy(after);
+}
+
 /* ---- the network hop (net.c) ---- */
 
 /* One request, at 1 s (uniform arrivals at 1/s; the next would be at the
@@ -249,6 +269,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hit_ratio_counts_from_the_warmup_instant),
         cmocka_unit_test(quiet_buckets_keep_their_entries),
+        cmocka_unit_test(expiry_at_the_end_is_not_queued),
         cmocka_unit_test(footprint_counts_think_timers_only_with_herds),
         cmocka_unit_test(footprint_counts_started_buckets),
         cmocka_unit_test(loss_draws_below_the_probability),
