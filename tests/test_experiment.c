@@ -51,7 +51,12 @@ static void intervals_cover_the_truth(void **state)
     (void)state;
     char dir[] = "/tmp/rs-exp-XXXXXX";
     assert_non_null(mkdtemp(dir));
-    FILE *f = fopen("/tmp/rs-mm1.ini", "w");
+    /* the scenario in a private directory too: runs of this test at once
+     * (mutation runs) must not share a file */
+    char sdir[] = "/tmp/rs-mm1-XXXXXX", ini[64];
+    assert_non_null(mkdtemp(sdir));
+    snprintf(ini, sizeof ini, "%s/rs-mm1.ini", sdir);
+    FILE *f = fopen(ini, "w");
     fputs("[run]\nduration = 42s\nwarmup = 2s\nbucket = 42s\n[load]\nrate = 50/s\n"
           "[server]\nworkers = 1\nservice = exp(10ms)\n", f);
     fclose(f);
@@ -60,7 +65,7 @@ static void intervals_cover_the_truth(void **state)
         char seed[64];
         snprintf(seed, sizeof seed, "run.seed=%d", e);
         const char *sets[] = {seed};
-        struct exp_spec spec = {.scenario = "/tmp/rs-mm1.ini", .sets = sets, .nsets = 1, .reps = 5,
+        struct exp_spec spec = {.scenario = ini, .sets = sets, .nsets = 1, .reps = 5,
                                 .threads = 2, .dir = dir};
         struct scenario_diag d = {0};
         struct exp_result r;
@@ -79,7 +84,7 @@ static void intervals_cover_the_truth(void **state)
     print_message("95%% intervals covering W = 20 ms: %d of %d\n", covered, total);
     assert_true(covered >= 176);
     char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s /tmp/rs-mm1.ini", dir);
+    snprintf(cmd, sizeof cmd, "rm -rf %s %s", dir, sdir);
     assert_int_equal(system(cmd), 0);
 }
 
