@@ -36,7 +36,8 @@ bad=$(grep -nE 'GCOVR_EXCL' sim/model/*.c sim/policy/*.c | grep -vE 'unreachable
 cmake -S . -B $b -DCMAKE_BUILD_TYPE=Debug -DRS_COVERAGE=ON -DRS_SERVE=OFF -DRS_LTO=OFF -DBUILD_TESTING=ON > /dev/null
 cmake --build $b -j "$jobs" > $b/build.log 2>&1 || { tail -30 $b/build.log; exit 1; }
 find $b -name '*.gcda' -delete
-ctest --test-dir $b --output-on-failure -j "$jobs" -E '^(browser|install|deps)$'
+failed=0
+ctest --test-dir $b --output-on-failure -j "$jobs" -E '^(browser|install|deps)$' || failed=1
 
 gcovr --root . --object-directory $b --filter 'sim/' --exclude-unreachable-branches \
   --json-summary $b/coverage.json --txt $b/coverage.txt > /dev/null
@@ -69,3 +70,4 @@ for b in bad:
     print("coverage: below target:", b)
 sys.exit(1 if bad and sys.argv[2] == "1" else 0)
 EOF
+[ "$failed" = 0 ] || { echo "coverage: a test failed (the figures above are of a suite that did not pass)"; exit 1; }
