@@ -20,11 +20,13 @@
  * are the run's only callocs.
  *
  * The scenarios are chosen so that every optional part allocates: layers
- * with per-client budgets of each state shape and breakers of each, a
- * bulkhead, a coalescing cache, hedges by percentile, a call graph with
- * replicas, phases, a closed loop with a herd, a trace, and the occ model.
- * Each is parsed before anything is armed. Costs: O(allocations²) runs of
- * sim_create per scenario (a few dozen allocations each).
+ * with per-client budgets of each state shape and breakers of each,
+ * bulkheads, coalescing caches, hedges by percentile, a call graph with
+ * replicas, phases, a closed loop with a herd, a trace, the occ model, and
+ * per-client arrays of 2 MiB and more (mem_alloc maps those). Each is
+ * parsed before anything is armed. Costs: per scenario, one sim_create for
+ * each of its allocations (a few dozen) and one run for each calloc of the
+ * checks; 0.1 s in all.
  */
 #define _GNU_SOURCE /* off_t, MAP_FAILED */
 
@@ -57,12 +59,15 @@ static unsigned kinds; /* which allocators count towards armed_at */
 static long calls;     /* calls counted since armed */
 static long injected;  /* failures made since armed (0 or 1) */
 static long live;      /* blocks allocated minus blocks freed (malloc family and GSL objects) */
+static long by_kind[6]; /* failures made, by allocator (bit number of K_), over the whole test */
+static const char *const kind_names[6] = {"malloc", "calloc", "realloc", "aligned_alloc", "mmap", "GSL"};
 
 static bool fail_now(unsigned kind)
 {
     if (armed_at == 0 || (kinds & kind) == 0 || ++calls != armed_at)
         return false;
     injected++;
+    by_kind[__builtin_ctz(kind)]++;
     errno = ENOMEM;
     return true;
 }
@@ -180,6 +185,11 @@ static void note_message(const char *what, const char *err)
 
 static void print_messages(void)
 {
+    print_message("  by allocator:");
+    for (unsigned k = 0; k < 6; k++)
+        print_message(" %s %ld", kind_names[k], by_kind[k]);
+    print_message("\n");
+    memset(by_kind, 0, sizeof by_kind);
     for (unsigned i = 0; i < nmsgs; i++)
         print_message("  \"%s\"\n", msgs[i]);
     nmsgs = 0;
@@ -297,6 +307,12 @@ static const struct case_ cases[] = {
      "[layer app]\nbackoff = full\nbase = 5ms\ncap = 200ms\n"
      "request_latency = absnormal(10ms, 2ms)\nresponse_latency = absnormal(10ms, 2ms)\n",
      1},
+    {"large", /* a bulkhead's per-client arrays of 2 MiB and more: mem_alloc's mappings */
+     "[run]\nduration = 1s\nseed = 5\nbucket = 1s\n"
+     "[load]\nrate = 20/s\nclients = 540000\n"
+     "[server]\nworkers = 4\nservice = exp(1ms)\n"
+     "[layer app]\nattempts = 2\ntimeout = 100ms\nconcurrency = 1\ninstances = per-client\n",
+     2},
 };
 
 static void create_fails_cleanly_at_every_allocation(void **state)
