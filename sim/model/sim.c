@@ -181,7 +181,7 @@ struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *er
     for (unsigned l = 0; l < sc->nlayers; l++)
         att[l] = sc->layers[l].attempts;
     if (rng_set_init(&s->rng, sc->seed, replication) != 0) {
-        snprintf(err, errsz, "could not allocate the random number generators");
+        snprintf(err, errsz, "out of memory for the %d random number generators", RNG_NSTREAMS);
         goto fail;
     }
     if (metrics_init(&s->m, sc->duration, sc->bucket, sc->nlayers, att, err, errsz) != 0)
