@@ -462,6 +462,8 @@ def main():
     ap.add_argument("--report", help="write the per-mutant results to FILE (JSON lines)")
     ap.add_argument("--rerun-explained", action="store_true",
                     help="run the mutants explained as equivalent too (they are counted, not run, by default)")
+    ap.add_argument("--previous", help="the --report of an earlier run on the same sim/: its kills stand, "
+                    "and its other mutants run only the tests it did not run (new tests, slow ones it left out)")
     ap.add_argument("--sanitize", action="store_true",
                     help="run in the ASan + UBSan build, as CI's second build (reuses the probe of --keep DIR)")
     ap.add_argument("--max-test-seconds", type=float, default=0,
@@ -570,34 +572,46 @@ def main():
     known = explained()
     pick = sites if not a.only else [s for s in sites if s.id in parse_only(a.only, len(sites))]
 
+    previous = {}
+    if a.previous:
+        for line in open(a.previous):
+            p = json.loads(line)
+            previous[(p["file"], p["text"], p["nth"], f"{p['frm']}>{p['to']}")] = p
+
     def run(s):
         if s.key() in known and not a.rerun_explained:
-            return s, "explained", None, 0.0
+            return s, "explained", None, 0.0, []
+        before = previous.get(s.key())
+        if before and before["verdict"] == "killed":
+            return s, "killed", before["by"], 0.0, before.get("ran", [])
         covering = sorted((t for t in tests if s.id in hits[t]), key=lambda t: cost[t])
         if not covering:
-            return s, "unreached", None, 0.0
+            return s, "unreached", None, 0.0, []
         if s.kind == "rel" and s.frm not in ("==", "!="):
             # a flipped boundary differs from the original only where its
             # operands are equal: a test that never gets there runs exactly
             # as without the mutant, and cannot kill it
             covering = [t for t in covering if s.id in edges[t]]
             if not covering:
-                return s, "no-edge", None, 0.0
+                return s, "no-edge", None, 0.0, []
+        ran = list(before.get("ran", [])) if before else []
+        covering = [t for t in covering if t not in ran]  # deterministic: a test that passed passes again
         t1 = time.time()
         env = dict(os.environ, RS_MUTANT=str(s.id))
         for t in covering:
             limit = int(max(30, 5 * slow * cost[t] + 10))
             r = subprocess.run(["ctest", "--test-dir", b, "-R", f"^{t}$", "--timeout", str(limit)],
                                env=env, capture_output=True, text=True)
+            ran.append(t)
             if r.returncode != 0:
-                return s, "killed", t, time.time() - t1
-        return s, "survived", None, time.time() - t1
+                return s, "killed", t, time.time() - t1, ran
+        return s, "survived", None, time.time() - t1, ran
 
     used, wrong = set(), []
     counts = {"killed": 0, "survived": 0, "unreached": 0, "no-edge": 0, "explained": 0}
     rep = open(a.report, "w") if a.report else None
     with ThreadPoolExecutor(a.jobs) as ex:
-        for s, verdict, by, dt in ex.map(run, pick):
+        for s, verdict, by, dt, ran in ex.map(run, pick):
             note = ""
             if verdict in ("explained", "survived", "no-edge", "unreached") and s.key() in known:
                 used.add(s.key())
@@ -615,7 +629,7 @@ def main():
             if rep:
                 rep.write(json.dumps(dict(id=s.id, file=s.file, line=s.line, col=s.col, frm=s.frm, to=s.to,
                                           text=s.linetext, nth=s.nth, verdict=verdict, by=by,
-                                          seconds=round(dt, 2))) + "\n")
+                                          seconds=round(dt, 2), ran=ran)) + "\n")
                 rep.flush()
     stale = [k for k in known if k not in used and k not in {s.key() for s in sites}]
     for k in stale:
