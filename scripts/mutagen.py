@@ -464,6 +464,8 @@ def main():
                     help="run the mutants explained as equivalent too (they are counted, not run, by default)")
     ap.add_argument("--previous", help="the --report of an earlier run on the same sim/: its kills stand, "
                     "and its other mutants run only the tests it did not run (new tests, slow ones it left out)")
+    ap.add_argument("--probe", help="use this probe.json of another build of the same sim/ "
+                    "(for --sanitize: the sanitizer build runs the suite three times slower)")
     ap.add_argument("--sanitize", action="store_true",
                     help="run in the ASan + UBSan build, as CI's second build (reuses the probe of --keep DIR)")
     ap.add_argument("--max-test-seconds", type=float, default=0,
@@ -545,7 +547,13 @@ def main():
     # the probe is kept in --keep DIR for the same schema and tests
     digest = hashlib.sha256(json.dumps([tests, sorted(srcs.items()), [s.id for s in sites]]).encode()).hexdigest()
     saved = os.path.join(work, "probe.json")
-    if os.path.exists(saved) and json.load(open(saved)).get("digest") == digest:
+    if a.probe:  # another build's probe: the same sites, perhaps fewer tests
+        p = json.load(open(a.probe))
+        tests = [t for t in tests if t in p["cost"]]
+        cost, hits, edges = p["cost"], {t: set(v) for t, v in p["hits"].items()}, \
+            {t: set(v) for t, v in p["edges"].items()}
+        print(f"== the probe of {len(tests)} tests read from {a.probe}", flush=True)
+    elif os.path.exists(saved) and json.load(open(saved)).get("digest") == digest:
         p = json.load(open(saved))
         cost, hits, edges = p["cost"], {t: set(v) for t, v in p["hits"].items()}, \
             {t: set(v) for t, v in p["edges"].items()}
