@@ -106,12 +106,123 @@ static void metrics_fini_frees_what_init_took(void **state)
     assert_true(mallinfo2().uordblks < before + 4096);
 }
 
+/* ---- budgets (budget.c) ---- */
+
+struct bud {
+    const struct budget_kind *k;
+    struct budget_params p;
+    struct budget_state s;
+    struct budget_call c;
+    union {
+        struct window w;
+        struct budget_adaptive a;
+    } x; /* the kind's extra state */
+};
+
+/* A budget of kind name with its defaults; attach() after the copy. */
+static struct bud bud_make(const char *name)
+{
+    struct bud b;
+    memset(&b, 0, sizeof b);
+    b.k = budget_find(name);
+    assert_non_null(b.k);
+    b.p = b.k->defaults;
+    return b;
+}
+
+static void bud_attach(struct bud *b)
+{
+    assert_true(budget_extra_size(b->k) <= sizeof b->x);
+    budget_state_init(b->k, &b->p, &b->s, budget_extra_size(b->k) ? &b->x : NULL);
+}
+
+static int retries_allowed(struct bud *b, rs_time now)
+{
+    int n = 0;
+    while (budget_allow_retry(b->k, &b->p, &b->s, &b->c, now, CLS_503))
+        n++;
+    return n;
+}
+
+/* A budget_ttl shorter than its 10 slices (budget_ttl = 5ns is a valid
+ * duration) gives slices of 1 ns, never of 0; the window is the current
+ * slice and the 9 before it (docs/budgets.md). 1,000 calls at 100 ns deposit
+ * 1,000 each and a retry withdraws ⌊1000/0.2⌋ = 5,000, so at 109 ns (slices
+ * 100..109) 200 retries are allowed (the reserve, 10/s · 5 ns · 5,000 =
+ * 0.00025, buys none); at 110 ns slice 100 has left the window: none. */
+static void ratio_budget_ttl_below_its_slices(void **state)
+{
+    (void)state;
+    for (rs_time at = 109; at <= 110; at++) {
+        struct bud b = bud_make("ratio");
+        b.p.ttl = 5;
+        bud_attach(&b);
+        for (int i = 0; i < 1000; i++)
+            budget_call_start(b.k, &b.p, &b.s, 100);
+        assert_int_equal(retries_allowed(&b, at), at == 109 ? 200 : 0);
+    }
+}
+
+/* SRE throttling draws from the run's jitter stream (layer.c passes
+ * RNG_JITTER, which the backoff delays also use) only when its history asks
+ * for a rejection: with no history the probability is 0 and the stream is
+ * left as it was, so adding the budget moves no backoff delay. */
+static void sre_draws_only_to_reject(void **state)
+{
+    (void)state;
+    struct bud b = bud_make("sre");
+    bud_attach(&b);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937), *ref = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 7);
+    gsl_rng_set(ref, 7);
+    for (int i = 0; i < 5; i++) { /* each request joins the history, each is accepted */
+        assert_true(budget_admit(b.k, &b.p, &b.s, RS_S, r));
+        budget_result(b.k, &b.p, &b.s, &b.c, RS_S, CLS_OK, false, false);
+    }
+    assert_true(budget_level(b.k, &b.p, &b.s, RS_S) == 0.0);
+    assert_true(gsl_rng_get(r) == gsl_rng_get(ref));
+    gsl_rng_free(r);
+    gsl_rng_free(ref);
+}
+
+/* ---- breakers (breaker.c) ---- */
+
+/* A time window shorter than its 10 slices (breaker_window = 5ns) has
+ * slices of 1 ns: hystrix's 20 failures within one nanosecond trip it, and
+ * 20 spread one per 10 ns never fill the window's 10 ns. */
+static void breaker_window_below_its_slices(void **state)
+{
+    (void)state;
+    const struct breaker_kind *k = breaker_find("hystrix");
+    assert_non_null(k);
+    struct breaker_params p = k->defaults;
+    p.window = 5;
+    uint8_t ring[1];
+    for (int spread = 0; spread <= 1; spread++) {
+        struct breaker_state s;
+        struct window w;
+        assert_true(breaker_needs_window(k, &p));
+        breaker_state_init(&s, &w);
+        for (int i = 0; i < 20; i++) {
+            rs_time now = 1000 + (spread ? 10 * i : 0);
+            uint32_t gen;
+            bool half;
+            assert_true(breaker_admit(k, &p, &s, now, &gen, &half));
+            breaker_result(k, &p, &s, ring, now, gen, true, 0);
+        }
+        assert_true(s.mode == (spread ? BRK_CLOSED : BRK_OPEN));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(latency_edges_open_their_bins),
         cmocka_unit_test(latencies_past_the_top_stay_in_the_last_bin),
         cmocka_unit_test(metrics_fini_frees_what_init_took),
+        cmocka_unit_test(ratio_budget_ttl_below_its_slices),
+        cmocka_unit_test(sre_draws_only_to_reject),
+        cmocka_unit_test(breaker_window_below_its_slices),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
