@@ -106,6 +106,27 @@ static void metrics_fini_frees_what_init_took(void **state)
     assert_true(mallinfo2().uordblks < before + 4096);
 }
 
+/* Recovery needs something offered: a window of buckets in which nothing
+ * was offered has no ok share to reach (0 ≥ 0.9 · 0 is not a recovery).
+ * Seconds 10..14 are empty, 15.. all ok: the first 3 s window that
+ * recovers after 10 s starts at 13 s (13, 14, 15), not at 10 s. */
+static void recovery_needs_offered_requests(void **state)
+{
+    (void)state;
+    struct metrics m;
+    char err[128];
+    unsigned att[1] = {1};
+    assert_int_equal(metrics_init(&m, 20 * RS_S, RS_S, 1, att, err, sizeof err), 0);
+    for (size_t i = 0; i < 20; i++) {
+        m.b[i].offered = i >= 10 && i < 15 ? 0 : 100;
+        m.b[i].outcomes[OUT_OK] = i >= 15 ? 100 : 0;
+    }
+    rs_time start = 0;
+    assert_true(metrics_recovery(&m, 10 * RS_S, 3 * RS_S, 0.9, &start));
+    assert_int_equal(start, 13 * RS_S);
+    metrics_fini(&m);
+}
+
 /* ---- budgets (budget.c) ---- */
 
 struct bud {
@@ -185,6 +206,22 @@ static void sre_draws_only_to_reject(void **state)
     gsl_rng_free(ref);
 }
 
+/* aws-adaptive: exactly one token is enough to send (botocore bucket.py
+ * acquire: amount <= capacity). A 429 before any rate was measured sets the
+ * fill rate to its floor, 0.5 a second, and the bucket's capacity to 1
+ * (docs/budgets.md); 2 s later the bucket holds 2 · 0.5 = 1 token: one
+ * attempt goes, the next at the same instant is throttled. */
+static void aws_adaptive_one_token_is_enough(void **state)
+{
+    (void)state;
+    struct bud b = bud_make("aws-adaptive");
+    bud_attach(&b);
+    budget_result(b.k, &b.p, &b.s, &b.c, 0, CLS_429, false, true);
+    assert_true(b.s.ad->enabled && b.s.ad->fill == 0.5 && b.s.ad->cap == 1.0);
+    assert_true(budget_admit(b.k, &b.p, &b.s, 2 * RS_S, NULL));
+    assert_false(budget_admit(b.k, &b.p, &b.s, 2 * RS_S, NULL));
+}
+
 /* ---- breakers (breaker.c) ---- */
 
 /* A time window shorter than its 10 slices (breaker_window = 5ns) has
@@ -214,15 +251,46 @@ static void breaker_window_below_its_slices(void **state)
     }
 }
 
+/* Half-open reopens when slow/results ≥ slow_rate (docs/breakers.md), so
+ * at resilience4j's slow rate of 1 all 10 probes slower than 60 s reopen it,
+ * though every one succeeded; 9 slow of 10 close it. */
+static void half_open_slow_rate_reached_reopens(void **state)
+{
+    (void)state;
+    const struct breaker_kind *k = breaker_find("resilience4j");
+    assert_non_null(k);
+    struct breaker_params p = k->defaults;
+    uint8_t ring[BREAKER_MAX_WINDOW_CALLS] = {0};
+    for (int slow = 9; slow <= 10; slow++) {
+        struct breaker_state s;
+        breaker_state_init(&s, NULL);
+        uint32_t gen;
+        bool half;
+        for (int i = 0; i < 100; i++) { /* 100 failures trip it at 0 */
+            assert_true(breaker_admit(k, &p, &s, 0, &gen, &half));
+            breaker_result(k, &p, &s, ring, 0, gen, true, 0);
+        }
+        assert_true(s.mode == BRK_OPEN);
+        for (int i = 0; i < 10; i++) { /* at 60 s: 10 probes, all successes */
+            assert_true(breaker_admit(k, &p, &s, 60 * RS_S, &gen, &half));
+            breaker_result(k, &p, &s, ring, 60 * RS_S, gen, false, i < slow ? 61 * RS_S : 0);
+        }
+        assert_true(s.mode == (slow == 10 ? BRK_OPEN : BRK_CLOSED));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(latency_edges_open_their_bins),
         cmocka_unit_test(latencies_past_the_top_stay_in_the_last_bin),
         cmocka_unit_test(metrics_fini_frees_what_init_took),
+        cmocka_unit_test(recovery_needs_offered_requests),
         cmocka_unit_test(ratio_budget_ttl_below_its_slices),
+        cmocka_unit_test(aws_adaptive_one_token_is_enough),
         cmocka_unit_test(sre_draws_only_to_reject),
         cmocka_unit_test(breaker_window_below_its_slices),
+        cmocka_unit_test(half_open_slow_rate_reached_reopens),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
