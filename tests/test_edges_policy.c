@@ -1,0 +1,296 @@
+/*
+ * Edges of the policy state machines and of the metrics' histograms: the
+ * boundaries that the mechanical mutants (scripts/mutagen.py) showed no
+ * other test pins. Each test drives the module directly with literal
+ * inputs and states the rule its numbers follow.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <malloc.h>
+#include <math.h>
+#include <string.h>
+
+#include "backoff.h"
+#include "breaker.h"
+#include "budget.h"
+#include "metrics.h"
+
+/* ---- latency histograms (metrics.c) ---- */
+
+/* Adds v to an emptied histogram and returns the one bin it landed in. */
+static size_t bin_of(struct lat_hist *h, rs_time v)
+{
+    metrics_lat_reset(h);
+    metrics_lat_add(h, v);
+    assert_true(h->lo_bin == h->hi_bin && h->h->bin[h->lo_bin] == 1.0);
+    return h->lo_bin;
+}
+
+/* The bins are [0, 1 ns), then [r^(i−1), r^i) ns with r = 1.005 (metrics.c):
+ * a latency equal to an edge opens the bin above it. 1 ns is in bin 1, not
+ * bin 0; and where rounding made an edge a whole number of nanoseconds
+ * (bin 6243 starts at exactly 33,155,645,240,901 ns, about 9.2 hours, and
+ * the estimate from the logarithm says 6242), that latency is in the bin it
+ * opens. Every whole-number edge is checked. */
+static void latency_edges_open_their_bins(void **state)
+{
+    (void)state;
+    struct lat_hist h;
+    assert_int_equal(metrics_lat_init(&h), 0);
+    assert_int_equal(bin_of(&h, 0), 0);
+    assert_int_equal(bin_of(&h, 1), 1);
+    assert_int_equal(bin_of(&h, 33155645240901), 6243);
+    assert_int_equal(bin_of(&h, 33155645240900), 6242);
+    size_t whole = 0;
+    for (size_t i = 1; i < h.h->n; i++) {
+        double e = h.h->range[i];
+        if (e == floor(e)) {
+            whole++;
+            if (bin_of(&h, (rs_time)e) != i)
+                fail_msg("a latency of %.0f ns (the lower edge of bin %zu) landed in bin %zu", e, i,
+                         bin_of(&h, (rs_time)e));
+        }
+    }
+    assert_true(whole > 100);
+    metrics_lat_fini(&h);
+}
+
+/* The last of the 7,823 bins, [87,250,715,613,696,336 ns, 87,686,969,191,764,816
+ * ns), starts past RS_TIME_LIMIT (1,000 days) and also holds every larger
+ * value: values from its lower edge up to twice its upper edge, and
+ * INT64_MAX, all land in it (the estimate from the logarithm is clamped to
+ * it). A quantile inside it interpolates between its two edges: with one
+ * value at each end of [lo, 2^62], the median is halfway through the bin,
+ * 87,468,842.4 s. */
+static void latencies_past_the_top_stay_in_the_last_bin(void **state)
+{
+    (void)state;
+    struct lat_hist h;
+    assert_int_equal(metrics_lat_init(&h), 0);
+    size_t last = h.h->n - 1;
+    assert_int_equal(h.h->n, 7823);
+    const rs_time lo = 87250715613696336, hi = 87686969191764816;
+    assert_true(h.h->range[last] == (double)lo && h.h->range[last + 1] == (double)hi);
+    assert_int_equal(bin_of(&h, lo - 64), last - 1); /* the spacing of doubles here is 16 */
+    for (int k = 0; k <= 1000; k++)
+        assert_int_equal(bin_of(&h, lo + (rs_time)k * ((2 * hi - lo) / 1000)), last);
+    assert_int_equal(bin_of(&h, INT64_MAX), last);
+    metrics_lat_reset(&h);
+    metrics_lat_add(&h, lo);
+    metrics_lat_add(&h, (rs_time)1 << 62);
+    assert_true(fabs(metrics_quantile(&h, 0.5) - 87468842.402730576) < 1e-3);
+    metrics_lat_fini(&h);
+}
+
+/* metrics_lat_fini and metrics_fini give back what their init took: a
+ * latency histogram is two arrays of 7,823 doubles (125 KB); after the fini
+ * the heap in use is back within 4 KiB of where it was (glibc keeps a few
+ * small freed blocks in its per-thread cache, counted as in use). */
+static void metrics_fini_frees_what_init_took(void **state)
+{
+    (void)state;
+    struct lat_hist h;
+    size_t before = mallinfo2().uordblks;
+    assert_int_equal(metrics_lat_init(&h), 0);
+    assert_true(mallinfo2().uordblks > before + 120000);
+    metrics_lat_fini(&h);
+    assert_true(mallinfo2().uordblks < before + 4096);
+    struct metrics m;
+    char err[128];
+    unsigned att[2] = {3, 2};
+    assert_int_equal(metrics_init(&m, 10 * RS_S, RS_S, 2, att, err, sizeof err), 0);
+    metrics_fini(&m);
+    assert_true(mallinfo2().uordblks < before + 4096);
+}
+
+/* Recovery needs something offered: a window of buckets in which nothing
+ * was offered has no ok share to reach (0 ≥ 0.9 · 0 is not a recovery).
+ * Seconds 10..14 are empty, 15.. all ok: the first 3 s window that
+ * recovers after 10 s starts at 13 s (13, 14, 15), not at 10 s. */
+static void recovery_needs_offered_requests(void **state)
+{
+    (void)state;
+    struct metrics m;
+    char err[128];
+    unsigned att[1] = {1};
+    assert_int_equal(metrics_init(&m, 20 * RS_S, RS_S, 1, att, err, sizeof err), 0);
+    for (size_t i = 0; i < 20; i++) {
+        m.b[i].offered = i >= 10 && i < 15 ? 0 : 100;
+        m.b[i].outcomes[OUT_OK] = i >= 15 ? 100 : 0;
+    }
+    rs_time start = 0;
+    assert_true(metrics_recovery(&m, 10 * RS_S, 3 * RS_S, 0.9, &start));
+    assert_int_equal(start, 13 * RS_S);
+    metrics_fini(&m);
+}
+
+/* ---- budgets (budget.c) ---- */
+
+struct bud {
+    const struct budget_kind *k;
+    struct budget_params p;
+    struct budget_state s;
+    struct budget_call c;
+    union {
+        struct window w;
+        struct budget_adaptive a;
+    } x; /* the kind's extra state */
+};
+
+/* A budget of kind name with its defaults; attach() after the copy. */
+static struct bud bud_make(const char *name)
+{
+    struct bud b;
+    memset(&b, 0, sizeof b);
+    b.k = budget_find(name);
+    assert_non_null(b.k);
+    b.p = b.k->defaults;
+    return b;
+}
+
+static void bud_attach(struct bud *b)
+{
+    assert_true(budget_extra_size(b->k) <= sizeof b->x);
+    budget_state_init(b->k, &b->p, &b->s, budget_extra_size(b->k) ? &b->x : NULL);
+}
+
+static int retries_allowed(struct bud *b, rs_time now)
+{
+    int n = 0;
+    while (budget_allow_retry(b->k, &b->p, &b->s, &b->c, now, CLS_503))
+        n++;
+    return n;
+}
+
+/* A budget_ttl shorter than its 10 slices (budget_ttl = 5ns is a valid
+ * duration) gives slices of 1 ns, never of 0; the window is the current
+ * slice and the 9 before it (docs/budgets.md). 1,000 calls at 100 ns deposit
+ * 1,000 each and a retry withdraws ⌊1000/0.2⌋ = 5,000, so at 109 ns (slices
+ * 100..109) 200 retries are allowed (the reserve, 10/s · 5 ns · 5,000 =
+ * 0.00025, buys none); at 110 ns slice 100 has left the window: none. */
+static void ratio_budget_ttl_below_its_slices(void **state)
+{
+    (void)state;
+    for (rs_time at = 109; at <= 110; at++) {
+        struct bud b = bud_make("ratio");
+        b.p.ttl = 5;
+        bud_attach(&b);
+        for (int i = 0; i < 1000; i++)
+            budget_call_start(b.k, &b.p, &b.s, 100);
+        assert_int_equal(retries_allowed(&b, at), at == 109 ? 200 : 0);
+    }
+}
+
+/* SRE throttling draws from the run's jitter stream (layer.c passes
+ * RNG_JITTER, which the backoff delays also use) only when its history asks
+ * for a rejection: with no history the probability is 0 and the stream is
+ * left as it was, so adding the budget moves no backoff delay. */
+static void sre_draws_only_to_reject(void **state)
+{
+    (void)state;
+    struct bud b = bud_make("sre");
+    bud_attach(&b);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937), *ref = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 7);
+    gsl_rng_set(ref, 7);
+    for (int i = 0; i < 5; i++) { /* each request joins the history, each is accepted */
+        assert_true(budget_admit(b.k, &b.p, &b.s, RS_S, r));
+        budget_result(b.k, &b.p, &b.s, &b.c, RS_S, CLS_OK, false, false);
+    }
+    assert_true(budget_level(b.k, &b.p, &b.s, RS_S) == 0.0);
+    assert_true(gsl_rng_get(r) == gsl_rng_get(ref));
+    gsl_rng_free(r);
+    gsl_rng_free(ref);
+}
+
+/* aws-adaptive: exactly one token is enough to send (botocore bucket.py
+ * acquire: amount <= capacity). A 429 before any rate was measured sets the
+ * fill rate to its floor, 0.5 a second, and the bucket's capacity to 1
+ * (docs/budgets.md); 2 s later the bucket holds 2 · 0.5 = 1 token: one
+ * attempt goes, the next at the same instant is throttled. */
+static void aws_adaptive_one_token_is_enough(void **state)
+{
+    (void)state;
+    struct bud b = bud_make("aws-adaptive");
+    bud_attach(&b);
+    budget_result(b.k, &b.p, &b.s, &b.c, 0, CLS_429, false, true);
+    assert_true(b.s.ad->enabled && b.s.ad->fill == 0.5 && b.s.ad->cap == 1.0);
+    assert_true(budget_admit(b.k, &b.p, &b.s, 2 * RS_S, NULL));
+    assert_false(budget_admit(b.k, &b.p, &b.s, 2 * RS_S, NULL));
+}
+
+/* ---- breakers (breaker.c) ---- */
+
+/* A time window shorter than its 10 slices (breaker_window = 5ns) has
+ * slices of 1 ns: hystrix's 20 failures within one nanosecond trip it, and
+ * 20 spread one per 10 ns never fill the window's 10 ns. */
+static void breaker_window_below_its_slices(void **state)
+{
+    (void)state;
+    const struct breaker_kind *k = breaker_find("hystrix");
+    assert_non_null(k);
+    struct breaker_params p = k->defaults;
+    p.window = 5;
+    uint8_t ring[1];
+    for (int spread = 0; spread <= 1; spread++) {
+        struct breaker_state s;
+        struct window w;
+        assert_true(breaker_needs_window(k, &p));
+        breaker_state_init(&s, &w);
+        for (int i = 0; i < 20; i++) {
+            rs_time now = 1000 + (spread ? 10 * i : 0);
+            uint32_t gen;
+            bool half;
+            assert_true(breaker_admit(k, &p, &s, now, &gen, &half));
+            breaker_result(k, &p, &s, ring, now, gen, true, 0);
+        }
+        assert_true(s.mode == (spread ? BRK_CLOSED : BRK_OPEN));
+    }
+}
+
+/* Half-open reopens when slow/results ≥ slow_rate (docs/breakers.md), so
+ * at resilience4j's slow rate of 1 all 10 probes slower than 60 s reopen it,
+ * though every one succeeded; 9 slow of 10 close it. */
+static void half_open_slow_rate_reached_reopens(void **state)
+{
+    (void)state;
+    const struct breaker_kind *k = breaker_find("resilience4j");
+    assert_non_null(k);
+    struct breaker_params p = k->defaults;
+    uint8_t ring[BREAKER_MAX_WINDOW_CALLS] = {0};
+    for (int slow = 9; slow <= 10; slow++) {
+        struct breaker_state s;
+        breaker_state_init(&s, NULL);
+        uint32_t gen;
+        bool half;
+        for (int i = 0; i < 100; i++) { /* 100 failures trip it at 0 */
+            assert_true(breaker_admit(k, &p, &s, 0, &gen, &half));
+            breaker_result(k, &p, &s, ring, 0, gen, true, 0);
+        }
+        assert_true(s.mode == BRK_OPEN);
+        for (int i = 0; i < 10; i++) { /* at 60 s: 10 probes, all successes */
+            assert_true(breaker_admit(k, &p, &s, 60 * RS_S, &gen, &half));
+            breaker_result(k, &p, &s, ring, 60 * RS_S, gen, false, i < slow ? 61 * RS_S : 0);
+        }
+        assert_true(s.mode == (slow == 10 ? BRK_OPEN : BRK_CLOSED));
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(latency_edges_open_their_bins),
+        cmocka_unit_test(latencies_past_the_top_stay_in_the_last_bin),
+        cmocka_unit_test(metrics_fini_frees_what_init_took),
+        cmocka_unit_test(recovery_needs_offered_requests),
+        cmocka_unit_test(ratio_budget_ttl_below_its_slices),
+        cmocka_unit_test(aws_adaptive_one_token_is_enough),
+        cmocka_unit_test(sre_draws_only_to_reject),
+        cmocka_unit_test(breaker_window_below_its_slices),
+        cmocka_unit_test(half_open_slow_rate_reached_reopens),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
