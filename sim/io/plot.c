@@ -478,9 +478,12 @@ static size_t count_fields(const char *line)
 }
 
 /* The idx-th (from 0) comma-separated field of line; false when the line
- * has fewer fields. */
+ * has fewer fields, and then *start and *len are an empty field (callers
+ * that checked the row's width already may ignore the result). */
 static bool field(const char *line, size_t idx, const char **start, size_t *len)
 {
+    *start = "";
+    *len = 0;
     for (size_t i = 0; i < idx; i++) {
         line = strchr(line, ',');
         if (line == NULL)

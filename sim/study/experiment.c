@@ -876,7 +876,7 @@ size_t exp_metric_names(char names[][64], enum output_kind *kinds, size_t max, i
         cols[c] = !output_kind_is_metric(sc[c].kind) || nm == max ? -1 : (int)nm;
         if (cols[c] < 0)
             continue;
-        snprintf(names[nm], 64, "%s", sc[c].name);
+        snprintf(names[nm], 64, "%.63s", sc[c].name); /* both char[64] */
         if (kinds != NULL)
             kinds[nm] = sc[c].kind;
         nm++;
