@@ -4,6 +4,10 @@
  * reached at the very instant, a Retry-After of zero, a phase that starts
  * exactly when another ends — with the numbers worked out by hand.
  */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp, in rs_scratch.h */
+#include <string.h>
+
+#include "rs_scratch.h"
 #include "rs_test.h"
 
 #define M(s) sim_metrics(s)
@@ -51,11 +55,46 @@ static void call_starting_at_its_deadline_makes_no_attempt(void **state)
     sim_destroy(s);
 }
 
+/* README (traces): "The trace gives the base rate in place of [load] rate".
+ * A trace of rates whose second row, at 5 s, repeats the first one's
+ * 100/s is [load] rate = 100/s, arrival for arrival, also when a ramp
+ * (50/s to 200/s, 5 s to 10 s) starts at the row's instant: at the phase's
+ * boundary the row is not yet read, and the candidates' bound is the
+ * ramp's larger end over the segment up to the ramp's end (200/s), not the
+ * rate at that instant; reading the row leaves it unchanged. Every 1 s
+ * bucket offers the same count with the trace as without it. */
+static void trace_row_at_a_ramp_start_changes_nothing(void **state)
+{
+    (void)state;
+    struct scratch scr;
+    assert_int_equal(scratch_make(&scr, "edges", "rates.csv"), 0);
+    const char *csv = "t,rate\n0,100\n5,100\n";
+    scratch_write(&scr, csv, strlen(csv));
+    const char *shape = "[phase up]\nstart = 5s\nend = 10s\nrate = ramp(50/s, 200/s)\n"
+                        "[server]\nworkers = 100000\nservice = const(1ms)\n";
+    char traced[1024], plain[1024];
+    snprintf(traced, sizeof traced, "[run]\nduration = 15s\nseed = 3\n[load]\ntrace = %s\n%s",
+             scr.path, shape);
+    snprintf(plain, sizeof plain, "[run]\nduration = 15s\nseed = 3\n[load]\nrate = 100/s\n%s",
+             shape);
+    struct sim *a = run_text(traced, NULL, 0), *b = run_text(plain, NULL, 0);
+    scratch_remove(&scr);
+    print_message("%llu requests with the trace, %llu without\n",
+                  (unsigned long long)M(a)->requests, (unsigned long long)M(b)->requests);
+    assert_true(M(a)->requests == M(b)->requests && M(a)->requests > 0);
+    assert_true(M(a)->nbuckets == 15 && M(b)->nbuckets == 15);
+    for (size_t i = 0; i < 15; i++)
+        assert_true(M(a)->b[i].offered == M(b)->b[i].offered);
+    sim_destroy(a);
+    sim_destroy(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(retry_after_zero_replaces_the_backoff),
         cmocka_unit_test(call_starting_at_its_deadline_makes_no_attempt),
+        cmocka_unit_test(trace_row_at_a_ramp_start_changes_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
