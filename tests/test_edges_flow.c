@@ -89,12 +89,96 @@ static void trace_row_at_a_ramp_start_changes_nothing(void **state)
     sim_destroy(b);
 }
 
+/* Creates the run of text (replication 0) without running it. */
+static struct sim *create_text(const char *text)
+{
+    struct scenario sc;
+    load_or_fail(&sc, text, NULL, 0);
+    char err[512];
+    struct sim *s = sim_create(&sc, 0, err, sizeof err);
+    if (s == NULL)
+        fail_msg("sim_create: %s", err);
+    return s;
+}
+
+static void run_created(struct sim *s)
+{
+    char err[512];
+    if (sim_run(s, NULL, NULL, err, sizeof err) != 0)
+        fail_msg("sim_run: %s", err);
+}
+
+/* sim.h: a stopped run "ends at the time reached, incomplete" -- unless
+ * nothing was left to do before its end. Three requests one second apart
+ * in a 1 s run: the first arrival is due at 1 s, the run's end, so the
+ * run has no event inside it; stopped at its first checkpoint it is still
+ * complete, with no limit named. Three seconds long, it is incomplete. */
+static void stop_with_nothing_left_is_complete(void **state)
+{
+    (void)state;
+    static volatile sig_atomic_t stop = 1;
+    const char *text = "[run]\nduration = 1s\n[load]\narrival = uniform\nrate = 1/s\n"
+                       "[server]\nworkers = 1\nservice = const(1ms)\n";
+    struct sim *s = create_text(text);
+    sim_set_stop(s, &stop);
+    run_created(s);
+    assert_true(sim_complete(s));
+    assert_null(sim_limit(s));
+    assert_true(M(s)->requests == 0);
+    sim_destroy(s);
+
+    s = create_text("[run]\nduration = 3s\n[load]\narrival = uniform\nrate = 1/s\n"
+                    "[server]\nworkers = 1\nservice = const(1ms)\n");
+    sim_set_stop(s, &stop);
+    run_created(s);
+    assert_false(sim_complete(s));
+    assert_true(M(s)->requests == 0);
+    sim_destroy(s);
+}
+
+/* README: the memory in flight is limited by --max-memory, and a run
+ * stops when its objects "passed the limit": a limit equal to what is in
+ * flight at the first checkpoint (the first arrival's event, before any
+ * runs) lets the run go on, to its 3 requests; one byte less stops it
+ * there, incomplete, with the limit named. The bytes are measured on a run
+ * stopped at that checkpoint. */
+static void live_limit_reached_but_not_passed(void **state)
+{
+    (void)state;
+    static volatile sig_atomic_t stop = 1;
+    const char *text = "[run]\nduration = 3500ms\n[load]\narrival = uniform\nrate = 1/s\n"
+                       "[server]\nworkers = 1\nservice = const(1ms)\n";
+    struct sim *s = create_text(text);
+    sim_set_stop(s, &stop);
+    run_created(s);
+    double bytes = sim_live_bytes(s);
+    assert_true(bytes > 0);
+    sim_destroy(s);
+
+    s = create_text(text);
+    sim_set_live_limit(s, bytes);
+    run_created(s);
+    assert_true(sim_complete(s) && sim_limit(s) == NULL);
+    assert_true(M(s)->requests == 3 && M(s)->outcomes[OUT_OK] == 3);
+    sim_destroy(s);
+
+    s = create_text(text);
+    sim_set_live_limit(s, bytes - 1);
+    run_created(s);
+    assert_false(sim_complete(s));
+    assert_non_null(sim_limit(s));
+    assert_true(M(s)->requests == 0);
+    sim_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(retry_after_zero_replaces_the_backoff),
         cmocka_unit_test(call_starting_at_its_deadline_makes_no_attempt),
         cmocka_unit_test(trace_row_at_a_ramp_start_changes_nothing),
+        cmocka_unit_test(stop_with_nothing_left_is_complete),
+        cmocka_unit_test(live_limit_reached_but_not_passed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
