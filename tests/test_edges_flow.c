@@ -89,6 +89,29 @@ static void trace_row_at_a_ramp_start_changes_nothing(void **state)
     sim_destroy(b);
 }
 
+/* docs/hedging.md: Envoy's retry budget covers hedges, each copy one active
+ * retry while it is out. A hedge that loses is closed without its answer
+ * and gives its place back: each of the 9 requests hedges at 5 ms, the
+ * first copy wins at 20 ms, and once the load stops the budget is at its
+ * floor again, 1000 retries allowed and none active (991 if each loser
+ * kept its place). */
+static void losing_hedge_gives_back_its_budget_place(void **state)
+{
+    (void)state;
+    const char *text = ONE_PER_SECOND
+        "[server]\nworkers = 2\nservice = const(20ms)\n"
+        "[layer app]\nattempts = 2\nhedge = fixed\nhedge_delay = 5ms\n"
+        "budget = envoy\nbudget_scope = shared\nbudget_min_concurrency = 1000\n";
+    struct sim *s = run_text(text, NULL, 0);
+    const struct metrics *m = M(s);
+    struct sim_layer_totals t;
+    sim_layer_totals(s, 0, &t);
+    assert_true(m->outcomes[OUT_OK] == 9 && t.hedges == 9 && t.hedge_wins == 0);
+    assert_true(m->lat_all.min == 20 * RS_MS && m->lat_all.max == 20 * RS_MS);
+    assert_true(m->lb[(m->nbuckets - 1) * m->nlayers].budget_level == 1000.0);
+    sim_destroy(s);
+}
+
 /* Creates the run of text (replication 0) without running it. */
 static struct sim *create_text(const char *text)
 {
@@ -177,6 +200,7 @@ int main(void)
         cmocka_unit_test(retry_after_zero_replaces_the_backoff),
         cmocka_unit_test(call_starting_at_its_deadline_makes_no_attempt),
         cmocka_unit_test(trace_row_at_a_ramp_start_changes_nothing),
+        cmocka_unit_test(losing_hedge_gives_back_its_budget_place),
         cmocka_unit_test(stop_with_nothing_left_is_complete),
         cmocka_unit_test(live_limit_reached_but_not_passed),
     };
