@@ -112,6 +112,33 @@ static void losing_hedge_gives_back_its_budget_place(void **state)
     sim_destroy(s);
 }
 
+/* layer.c: a copy closed without its own answer (a hedge that lost) is
+ * reported to the breaker as not failed. A count-window breaker (the last
+ * 8 calls, evaluated from 8 on, trips at half of them failed) sees each
+ * of the first 3 requests (1-3 s, healthy) as two calls that did not fail:
+ * the first copy's ok at 20 ms and the hedge sent at 5 ms that lost. From
+ * 3.5 s every request fails at once (503, not retried): the 4th failure
+ * (7 s) makes the window S S S S F F F F, half failed, and the breaker
+ * trips; the requests at 8 and 9 s are short-circuited. (Counting the
+ * losers as nothing, it would trip a request later, with 5 failures.) */
+static void losing_hedge_counts_as_not_failed(void **state)
+{
+    (void)state;
+    const char *text = ONE_PER_SECOND
+        "[phase down]\nstart = 3500ms\nend = 30s\noutage = error\n"
+        "[server]\nworkers = 2\nservice = const(20ms)\n"
+        "[layer app]\nattempts = 2\nhedge = fixed\nhedge_delay = 5ms\nretry_on = none\n"
+        "breaker = rate\nbreaker_scope = shared\nbreaker_window = 8\nbreaker_min_calls = 8\n"
+        "breaker_failure_rate = 0.5\n";
+    struct sim *s = run_text(text, NULL, 0);
+    struct sim_layer_totals t;
+    sim_layer_totals(s, 0, &t);
+    assert_true(M(s)->outcomes[OUT_OK] == 3 && t.hedges == 3);
+    assert_true(M(s)->outcomes[OUT_FAILED] == 4 && M(s)->outcomes[OUT_BREAKER] == 2);
+    assert_true(t.transitions == 1 && t.short_circuited == 2);
+    sim_destroy(s);
+}
+
 /* Creates the run of text (replication 0) without running it. */
 static struct sim *create_text(const char *text)
 {
@@ -201,6 +228,7 @@ int main(void)
         cmocka_unit_test(call_starting_at_its_deadline_makes_no_attempt),
         cmocka_unit_test(trace_row_at_a_ramp_start_changes_nothing),
         cmocka_unit_test(losing_hedge_gives_back_its_budget_place),
+        cmocka_unit_test(losing_hedge_counts_as_not_failed),
         cmocka_unit_test(stop_with_nothing_left_is_complete),
         cmocka_unit_test(live_limit_reached_but_not_passed),
     };
