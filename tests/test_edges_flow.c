@@ -139,6 +139,36 @@ static void losing_hedge_counts_as_not_failed(void **state)
     sim_destroy(s);
 }
 
+/* README (hedging): the percentile is over the copies answered ok or
+ * business "and the copies superseded by a winner (their time so far)" --
+ * a business answer wins as an ok one does. Every answer is business here,
+ * 50 ms of service behind a 1 ms hop, a request every 100 ms. Requests
+ * 1-100 send no hedge (fewer than 100 latencies): 100 latencies of 51 ms,
+ * so the 10th percentile is 51 ms. Requests 101-150 hedge at 51 ms, the
+ * instant the first copy's answer wins: the hedge is abandoned on the hop
+ * and its cancellation, on the same hop, drops it on arrival (50 dropped),
+ * and its time so far, 0, joins the window. The refresh after 100 more
+ * (50 answers, 50 zeros) puts the 10th percentile at 0, so requests
+ * 151-200 hedge 1 ns after the first copy: those hedges reach the server.
+ * 100 + 50 + 2 * 50 = 250 server arrivals. */
+static void business_winner_supersedes_its_hedges(void **state)
+{
+    (void)state;
+    const char *text =
+        "[run]\nduration = 21s\n[load]\narrival = uniform\nrate = 10/s\n"
+        "[phase quiet]\nstart = 20050ms\nend = 21s\nrate = x0\n"
+        "[server]\nworkers = 100\nservice = const(50ms)\nbusiness = 1\n"
+        "[layer app]\nattempts = 2\nhedge = percentile\nhedge_percentile = 10\n"
+        "request_latency = const(1ms)\ncancel = on-abandon\n";
+    struct sim *s = run_text(text, NULL, 0);
+    struct sim_layer_totals t;
+    sim_layer_totals(s, 0, &t);
+    assert_true(M(s)->outcomes[OUT_BUSINESS] == 200 && t.hedges == 100 && t.hedge_wins == 0);
+    assert_true(M(s)->cancelled_before_start == 50);
+    assert_true(M(s)->server_arrivals == 250);
+    sim_destroy(s);
+}
+
 /* Creates the run of text (replication 0) without running it. */
 static struct sim *create_text(const char *text)
 {
@@ -229,6 +259,7 @@ int main(void)
         cmocka_unit_test(trace_row_at_a_ramp_start_changes_nothing),
         cmocka_unit_test(losing_hedge_gives_back_its_budget_place),
         cmocka_unit_test(losing_hedge_counts_as_not_failed),
+        cmocka_unit_test(business_winner_supersedes_its_hedges),
         cmocka_unit_test(stop_with_nothing_left_is_complete),
         cmocka_unit_test(live_limit_reached_but_not_passed),
     };
