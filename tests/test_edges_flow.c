@@ -169,6 +169,57 @@ static void business_winner_supersedes_its_hedges(void **state)
     sim_destroy(s);
 }
 
+/* docs/breakers.md: before every attempt, the first included, the breaker
+ * may short-circuit it, and the call ends at once with outcome `breaker`;
+ * on a hedged layer too, where a refusal with no copy out is not a hedge
+ * held back. The copies of a hedged call are reported to the breaker as a
+ * plain call's attempts are: the requests at 1 and 2 s fail at once (503,
+ * not retried, no hedge yet), the second consecutive failure trips the
+ * breaker (breaker_failures = 1), and the 7 requests after it end
+ * `breaker` at once, without a hedge. */
+static void hedged_call_short_circuited_ends(void **state)
+{
+    (void)state;
+    const char *text = ONE_PER_SECOND
+        "[phase down]\nstart = 0\nend = 30s\noutage = error\n"
+        "[server]\nworkers = 2\nservice = const(20ms)\n"
+        "[layer app]\nattempts = 2\nhedge = fixed\nhedge_delay = 5ms\nretry_on = none\n"
+        "breaker = consecutive\nbreaker_scope = shared\nbreaker_failures = 1\n";
+    struct sim *s = run_text(text, NULL, 0);
+    struct sim_layer_totals t;
+    sim_layer_totals(s, 0, &t);
+    assert_true(M(s)->outcomes[OUT_FAILED] == 2 && M(s)->outcomes[OUT_BREAKER] == 7);
+    assert_true(M(s)->lat_all.max == 0 && M(s)->server_arrivals == 2);
+    assert_true(t.transitions == 1 && t.short_circuited == 7);
+    assert_true(t.hedges == 0 && t.hedges_suppressed == 0);
+    sim_destroy(s);
+}
+
+/* docs/budgets.md, sre: before every attempt, p = max(0, (requests -
+ * k*accepts) / (requests + 1)) and the attempt is rejected locally with
+ * probability p, ending `throttled` without reaching the server. Against
+ * a server that accepts nothing (503), the n-th request is rejected with
+ * probability (n - 1) / n: of 100 requests about 100 - H(100) = 94.8 are
+ * throttled (seed 1: 93; the other 7 reach the server and end
+ * `exhausted`, attempts = 1), and every request is either. */
+static void sre_throttles_locally(void **state)
+{
+    (void)state;
+    const char *text =
+        "[run]\nduration = 30s\nseed = 1\n[load]\narrival = uniform\nrate = 10/s\n"
+        "[phase quiet]\nstart = 10050ms\nend = 30s\nrate = x0\n"
+        "[phase down]\nstart = 0\nend = 30s\noutage = error\n"
+        "[server]\nworkers = 1\nservice = const(1ms)\n"
+        "[layer app]\nattempts = 1\nbudget = sre\nbudget_scope = shared\n";
+    struct sim *s = run_text(text, NULL, 0);
+    uint64_t thr = M(s)->outcomes[OUT_THROTTLED];
+    print_message("sre: %llu of 100 throttled\n", (unsigned long long)thr);
+    assert_true(M(s)->requests == 100);
+    assert_true(thr + M(s)->server_arrivals == 100);
+    assert_true(thr == 93 && M(s)->outcomes[OUT_EXHAUSTED] == 7);
+    sim_destroy(s);
+}
+
 /* Creates the run of text (replication 0) without running it. */
 static struct sim *create_text(const char *text)
 {
@@ -260,6 +311,8 @@ int main(void)
         cmocka_unit_test(losing_hedge_gives_back_its_budget_place),
         cmocka_unit_test(losing_hedge_counts_as_not_failed),
         cmocka_unit_test(business_winner_supersedes_its_hedges),
+        cmocka_unit_test(hedged_call_short_circuited_ends),
+        cmocka_unit_test(sre_throttles_locally),
         cmocka_unit_test(stop_with_nothing_left_is_complete),
         cmocka_unit_test(live_limit_reached_but_not_passed),
     };
