@@ -220,6 +220,90 @@ static void sre_throttles_locally(void **state)
     sim_destroy(s);
 }
 
+/* docs/breakers.md, brooker: "retry allowed: calls = 0 or failures/calls
+ * <= max_failure_ratio"; a refused retry ends the call `breaker`. Against
+ * a server in outage every attempt fails, so after the first request's
+ * first attempt the ratio is 1: no request is retried, each ends `breaker`
+ * after one attempt. */
+static void brooker_stops_retries(void **state)
+{
+    (void)state;
+    const char *text = ONE_PER_SECOND
+        "[phase down]\nstart = 0\nend = 30s\noutage = error\n"
+        "[server]\nworkers = 1\nservice = const(1ms)\n"
+        "[layer app]\nattempts = 3\nbreaker = brooker\nbreaker_scope = shared\n";
+    struct sim *s = run_text(text, NULL, 0);
+    struct sim_layer_totals t;
+    sim_layer_totals(s, 0, &t);
+    assert_true(M(s)->outcomes[OUT_BREAKER] == 9 && M(s)->server_arrivals == 9);
+    assert_true(t.short_circuited == 9 && t.retries == 0);
+    sim_destroy(s);
+}
+
+/* README (hedging): "the next copy after a hedge_on failure with nothing
+ * else out is not capped" -- even with the cap at 1 % (which allows no
+ * hedge beside another copy here). Each request's first copy fails 503
+ * (hedge_on) at once, its second goes at once and fails too, and with the
+ * attempts used up the call ends `exhausted`: 9 hedges, 18 arrivals, no
+ * hedge held back (none could be sent: attempts were used up). */
+static void hedge_on_failure_with_nothing_out_is_not_capped(void **state)
+{
+    (void)state;
+    const char *text = ONE_PER_SECOND
+        "[phase down]\nstart = 0\nend = 30s\noutage = error\n"
+        "[server]\nworkers = 1\nservice = const(1ms)\n"
+        "[layer app]\nattempts = 2\nhedge = percentile\nhedge_max_extra = 0.01\n"
+        "hedge_on = 503\nretry_on = none\n";
+    struct sim *s = run_text(text, NULL, 0);
+    struct sim_layer_totals t;
+    sim_layer_totals(s, 0, &t);
+    assert_true(M(s)->outcomes[OUT_EXHAUSTED] == 9 && M(s)->server_arrivals == 18);
+    assert_true(t.hedges == 9 && t.hedges_suppressed == 0);
+    assert_true(M(s)->lat_all.max == 0);
+    sim_destroy(s);
+}
+
+/* README (hedging): "a failure in retry_on waits for the other copies,
+ * and when it was the last one out the layer retries it after its backoff
+ * as a plain layer would". With no hedge delay (copies only on hedge_on
+ * failures, and there are none), each request's 503 is the last copy out:
+ * retried after 100 ms, twice, then `exhausted` at 200 ms. */
+static void last_copy_out_failing_is_retried(void **state)
+{
+    (void)state;
+    const char *text = ONE_PER_SECOND
+        "[phase down]\nstart = 0\nend = 30s\noutage = error\n"
+        "[server]\nworkers = 1\nservice = const(1ms)\n"
+        "[layer app]\nattempts = 3\nhedge = fixed\nhedge_delay = none\n"
+        "backoff = constant\nbase = 100ms\n";
+    struct sim *s = run_text(text, NULL, 0);
+    struct sim_layer_totals t;
+    sim_layer_totals(s, 0, &t);
+    assert_true(M(s)->outcomes[OUT_EXHAUSTED] == 9 && M(s)->server_arrivals == 27);
+    assert_true(t.retries == 18 && t.hedges == 0);
+    assert_true(M(s)->lat_all.min == 200 * RS_MS && M(s)->lat_all.max == 200 * RS_MS);
+    sim_destroy(s);
+}
+
+/* README (hedging): "any other failure ends the call with its class" --
+ * with copies still out. The first copy is served (100 ms); the hedge at
+ * 5 ms finds the rate limiter empty and gets 429, in neither hedge_on nor
+ * retry_on: the call ends `failed` at 5 ms, the first copy abandoned. */
+static void fatal_copy_ends_the_call_failed(void **state)
+{
+    (void)state;
+    const char *text = ONE_PER_SECOND
+        "[server]\nworkers = 1\nservice = const(100ms)\nlimit_rate = 2/s\n"
+        "[layer app]\nattempts = 2\nhedge = fixed\nhedge_delay = 5ms\nretry_on = none\n";
+    struct sim *s = run_text(text, NULL, 0);
+    struct sim_layer_totals t;
+    sim_layer_totals(s, 0, &t);
+    assert_true(M(s)->outcomes[OUT_FAILED] == 9 && M(s)->errors[CLS_429] == 9);
+    assert_true(M(s)->lat_all.min == 5 * RS_MS && M(s)->lat_all.max == 5 * RS_MS);
+    assert_true(t.hedges == 9 && t.abandoned == 9);
+    sim_destroy(s);
+}
+
 /* Creates the run of text (replication 0) without running it. */
 static struct sim *create_text(const char *text)
 {
@@ -313,6 +397,10 @@ int main(void)
         cmocka_unit_test(business_winner_supersedes_its_hedges),
         cmocka_unit_test(hedged_call_short_circuited_ends),
         cmocka_unit_test(sre_throttles_locally),
+        cmocka_unit_test(brooker_stops_retries),
+        cmocka_unit_test(hedge_on_failure_with_nothing_out_is_not_capped),
+        cmocka_unit_test(last_copy_out_failing_is_retried),
+        cmocka_unit_test(fatal_copy_ends_the_call_failed),
         cmocka_unit_test(stop_with_nothing_left_is_complete),
         cmocka_unit_test(live_limit_reached_but_not_passed),
     };
