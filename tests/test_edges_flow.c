@@ -55,28 +55,19 @@ static void call_starting_at_its_deadline_makes_no_attempt(void **state)
     sim_destroy(s);
 }
 
-/* README (traces): "The trace gives the base rate in place of [load] rate".
- * A trace of rates whose second row, at 5 s, repeats the first one's
- * 100/s is [load] rate = 100/s, arrival for arrival, also when a ramp
- * (50/s to 200/s, 5 s to 10 s) starts at the row's instant: at the phase's
- * boundary the row is not yet read, and the candidates' bound is the
- * ramp's larger end over the segment up to the ramp's end (200/s), not the
- * rate at that instant; reading the row leaves it unchanged. Every 1 s
- * bucket offers the same count with the trace as without it. */
-static void trace_row_at_a_ramp_start_changes_nothing(void **state)
+/* Runs `shape` driven by a trace of rates (csv) and by [load] rate =
+ * 100/s with `plain` added, and checks that every 1 s bucket of the 15 s
+ * run offers the same count: the same arrivals. */
+static void same_arrivals(const char *csv, const char *shape, const char *plain_extra)
 {
-    (void)state;
     struct scratch scr;
     assert_int_equal(scratch_make(&scr, "edges", "rates.csv"), 0);
-    const char *csv = "t,rate\n0,100\n5,100\n";
     scratch_write(&scr, csv, strlen(csv));
-    const char *shape = "[phase up]\nstart = 5s\nend = 10s\nrate = ramp(50/s, 200/s)\n"
-                        "[server]\nworkers = 100000\nservice = const(1ms)\n";
     char traced[1024], plain[1024];
     snprintf(traced, sizeof traced, "[run]\nduration = 15s\nseed = 3\n[load]\ntrace = %s\n%s",
              scr.path, shape);
-    snprintf(plain, sizeof plain, "[run]\nduration = 15s\nseed = 3\n[load]\nrate = 100/s\n%s",
-             shape);
+    snprintf(plain, sizeof plain, "[run]\nduration = 15s\nseed = 3\n[load]\nrate = 100/s\n%s%s",
+             shape, plain_extra);
     struct sim *a = run_text(traced, NULL, 0), *b = run_text(plain, NULL, 0);
     scratch_remove(&scr);
     print_message("%llu requests with the trace, %llu without\n",
@@ -87,6 +78,28 @@ static void trace_row_at_a_ramp_start_changes_nothing(void **state)
         assert_true(M(a)->b[i].offered == M(b)->b[i].offered);
     sim_destroy(a);
     sim_destroy(b);
+}
+
+/* README (traces): "The trace gives the base rate in place of [load]
+ * rate", and (load shapes) candidates come at the rate's upper bound over
+ * the current segment, "between two phase boundaries or trace rows". So a
+ * trace of rows that all say 100/s is [load] rate = 100/s, arrival for
+ * arrival, under a ramp (50/s to 200/s, 5 s to 10 s) whose rate replaces
+ * it:
+ * - a row at the ramp's start (5 s) is not yet read at the phase's
+ *   boundary, and the bound there is the ramp's larger end up to the next
+ *   boundary (200/s at 10 s), not its rate at that instant; reading the
+ *   row changes nothing;
+ * - a row inside the ramp (rows at 0 and 7 s) ends a segment as a phase
+ *   boundary there does: the bound is 110/s from 5 to 7 s, then 200/s. */
+static void trace_rows_are_segment_boundaries(void **state)
+{
+    (void)state;
+    const char *shape = "[phase up]\nstart = 5s\nend = 10s\nrate = ramp(50/s, 200/s)\n"
+                        "[server]\nworkers = 100000\nservice = const(1ms)\n";
+    same_arrivals("t,rate\n0,100\n5,100\n", shape, "");
+    same_arrivals("t,rate\n0,100\n7,100\n", shape,
+                  "[phase mark]\nstart = 7s\nend = 30s\nrate = x1\n");
 }
 
 /* docs/hedging.md: Envoy's retry budget covers hedges, each copy one active
@@ -391,7 +404,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(retry_after_zero_replaces_the_backoff),
         cmocka_unit_test(call_starting_at_its_deadline_makes_no_attempt),
-        cmocka_unit_test(trace_row_at_a_ramp_start_changes_nothing),
+        cmocka_unit_test(trace_rows_are_segment_boundaries),
         cmocka_unit_test(losing_hedge_gives_back_its_budget_place),
         cmocka_unit_test(losing_hedge_counts_as_not_failed),
         cmocka_unit_test(business_winner_supersedes_its_hedges),
