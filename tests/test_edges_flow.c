@@ -102,6 +102,80 @@ static void trace_rows_are_segment_boundaries(void **state)
                   "[phase mark]\nstart = 7s\nend = 30s\nrate = x1\n");
 }
 
+/* README (traces): "Errors. The whole trace is read once when the scenario
+ * is loaded" -- and read again, a row at a time, by the run. A row that
+ * went bad in between ends the trace and the run reports it: the file is
+ * valid when loaded, then its second row is overwritten with a bad rate
+ * before the run opens it. */
+static void trace_that_changed_is_reported(void **state)
+{
+    (void)state;
+    struct scratch scr;
+    assert_int_equal(scratch_make(&scr, "edges", "rates.csv"), 0);
+    const char *good = "t,rate\n0,10\n1,10\n2,10\n", *bad = "t,rate\n0,10\n1,x\n";
+    scratch_write(&scr, good, strlen(good));
+    char text[1024];
+    snprintf(text, sizeof text,
+             "[run]\nduration = 5s\n[load]\ntrace = %s\n[server]\nworkers = 10\nservice = const(1ms)\n",
+             scr.path);
+    struct scenario sc;
+    load_or_fail(&sc, text, NULL, 0);
+    scratch_write(&scr, bad, strlen(bad));
+    char err[512];
+    struct sim *s = sim_create(&sc, 0, err, sizeof err);
+    if (s == NULL)
+        fail_msg("sim_create: %s", err);
+    err[0] = '\0';
+    assert_int_equal(sim_run(s, NULL, NULL, err, sizeof err), -1);
+    print_message("%s\n", err);
+    assert_non_null(strstr(err, "the trace changed during the run"));
+    sim_destroy(s);
+    scratch_remove(&scr);
+}
+
+/* README: in a closed loop a phase's rate factor divides think times. One
+ * client thinks 1 s before its first request (the factor is 1 until the
+ * phase's event at 0 s), then 500 ms under x2: requests at 1, 1.501,
+ * 2.002 and 2.503 s (each served in 1 ms) in a 3 s run. */
+static void closed_loop_factor_divides_think_times(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 3s\n[load]\nmodel = closed\nclients = 1\n"
+                       "think = const(1s)\n[phase fast]\nstart = 0\nend = 3s\nrate = x2\n"
+                       "[server]\nworkers = 1\nservice = const(1ms)\n";
+    struct sim *s = run_text(text, NULL, 0);
+    assert_true(M(s)->requests == 4 && M(s)->outcomes[OUT_OK] == 4);
+    sim_destroy(s);
+}
+
+/* What an ended run still holds in flight (sim_live_bytes, what the live
+ * limit compares) is what is pending: an open loop at rate 0 schedules no
+ * arrival, and a trace's row at the run's end (or after it) is not
+ * scheduled. Each run here has nothing left once its requests ended. */
+static void nothing_pending_after_the_last_arrival(void **state)
+{
+    (void)state;
+    /* the quiet phase from 9.5 s cancels the arrival due at 10 s */
+    struct sim *s = run_text(ONE_PER_SECOND "[server]\nworkers = 1\nservice = const(1ms)\n",
+                             NULL, 0);
+    assert_true(M(s)->requests == 9 && sim_live_bytes(s) == 0.0);
+    sim_destroy(s);
+
+    /* timestamps at 0.5 s and at 1 s, the run's end: one request */
+    struct scratch scr;
+    assert_int_equal(scratch_make(&scr, "edges", "times.csv"), 0);
+    const char *csv = "t\n0.5\n1\n";
+    scratch_write(&scr, csv, strlen(csv));
+    char text[1024];
+    snprintf(text, sizeof text,
+             "[run]\nduration = 1s\n[load]\ntrace = %s\n[server]\nworkers = 1\nservice = const(1ms)\n",
+             scr.path);
+    s = run_text(text, NULL, 0);
+    scratch_remove(&scr);
+    assert_true(M(s)->requests == 1 && sim_live_bytes(s) == 0.0);
+    sim_destroy(s);
+}
+
 /* docs/hedging.md: Envoy's retry budget covers hedges, each copy one active
  * retry while it is out. A hedge that loses is closed without its answer
  * and gives its place back: each of the 9 requests hedges at 5 ms, the
@@ -414,6 +488,9 @@ int main(void)
         cmocka_unit_test(hedge_on_failure_with_nothing_out_is_not_capped),
         cmocka_unit_test(last_copy_out_failing_is_retried),
         cmocka_unit_test(fatal_copy_ends_the_call_failed),
+        cmocka_unit_test(trace_that_changed_is_reported),
+        cmocka_unit_test(closed_loop_factor_divides_think_times),
+        cmocka_unit_test(nothing_pending_after_the_last_arrival),
         cmocka_unit_test(stop_with_nothing_left_is_complete),
         cmocka_unit_test(live_limit_reached_but_not_passed),
     };
