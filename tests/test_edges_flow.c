@@ -176,6 +176,29 @@ static void nothing_pending_after_the_last_arrival(void **state)
     sim_destroy(s);
 }
 
+/* sim.c: from 65,536 clients on, each event prefetches what the next one
+ * will touch: "Only hints: nothing changes". A run that prefetches, with
+ * a dependency called without a layer (db's jobs answer a job, not a
+ * layer's call; the next arrival, 100 ms on, finds db's completion next),
+ * gives the 9 requests their 2 + 150 ms, as without. */
+static void prefetching_run_changes_nothing(void **state)
+{
+    (void)state;
+    const char *text =
+        "[run]\nduration = 2s\n[load]\narrival = uniform\nrate = 10/s\n"
+        "[phase quiet]\nstart = 950ms\nend = 2s\nrate = x0\n"
+        "[service api]\nworkers = 10\nservice = const(2ms)\ncalls = db\n"
+        "[service db]\nworkers = 10\nservice = const(150ms)\n"
+        "[layer app]\nfrom = client\nto = api\nattempts = 2\ntimeout = 1s\n";
+    const char *many[] = {"load.clients=65536"};
+    for (size_t n = 0; n <= 1; n++) {
+        struct sim *s = run_text(text, many, n);
+        assert_true(M(s)->outcomes[OUT_OK] == 9);
+        assert_true(M(s)->lat_all.min == 152 * RS_MS && M(s)->lat_all.max == 152 * RS_MS);
+        sim_destroy(s);
+    }
+}
+
 /* docs/hedging.md: Envoy's retry budget covers hedges, each copy one active
  * retry while it is out. A hedge that loses is closed without its answer
  * and gives its place back: each of the 9 requests hedges at 5 ms, the
@@ -491,6 +514,7 @@ int main(void)
         cmocka_unit_test(trace_that_changed_is_reported),
         cmocka_unit_test(closed_loop_factor_divides_think_times),
         cmocka_unit_test(nothing_pending_after_the_last_arrival),
+        cmocka_unit_test(prefetching_run_changes_nothing),
         cmocka_unit_test(stop_with_nothing_left_is_complete),
         cmocka_unit_test(live_limit_reached_but_not_passed),
     };
