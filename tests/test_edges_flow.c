@@ -1,8 +1,10 @@
 /*
  * Edges of the request flow (layer.c, load.c, sim.c): small scenarios, each
- * at a boundary a mechanical mutant (scripts/mutagen.py) moves — a deadline
- * reached at the very instant, a Retry-After of zero, a phase that starts
- * exactly when another ends — with the numbers worked out by hand.
+ * at a boundary or a branch a mechanical mutant (scripts/mutagen.py) moves
+ * and no other test pinned — a deadline reached at the very instant, a
+ * Retry-After of zero, a trace row at a phase boundary, a hedge that lost,
+ * a herd's checkpoints, a live limit met exactly — with the numbers worked
+ * out by hand (or, for two random draws, the seed's count stated).
  */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, in rs_scratch.h */
 #include <string.h>
@@ -11,6 +13,25 @@
 #include "rs_test.h"
 
 #define M(s) sim_metrics(s)
+
+/* Creates the run of text (replication 0) without running it. */
+static struct sim *create_text(const char *text)
+{
+    struct scenario sc;
+    load_or_fail(&sc, text, NULL, 0);
+    char err[512];
+    struct sim *s = sim_create(&sc, 0, err, sizeof err);
+    if (s == NULL)
+        fail_msg("sim_create: %s", err);
+    return s;
+}
+
+static void run_created(struct sim *s)
+{
+    char err[512];
+    if (sim_run(s, NULL, NULL, err, sizeof err) != 0)
+        fail_msg("sim_run: %s", err);
+}
 
 /* One request every second from 1 s to 9 s (the quiet phase from 9.5 s
  * stops arrivals), as in test_semantics.c. */
@@ -197,6 +218,59 @@ static void prefetching_run_changes_nothing(void **state)
         assert_true(M(s)->lat_all.min == 152 * RS_MS && M(s)->lat_all.max == 152 * RS_MS);
         sim_destroy(s);
     }
+}
+
+/* README: "[herd] at = 30s makes every client send a request at that
+ * instant". An open loop of 10 clients whose rate is 0 throughout: the
+ * herds at 1 and 2 s make exactly 10 requests each. A closed loop of 10
+ * clients that think 10 s: the herd at 1 s cancels every think, 10
+ * requests (done in 1 ms; their next thinks end after the run). */
+static void herd_sends_one_request_per_client(void **state)
+{
+    (void)state;
+    struct sim *s = run_text("[run]\nduration = 5s\n[load]\nclients = 10\nrate = 1/s\n"
+                             "[phase none]\nstart = 0\nend = 5s\nrate = x0\n"
+                             "[herd]\nat = 1s\nat = 2s\n"
+                             "[server]\nworkers = 10\nservice = const(1ms)\n", NULL, 0);
+    assert_true(M(s)->requests == 20 && M(s)->outcomes[OUT_OK] == 20);
+    sim_destroy(s);
+    s = run_text("[run]\nduration = 5s\n[load]\nmodel = closed\nclients = 10\nthink = const(10s)\n"
+                 "[herd]\nat = 1s\n[server]\nworkers = 10\nservice = const(1ms)\n", NULL, 0);
+    assert_true(M(s)->requests == 10 && M(s)->outcomes[OUT_OK] == 10);
+    sim_destroy(s);
+}
+
+static volatile sig_atomic_t herd_stop;
+
+/* Asks the run to stop at its first checkpoint from 1 s on. */
+static void stop_from_1s(void *user, rs_time now, rs_time duration, uint64_t events)
+{
+    (void)user;
+    (void)duration;
+    (void)events;
+    if (now >= RS_S)
+        herd_stop = 1;
+}
+
+/* README (limits): the stop flag and the memory limit are "checked every
+ * 1,024 events and every 1,024 clients of a herd", and a run stopped
+ * inside a herd ends with the herd cut short. A herd of 2,000 clients at
+ * 1 s, with a stop asked at the first checkpoint from 1 s on: the clients
+ * 0 ... 1,022 send their requests, the checkpoint before client 1,023
+ * stops the run: 1,023 requests, incomplete. */
+static void herd_checkpoint_every_1024_clients(void **state)
+{
+    (void)state;
+    struct sim *s = create_text("[run]\nduration = 5s\n[load]\nclients = 2000\nrate = 1/s\n"
+                                "[phase none]\nstart = 0\nend = 5s\nrate = x0\n"
+                                "[herd]\nat = 1s\n[server]\nworkers = 10\nservice = const(1ms)\n");
+    herd_stop = 0;
+    sim_set_stop(s, &herd_stop);
+    char err[512];
+    assert_int_equal(sim_run(s, stop_from_1s, NULL, err, sizeof err), 0);
+    assert_false(sim_complete(s));
+    assert_true(M(s)->requests == 1023);
+    sim_destroy(s);
 }
 
 /* docs/hedging.md: Envoy's retry budget covers hedges, each copy one active
@@ -414,25 +488,6 @@ static void fatal_copy_ends_the_call_failed(void **state)
     sim_destroy(s);
 }
 
-/* Creates the run of text (replication 0) without running it. */
-static struct sim *create_text(const char *text)
-{
-    struct scenario sc;
-    load_or_fail(&sc, text, NULL, 0);
-    char err[512];
-    struct sim *s = sim_create(&sc, 0, err, sizeof err);
-    if (s == NULL)
-        fail_msg("sim_create: %s", err);
-    return s;
-}
-
-static void run_created(struct sim *s)
-{
-    char err[512];
-    if (sim_run(s, NULL, NULL, err, sizeof err) != 0)
-        fail_msg("sim_run: %s", err);
-}
-
 /* sim.h: a stopped run "ends at the time reached, incomplete" -- unless
  * nothing was left to do before its end. Three requests one second apart
  * in a 1 s run: the first arrival is due at 1 s, the run's end, so the
@@ -515,6 +570,8 @@ int main(void)
         cmocka_unit_test(closed_loop_factor_divides_think_times),
         cmocka_unit_test(nothing_pending_after_the_last_arrival),
         cmocka_unit_test(prefetching_run_changes_nothing),
+        cmocka_unit_test(herd_sends_one_request_per_client),
+        cmocka_unit_test(herd_checkpoint_every_1024_clients),
         cmocka_unit_test(stop_with_nothing_left_is_complete),
         cmocka_unit_test(live_limit_reached_but_not_passed),
     };
