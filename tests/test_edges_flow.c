@@ -4,7 +4,7 @@
  * and no other test pinned — a deadline reached at the very instant, a
  * Retry-After of zero, a trace row at a phase boundary, a hedge that lost,
  * a herd's checkpoints, a live limit met exactly — with the numbers worked
- * out by hand (or, for two random draws, the seed's count stated).
+ * out by hand (for SRE's random rejections, the seed's count stated).
  */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, in rs_scratch.h */
 #include <string.h>
