@@ -293,6 +293,10 @@ static void losing_hedge_gives_back_its_budget_place(void **state)
     assert_true(m->outcomes[OUT_OK] == 9 && t.hedges == 9 && t.hedge_wins == 0);
     assert_true(m->lat_all.min == 20 * RS_MS && m->lat_all.max == 20 * RS_MS);
     assert_true(m->lb[(m->nbuckets - 1) * m->nlayers].budget_level == 1000.0);
+    /* attempts.csv's levels: the layer's attempts (2 a request), the
+     * server's arrivals (2), then app.hedges (1 a request) */
+    assert_true(m->att_sum[0] == 18.0 && m->att_sum[1] == 18.0 && m->att_sum[2] == 9.0);
+    assert_true(m->att_max[2] == 1);
     sim_destroy(s);
 }
 
