@@ -273,6 +273,25 @@ static void herd_checkpoint_every_1024_clients(void **state)
     sim_destroy(s);
 }
 
+/* README: a phase is active on [start, end); with `target = LAYER` its
+ * `latency` is added to every crossing of the hop below the layer, each
+ * way. A hop phase from 2 to 4 s slows the requests at 2 and 3 s by
+ * 2 x 100 ms (201 ms); the one at 4 s, when the phase has ended, and the
+ * others take their 1 ms. */
+static void hop_phase_ends_at_its_end(void **state)
+{
+    (void)state;
+    const char *text = ONE_PER_SECOND
+        "[phase slow]\nstart = 2s\nend = 4s\ntarget = app\nlatency = const(100ms)\n"
+        "[server]\nworkers = 1\nservice = const(1ms)\n"
+        "[layer app]\nattempts = 1\n";
+    struct sim *s = run_text(text, NULL, 0);
+    assert_true(M(s)->outcomes[OUT_OK] == 9);
+    assert_true(M(s)->lat_all.min == 1 * RS_MS && M(s)->lat_all.max == 201 * RS_MS);
+    assert_true(M(s)->lat_all.sum == (double)(2 * 201 + 7 * 1) * (double)RS_MS);
+    sim_destroy(s);
+}
+
 /* docs/hedging.md: Envoy's retry budget covers hedges, each copy one active
  * retry while it is out. A hedge that loses is closed without its answer
  * and gives its place back: each of the 9 requests hedges at 5 ms, the
@@ -576,6 +595,7 @@ int main(void)
         cmocka_unit_test(prefetching_run_changes_nothing),
         cmocka_unit_test(herd_sends_one_request_per_client),
         cmocka_unit_test(herd_checkpoint_every_1024_clients),
+        cmocka_unit_test(hop_phase_ends_at_its_end),
         cmocka_unit_test(stop_with_nothing_left_is_complete),
         cmocka_unit_test(live_limit_reached_but_not_passed),
     };
