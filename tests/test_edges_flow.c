@@ -292,6 +292,33 @@ static void hop_phase_ends_at_its_end(void **state)
     sim_destroy(s);
 }
 
+/* sim.c: each bucket records a layer's breakers not closed as they are at
+ * the bucket's end, before the first event at or after it. Buckets are
+ * [start, end): requests every 500 ms, ok until the outage at 1.5 s; the
+ * one at exactly 2 s fails a second time in a row, which trips the breaker
+ * (breaker_failures = 1), and belongs to [2 s, 3 s). So [1 s, 2 s) ends
+ * closed (share 0) and [2 s, 3 s) open (1); the 5 requests from 2.5 s on
+ * are short-circuited. */
+static void breaker_share_sampled_at_the_bucket_end(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 30s\n[load]\narrival = uniform\nrate = 2/s\n"
+        "[phase quiet]\nstart = 4750ms\nend = 30s\nrate = x0\n"
+        "[phase down]\nstart = 1500ms\nend = 30s\noutage = error\n"
+        "[server]\nworkers = 1\nservice = const(1ms)\n"
+        "[layer app]\nattempts = 1\nretry_on = none\n"
+        "breaker = consecutive\nbreaker_scope = shared\nbreaker_failures = 1\n";
+    struct sim *s = run_text(text, NULL, 0);
+    const struct metrics *m = M(s);
+    assert_true(m->outcomes[OUT_OK] == 2 && m->outcomes[OUT_FAILED] == 2);
+    assert_true(m->outcomes[OUT_BREAKER] == 5);
+    assert_true(m->nlayers == 1 && m->bucket_ns == RS_S);
+    assert_true(m->lb[0].open_share == 0.0 && m->lb[1].open_share == 0.0);
+    assert_true(m->lb[2].open_share == 1.0 && m->lb[3].open_share == 1.0);
+    assert_true(m->lb[1].transitions == 0 && m->lb[2].transitions == 1);
+    sim_destroy(s);
+}
+
 /* docs/hedging.md: Envoy's retry budget covers hedges, each copy one active
  * retry while it is out. A hedge that loses is closed without its answer
  * and gives its place back: each of the 9 requests hedges at 5 ms, the
@@ -596,6 +623,7 @@ int main(void)
         cmocka_unit_test(herd_sends_one_request_per_client),
         cmocka_unit_test(herd_checkpoint_every_1024_clients),
         cmocka_unit_test(hop_phase_ends_at_its_end),
+        cmocka_unit_test(breaker_share_sampled_at_the_bucket_end),
         cmocka_unit_test(stop_with_nothing_left_is_complete),
         cmocka_unit_test(live_limit_reached_but_not_passed),
     };
