@@ -319,6 +319,23 @@ static void breaker_share_sampled_at_the_bucket_end(void **state)
     sim_destroy(s);
 }
 
+/* sim.c: the phase boundaries are every start and end inside the run,
+ * sorted and distinct, one event each (summary.csv's `events`). Two quiet
+ * phases, [0, 5 s) and [5 s, 10 s), in a 10 s run with nothing else to do
+ * (its first arrival, due at 1 s, is cancelled at 0): boundaries at 0 and
+ * 5 s, 2 events. */
+static void shared_phase_boundary_is_one_event(void **state)
+{
+    (void)state;
+    struct sim *s = run_text("[run]\nduration = 10s\n[load]\narrival = uniform\nrate = 1/s\n"
+                             "[phase a]\nstart = 0\nend = 5s\nrate = x0\n"
+                             "[phase b]\nstart = 5s\nend = 10s\nrate = x0\n"
+                             "[server]\nworkers = 1\nservice = const(1ms)\n", NULL, 0);
+    assert_true(M(s)->requests == 0);
+    assert_true(M(s)->events == 2);
+    sim_destroy(s);
+}
+
 /* docs/hedging.md: Envoy's retry budget covers hedges, each copy one active
  * retry while it is out. A hedge that loses is closed without its answer
  * and gives its place back: each of the 9 requests hedges at 5 ms, the
@@ -624,6 +641,7 @@ int main(void)
         cmocka_unit_test(herd_checkpoint_every_1024_clients),
         cmocka_unit_test(hop_phase_ends_at_its_end),
         cmocka_unit_test(breaker_share_sampled_at_the_bucket_end),
+        cmocka_unit_test(shared_phase_boundary_is_one_event),
         cmocka_unit_test(stop_with_nothing_left_is_complete),
         cmocka_unit_test(live_limit_reached_but_not_passed),
     };
