@@ -76,9 +76,9 @@ static void call_starting_at_its_deadline_makes_no_attempt(void **state)
     sim_destroy(s);
 }
 
-/* Runs `shape` driven by a trace of rates (csv) and by [load] rate =
- * 100/s with `plain` added, and checks that every 1 s bucket of the 15 s
- * run offers the same count: the same arrivals. */
+/* Runs `shape` driven by a trace of rates (csv), and by [load] rate =
+ * 100/s with `plain_extra` added, and checks that every 1 s bucket of the
+ * 15 s run offers the same count: the same arrivals. */
 static void same_arrivals(const char *csv, const char *shape, const char *plain_extra)
 {
     struct scratch scr;
