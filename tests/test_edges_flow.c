@@ -154,15 +154,16 @@ static void trace_that_changed_is_reported(void **state)
     scratch_remove(&scr);
 }
 
-/* README: in a closed loop a phase's rate factor divides think times. One
- * client thinks 1 s before its first request (the factor is 1 until the
- * phase's event at 0 s), then 500 ms under x2: requests at 1, 1.501,
- * 2.002 and 2.503 s (each served in 1 ms) in a 3 s run. */
+/* README: in a closed loop a phase's rate factor divides think times; a
+ * phase is active on [start, end). One client thinks 1 s before its first
+ * request (the factor is 1 until the phase's event at 0 s), then 500 ms
+ * under x2 until 2 s, then 1 s again: requests at 1, 1.501, 2.002 (its
+ * think began under x2) and 3.003 s, each served in 1 ms, in a 4 s run. */
 static void closed_loop_factor_divides_think_times(void **state)
 {
     (void)state;
-    const char *text = "[run]\nduration = 3s\n[load]\nmodel = closed\nclients = 1\n"
-                       "think = const(1s)\n[phase fast]\nstart = 0\nend = 3s\nrate = x2\n"
+    const char *text = "[run]\nduration = 4s\n[load]\nmodel = closed\nclients = 1\n"
+                       "think = const(1s)\n[phase fast]\nstart = 0\nend = 2s\nrate = x2\n"
                        "[server]\nworkers = 1\nservice = const(1ms)\n";
     struct sim *s = run_text(text, NULL, 0);
     assert_true(M(s)->requests == 4 && M(s)->outcomes[OUT_OK] == 4);
