@@ -177,10 +177,12 @@ static void closed_loop_factor_divides_think_times(void **state)
 static void nothing_pending_after_the_last_arrival(void **state)
 {
     (void)state;
-    /* the quiet phase from 9.5 s cancels the arrival due at 10 s */
+    /* the quiet phase from 9.5 s cancels the arrival due at 10 s: 19
+     * events, 9 arrivals, 9 completions and the phase's start */
     struct sim *s = run_text(ONE_PER_SECOND "[server]\nworkers = 1\nservice = const(1ms)\n",
                              NULL, 0);
     assert_true(M(s)->requests == 9 && sim_live_bytes(s) == 0.0);
+    assert_true(M(s)->events == 19);
     sim_destroy(s);
 
     /* timestamps at 0.5 s and at 1 s, the run's end: one request */
