@@ -586,18 +586,21 @@ static void stop_with_nothing_left_is_complete(void **state)
     sim_destroy(s);
 }
 
-/* README: the memory in flight is limited by --max-memory, and a run
- * stops when its objects "passed the limit": a limit equal to what is in
- * flight at the first checkpoint (the first arrival's event, before any
- * runs) lets the run go on, to its 3 requests; one byte less stops it
- * there, incomplete, with the limit named. The bytes are measured on a run
- * stopped at that checkpoint. */
+/* README: the memory in flight is limited by --max-memory, "checked every
+ * 1,024 events", and a run stops when its objects "passed the limit". A
+ * limit equal to what is in flight at the first checkpoint (the first
+ * arrival's event and the quiet phase's, before any runs) lets the run go
+ * on, to its 3 requests of 2.5 s each, although it soon holds more (two
+ * requests at once from 2 s), since its 7 events never reach the next
+ * checkpoint; one byte less stops it at the first, incomplete, with the
+ * limit named. The bytes are measured on a run stopped at that checkpoint. */
 static void live_limit_reached_but_not_passed(void **state)
 {
     (void)state;
     static volatile sig_atomic_t stop = 1;
-    const char *text = "[run]\nduration = 3500ms\n[load]\narrival = uniform\nrate = 1/s\n"
-                       "[server]\nworkers = 1\nservice = const(1ms)\n";
+    const char *text = "[run]\nduration = 10s\n[load]\narrival = uniform\nrate = 1/s\n"
+                       "[phase quiet]\nstart = 3500ms\nend = 10s\nrate = x0\n"
+                       "[server]\nworkers = 3\nservice = const(2500ms)\n";
     struct sim *s = create_text(text);
     sim_set_stop(s, &stop);
     run_created(s);
@@ -609,7 +612,7 @@ static void live_limit_reached_but_not_passed(void **state)
     sim_set_live_limit(s, bytes);
     run_created(s);
     assert_true(sim_complete(s) && sim_limit(s) == NULL);
-    assert_true(M(s)->requests == 3 && M(s)->outcomes[OUT_OK] == 3);
+    assert_true(M(s)->requests == 3 && M(s)->outcomes[OUT_OK] == 3 && M(s)->events == 7);
     sim_destroy(s);
 
     s = create_text(text);
