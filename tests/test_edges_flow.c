@@ -123,6 +123,18 @@ static void trace_rows_are_segment_boundaries(void **state)
                   "[phase mark]\nstart = 7s\nend = 30s\nrate = x1\n");
 }
 
+/* README (traces): "phases' factors, absolute rates and shape apply on
+ * top" of a trace of rates, from the phase's start: a quiet phase (x0)
+ * from 5 s stops the arrivals of a one-row trace at 100/s then, as it
+ * stops [load] rate = 100/s, arrival for arrival. */
+static void phase_factor_applies_to_a_trace(void **state)
+{
+    (void)state;
+    same_arrivals("t,rate\n0,100\n",
+                  "[phase stop]\nstart = 5s\nend = 15s\nrate = x0\n"
+                  "[server]\nworkers = 100000\nservice = const(1ms)\n", "");
+}
+
 /* README (traces): "Errors. The whole trace is read once when the scenario
  * is loaded" -- and read again, a row at a time, by the run. A row that
  * went bad in between ends the trace and the run reports it: the file is
@@ -630,6 +642,7 @@ int main(void)
         cmocka_unit_test(retry_after_zero_replaces_the_backoff),
         cmocka_unit_test(call_starting_at_its_deadline_makes_no_attempt),
         cmocka_unit_test(trace_rows_are_segment_boundaries),
+        cmocka_unit_test(phase_factor_applies_to_a_trace),
         cmocka_unit_test(losing_hedge_gives_back_its_budget_place),
         cmocka_unit_test(losing_hedge_counts_as_not_failed),
         cmocka_unit_test(business_winner_supersedes_its_hedges),
