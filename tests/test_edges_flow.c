@@ -351,6 +351,56 @@ static void shared_phase_boundary_is_one_event(void **state)
     sim_destroy(s);
 }
 
+/* README (compare): "no phase" when there is nothing to recover from --
+ * summary.csv's recovered is -1 for a run without phases. */
+static void no_phase_nothing_to_recover_from(void **state)
+{
+    (void)state;
+    struct sim *s = run_text("[run]\nduration = 5s\n[load]\narrival = uniform\nrate = 1/s\n"
+                             "[server]\nworkers = 1\nservice = const(1ms)\n", NULL, 0);
+    assert_true(M(s)->outcomes[OUT_OK] == 4 && sim_complete(s));
+    assert_int_equal(recovered(s), -1);
+    sim_destroy(s);
+}
+
+/* README (limits): events at one instant are limited to 2,000,000 + 64 x
+ * (clients + a trace's largest burst): a run may have exactly that many
+ * after the first. A herd of 640 clients at 1 s against instant 503s,
+ * retried at once through two layers (58 x 55 = 3,190 attempts a request,
+ * 3,189 of them from a retry event): 640 x 3,189 = 2,040,960 events after
+ * the herd's own, exactly 2,000,000 + 64 x 640. The run completes, every
+ * request `exhausted`. */
+static void events_at_one_instant_up_to_the_limit(void **state)
+{
+    (void)state;
+    const char *text =
+        "[run]\nduration = 2s\n[load]\nclients = 640\nrate = 1/s\n"
+        "[phase none]\nstart = 0\nend = 2s\nrate = x0\n[herd]\nat = 1s\n"
+        "[phase down]\nstart = 0\nend = 2s\noutage = error\n"
+        "[server]\nworkers = 1\nservice = const(1ms)\n"
+        "[layer app]\nattempts = 58\n[layer sidecar]\nattempts = 55\n";
+    struct sim *s = run_text(text, NULL, 0);
+    assert_true(M(s)->outcomes[OUT_EXHAUSTED] == 640);
+    assert_true(M(s)->server_arrivals == 640ull * 3190);
+    assert_true(M(s)->events == 1 + 1 + 640ull * 3189); /* the phases' start, the herd */
+    sim_destroy(s);
+}
+
+/* ... and only events at one instant count: a run of 2.1 million events,
+ * no two in a row at the same instant (an arrival every 952 ns, each
+ * served in 100 ns), runs to its end. */
+static void events_at_distinct_instants_are_not_limited(void **state)
+{
+    (void)state;
+    const char *text =
+        "[run]\nduration = 1s\n[load]\nclients = 1\narrival = uniform\nrate = 1050000/s\n"
+        "[server]\nworkers = 1\nservice = const(100ns)\n";
+    struct sim *s = run_text(text, NULL, 0);
+    assert_true(M(s)->events > 2000064 && sim_complete(s));
+    assert_true(M(s)->outcomes[OUT_OK] == M(s)->requests);
+    sim_destroy(s);
+}
+
 /* docs/hedging.md: Envoy's retry budget covers hedges, each copy one active
  * retry while it is out. A hedge that loses is closed without its answer
  * and gives its place back: each of the 9 requests hedges at 5 ms, the
@@ -661,6 +711,9 @@ int main(void)
         cmocka_unit_test(hop_phase_ends_at_its_end),
         cmocka_unit_test(breaker_share_sampled_at_the_bucket_end),
         cmocka_unit_test(shared_phase_boundary_is_one_event),
+        cmocka_unit_test(no_phase_nothing_to_recover_from),
+        cmocka_unit_test(events_at_one_instant_up_to_the_limit),
+        cmocka_unit_test(events_at_distinct_instants_are_not_limited),
         cmocka_unit_test(stop_with_nothing_left_is_complete),
         cmocka_unit_test(live_limit_reached_but_not_passed),
     };
