@@ -11,6 +11,7 @@
 
 #include "rs_scratch.h"
 #include "rs_test.h"
+#include "simctx.h" /* the request pool's object size (what --max-memory counts) */
 
 #define M(s) sim_metrics(s)
 
@@ -401,6 +402,24 @@ static void events_at_distinct_instants_are_not_limited(void **state)
     sim_destroy(s);
 }
 
+/* Each request in flight holds one attempt counter per layer and one for
+ * the server, plus the key with caches and one per hedged layer
+ * (simctx.h); the live memory the run's limit compares counts requests at
+ * that size: a plain one-layer run's are request_size(1, no key, no
+ * hedge) bytes, a cached one's have the key's slot too. */
+static void request_objects_hold_their_counters(void **state)
+{
+    (void)state;
+    struct sim *s = create_text(ONE_PER_SECOND "[server]\nworkers = 1\nservice = const(1ms)\n");
+    assert_int_equal(s->requests.size, request_size(1, false, 0));
+    assert_int_equal(s->requests.size, sizeof(struct request) + 2 * sizeof(uint64_t));
+    sim_destroy(s);
+    s = create_text("[run]\nduration = 5s\n[load]\nrate = 1/s\nkeys = 10\n[cache c]\nttl = 1s\n"
+                    "[server]\nworkers = 1\nservice = const(1ms)\ncache = c\n");
+    assert_int_equal(s->requests.size, request_size(1, true, 0));
+    sim_destroy(s);
+}
+
 /* docs/hedging.md: Envoy's retry budget covers hedges, each copy one active
  * retry while it is out. A hedge that loses is closed without its answer
  * and gives its place back: each of the 9 requests hedges at 5 ms, the
@@ -714,6 +733,7 @@ int main(void)
         cmocka_unit_test(no_phase_nothing_to_recover_from),
         cmocka_unit_test(events_at_one_instant_up_to_the_limit),
         cmocka_unit_test(events_at_distinct_instants_are_not_limited),
+        cmocka_unit_test(request_objects_hold_their_counters),
         cmocka_unit_test(stop_with_nothing_left_is_complete),
         cmocka_unit_test(live_limit_reached_but_not_passed),
     };
