@@ -150,7 +150,8 @@ static void trace_that_changed_is_reported(void **state)
     scratch_write(&scr, good, strlen(good));
     char text[1024];
     snprintf(text, sizeof text,
-             "[run]\nduration = 5s\n[load]\ntrace = %s\n[server]\nworkers = 10\nservice = const(1ms)\n",
+             "[run]\nduration = 5s\n[load]\ntrace = %s\n"
+             "[server]\nworkers = 10\nservice = const(1ms)\n",
              scr.path);
     struct scenario sc;
     load_or_fail(&sc, text, NULL, 0);
@@ -205,7 +206,8 @@ static void nothing_pending_after_the_last_arrival(void **state)
     scratch_write(&scr, csv, strlen(csv));
     char text[1024];
     snprintf(text, sizeof text,
-             "[run]\nduration = 1s\n[load]\ntrace = %s\n[server]\nworkers = 1\nservice = const(1ms)\n",
+             "[run]\nduration = 1s\n[load]\ntrace = %s\n"
+             "[server]\nworkers = 1\nservice = const(1ms)\n",
              scr.path);
     s = run_text(text, NULL, 0);
     scratch_remove(&scr);
