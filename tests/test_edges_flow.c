@@ -196,7 +196,7 @@ static void nothing_pending_after_the_last_arrival(void **state)
     struct sim *s = run_text(ONE_PER_SECOND "[server]\nworkers = 1\nservice = const(1ms)\n",
                              NULL, 0);
     assert_true(M(s)->requests == 9 && sim_live_bytes(s) == 0.0);
-    assert_true(M(s)->events == 19);
+    assert_true(M(s)->events == 19 && sim_in_flight(s) == 0);
     sim_destroy(s);
 
     /* timestamps at 0.5 s and at 1 s, the run's end: one request */
@@ -288,6 +288,7 @@ static void herd_checkpoint_every_1024_clients(void **state)
     assert_int_equal(sim_run(s, stop_from_1s, NULL, err, sizeof err), 0);
     assert_false(sim_complete(s));
     assert_true(M(s)->requests == 1023);
+    assert_true(sim_in_flight(s) == 1023); /* summary.csv's in_flight: none had ended */
     sim_destroy(s);
 }
 
