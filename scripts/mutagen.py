@@ -57,7 +57,7 @@ from concurrent.futures import ThreadPoolExecutor
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DIRS = ("sim/model", "sim/policy")
 EXPLAINED = "tests/mutants/mechanical*.txt"
-SKIP_TESTS = re.compile(r"^(browser|install|deps|serve|serve_api|rules|docs)$")
+SKIP_TESTS = re.compile(r"^(browser|install|deps|serve|serve_api|rules|docs|mechanical)$")
 
 TOKEN = re.compile(r"""
   (?P<ws>(?:\s|\\\n)+)
