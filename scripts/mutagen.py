@@ -466,6 +466,8 @@ def main():
                     "and its other mutants run only the tests it did not run (new tests, slow ones it left out)")
     ap.add_argument("--probe", help="use this probe.json of another build of the same sim/ "
                     "(for --sanitize: the sanitizer build runs the suite three times slower)")
+    ap.add_argument("--changed-since", metavar="REV", help="with --previous: the commit it ran at; "
+                    "tests whose files changed since then run again")
     ap.add_argument("--sanitize", action="store_true",
                     help="run in the ASan + UBSan build, as CI's second build (reuses the probe of --keep DIR)")
     ap.add_argument("--max-test-seconds", type=float, default=0,
@@ -580,7 +582,17 @@ def main():
     known = explained()
     pick = sites if not a.only else [s for s in sites if s.id in parse_only(a.only, len(sites))]
 
-    previous = {}
+    previous, changed = {}, set()
+    if a.previous and a.changed_since:  # tests edited since: their passing then says nothing now
+        names = subprocess.run(["git", "-C", ROOT, "diff", "--name-only", a.changed_since, "--", "tests/"],
+                               check=True, capture_output=True, text=True).stdout.split()
+        for f in names:
+            m = re.match(r"tests/(?:test_(\w+)\.c|(\w+)_test\.sh)$", f)
+            if m:
+                changed.add(m.group(1) or m.group(2))
+            elif f.endswith(".h"):
+                changed.update(tests)
+        print(f"== tests changed since {a.changed_since}, run again: {' '.join(sorted(changed)) or 'none'}", flush=True)
     if a.previous:
         for line in open(a.previous):
             p = json.loads(line)
@@ -602,7 +614,7 @@ def main():
             covering = [t for t in covering if s.id in edges[t]]
             if not covering:
                 return s, "no-edge", None, 0.0, []
-        ran = list(before.get("ran", [])) if before else []
+        ran = [t for t in before.get("ran", []) if t not in changed] if before else []
         covering = [t for t in covering if t not in ran]  # deterministic: a test that passed passes again
         t1 = time.time()
         env = dict(os.environ, RS_MUTANT=str(s.id))
