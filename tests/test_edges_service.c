@@ -93,10 +93,43 @@ static void injected_error_slices_are_half_open(void **state)
     }
 }
 
+/* ---- services.csv rows ---- */
+
+/* sim_service_row (sim.h) answers for replica 0 (the service's total) or 1
+ * … replicas of a service that exists, over a bucket the run has, and only
+ * for a scenario with services; anything else is false. Here: one service
+ * of 2 replicas, arrivals at 1 s and 2 s of a 3 s run in 1 s buckets (3
+ * buckets), so bucket 1 holds one arrival and bucket 2 the other. */
+static void service_rows_exist_only_within_bounds(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 3s\n[load]\narrival = uniform\nrate = 1/s\n"
+                       "[service api]\nreplicas = 2\nbalancer = round-robin\nworkers = 1\n"
+                       "service = const(1ms)\n";
+    struct sim *s = run_text(text, NULL, 0);
+    struct sim_service_row r;
+    assert_int_equal(M(s)->nbuckets, 3);
+    assert_true(sim_service_row(s, 0, 0, 1, &r));
+    assert_int_equal(r.arrivals, 1);
+    assert_true(sim_service_row(s, 0, 0, 2, &r)); /* the last bucket */
+    assert_int_equal(r.arrivals, 1);
+    assert_true(sim_service_row(s, 0, 2, 0, &r)); /* the last replica */
+    assert_false(sim_service_row(s, 0, 3, 0, &r)); /* replica 3 of 2 */
+    assert_false(sim_service_row(s, 0, 0, 3, &r)); /* bucket 3 of 0 … 2 */
+    assert_false(sim_service_row(s, 1, 0, 0, &r)); /* service 1 of 0 … 0 */
+    sim_destroy(s);
+
+    /* A lone [server] is not a graph: no services.csv, no rows. */
+    s = run_text(ONE_PER_SECOND "[server]\nworkers = 1\nservice = const(1ms)\n", NULL, 0);
+    assert_false(sim_service_row(s, 0, 0, 0, &r));
+    sim_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(injected_error_slices_are_half_open),
+        cmocka_unit_test(service_rows_exist_only_within_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
