@@ -19,28 +19,37 @@
     "[run]\nduration = 30s\n[load]\narrival = uniform\nrate = 1/s\n"                               \
     "[phase quiet]\nstart = 9500ms\nend = 30s\nrate = x0\n"
 
-/* ---- the injected errors' draw, with the draw fixed ---- */
+/* ---- the injected errors' draws, replaced ---- */
 
-/* A stream whose every uniform draw is fixed_u: it replaces the injected
- * errors' stream (RNG_ERRORS, used by nothing else) so that a test can put
- * the draw exactly on the border between two classes. */
-static double fixed_u;
-static unsigned long fixed_get(void *state)
+/* A stream that replays draws[0], draws[1], … cyclically: it replaces the
+ * injected errors' stream (RNG_ERRORS, used by nothing else) so that a
+ * test can put a draw exactly on the border between two classes, or see
+ * who draws. */
+static struct {
+    const double *u;
+    size_t n, next;
+} draws;
+static double next_draw(void)
+{
+    return draws.u[draws.next++ % draws.n];
+}
+static unsigned long draws_get(void *state)
 {
     (void)state;
-    return (unsigned long)(fixed_u * 4294967296.0);
+    return (unsigned long)(next_draw() * 4294967296.0);
 }
-static double fixed_get_double(void *state)
+static double draws_get_double(void *state)
 {
     (void)state;
-    return fixed_u;
+    return next_draw();
 }
-static const gsl_rng_type fixed_type = {"fixed", 0xffffffffUL, 0, 0, NULL, fixed_get,
-                                        fixed_get_double};
+static const gsl_rng_type draws_type = {"draws", 0xffffffffUL, 0, 0, NULL, draws_get,
+                                        draws_get_double};
 
-/* Runs text with the injected errors' draw fixed at u; the caller
- * destroys the result. */
-static struct sim *run_with_draw(const char *text, const char *const *sets, size_t nsets, double u)
+/* Runs text with the injected errors' draws replaced by u[0 … n - 1],
+ * cyclically; the caller destroys the result. */
+static struct sim *run_with_draws(const char *text, const char *const *sets, size_t nsets,
+                                  const double *u, size_t n)
 {
     struct scenario sc;
     char err[512];
@@ -49,8 +58,10 @@ static struct sim *run_with_draw(const char *text, const char *const *sets, size
     if (s == NULL)
         fail_msg("sim_create: %s", err);
     const gsl_rng_type *own = s->rng.s[RNG_ERRORS]->type;
-    fixed_u = u;
-    s->rng.s[RNG_ERRORS]->type = &fixed_type;
+    draws.u = u;
+    draws.n = n;
+    draws.next = 0;
+    s->rng.s[RNG_ERRORS]->type = &draws_type;
     int rc = sim_run(s, NULL, NULL, err, sizeof err);
     s->rng.s[RNG_ERRORS]->type = own;
     if (rc != 0)
@@ -79,11 +90,12 @@ static void injected_error_slices_are_half_open(void **state)
         {{"server.error_500=0.25", "server.business=0.25"}, CLS_BUSINESS},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        struct sim *s = run_with_draw(text, cases[i].sets, 2, 0.5);
+        static const double half = 0.5, below = 0.5 - 1.0 / 4294967296.0;
+        struct sim *s = run_with_draws(text, cases[i].sets, 2, &half, 1);
         assert_int_equal(M(s)->requests, 9);
         assert_int_equal(M(s)->outcomes[OUT_OK], 9);
         sim_destroy(s);
-        s = run_with_draw(text, cases[i].sets, 2, 0.5 - 1.0 / 4294967296.0);
+        s = run_with_draws(text, cases[i].sets, 2, &below, 1);
         if (cases[i].below == CLS_BUSINESS) /* an answer, not an error */
             assert_int_equal(M(s)->outcomes[OUT_BUSINESS], 9);
         else
@@ -91,6 +103,62 @@ static void injected_error_slices_are_half_open(void **state)
         assert_int_equal(M(s)->outcomes[OUT_OK], 0);
         sim_destroy(s);
     }
+}
+
+/* Only an execution with injected errors to draw takes a draw from the
+ * errors' stream: a service without them leaves the draws of the others
+ * as they are. api (no injected errors) calls db (error_503 = 0.5), one
+ * request a second, 9 in all; the draws alternate 0.25 (503) and 0.75
+ * (ok). db's executions draw them in turn: 503, ok, 503, … — 5 of the 9
+ * fail (the 1st, 3rd, … 9th), and api passes each 503 on. Were api to
+ * draw after each ok, db would see 0.25 every time after the first ok. */
+static void only_executions_with_errors_draw(void **state)
+{
+    (void)state;
+    const char *text = ONE_PER_SECOND
+        "[service api]\nworkers = 1\nservice = const(1ms)\ncalls = db\n"
+        "[service db]\nworkers = 1\nservice = const(1ms)\nerror_503 = 0.5\n";
+    static const double u[] = {0.25, 0.75};
+    struct sim *s = run_with_draws(text, NULL, 0, u, 2);
+    assert_int_equal(M(s)->requests, 9);
+    assert_int_equal(M(s)->errors[CLS_503], 5);
+    assert_int_equal(M(s)->outcomes[OUT_OK], 4);
+    assert_int_equal(draws.next, 9); /* one draw per execution of db, none for api */
+    sim_destroy(s);
+}
+
+/* ---- the idempotency-key store ---- */
+
+/* "Work dropped before it started frees the key" (README, Idempotency and
+ * duplicates). Two keyed charges at 0.1 and 0.2 s on one worker (1 s
+ * each); the inner layer gives each call 300 ms and propagates it, the
+ * outer one retries `deadline` after 1 s. A starts at once; B waits. At
+ * 0.4 and 0.5 s the inner calls end `deadline`; at 1.1 s A completes
+ * (its key stored, ok) and B, expired, is dropped unserved, freeing its
+ * key. A's retry at 1.4 s gets A's stored answer replayed (ok, no new
+ * charge); B's at 1.5 s finds no key and executes: 2 charges, 3
+ * completions, no 409; B's second call ends `deadline` at 1.8 s too,
+ * and B is `exhausted`. */
+static void a_dropped_execution_frees_its_key(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 5s\n[load]\narrival = uniform\nrate = 10/s\n"
+                       "idempotent = false\nkey = true\n"
+                       "[phase quiet]\nstart = 250ms\nend = 5s\nrate = x0\n"
+                       "[server]\nworkers = 1\nservice = const(1s)\ndrop_expired = true\n"
+                       "dedup = true\n"
+                       "[layer app]\nattempts = 2\nretry_on = deadline 409\nbackoff = constant\n"
+                       "base = 1s\n"
+                       "[layer sidecar]\ndeadline = 300ms\npropagate_deadline = true\n";
+    struct sim *s = run_text(text, NULL, 0);
+    assert_int_equal(M(s)->requests, 2);
+    assert_int_equal(M(s)->dropped, 1);
+    assert_int_equal(M(s)->errors[CLS_409], 0);
+    assert_int_equal(M(s)->side_effects, 2);
+    assert_int_equal(M(s)->server_completions, 3);
+    assert_int_equal(M(s)->outcomes[OUT_OK], 1);
+    assert_int_equal(M(s)->outcomes[OUT_EXHAUSTED], 1); /* its two attempts ended `deadline` */
+    sim_destroy(s);
 }
 
 /* ---- services.csv rows ---- */
@@ -129,7 +197,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(injected_error_slices_are_half_open),
+        cmocka_unit_test(only_executions_with_errors_draw),
         cmocka_unit_test(service_rows_exist_only_within_bounds),
+        cmocka_unit_test(a_dropped_execution_frees_its_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
