@@ -193,12 +193,33 @@ static void service_rows_exist_only_within_bounds(void **state)
     sim_destroy(s);
 }
 
+/* A service's levels over the run (summary.csv's <service>_utilization)
+ * average over the measured time, a last bucket shorter than the others
+ * counted at its own length: a 2.5 s run in 1 s buckets (the third 0.5 s
+ * long), arrivals at 1 s and 2 s held the one worker 200 ms each, so busy
+ * averages 0.4 s / 2.5 s = 0.16 (not 0.4 s / 2 s, nor over 3 s). */
+static void service_totals_over_a_short_last_bucket(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 2500ms\n[load]\narrival = uniform\nrate = 1/s\n"
+                       "[service api]\nworkers = 1\nservice = const(200ms)\n";
+    struct sim *s = run_text(text, NULL, 0);
+    struct sim_service_row r;
+    assert_int_equal(M(s)->nbuckets, 3);
+    sim_service_totals(s, 0, &r);
+    assert_int_equal(r.completed, 2);
+    assert_true(fabs(r.busy - 0.16) < 1e-12 && fabs(r.working - 0.16) < 1e-12);
+    assert_true(r.queue_len == 0 && r.workers == 1);
+    sim_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(injected_error_slices_are_half_open),
         cmocka_unit_test(only_executions_with_errors_draw),
         cmocka_unit_test(service_rows_exist_only_within_bounds),
+        cmocka_unit_test(service_totals_over_a_short_last_bucket),
         cmocka_unit_test(a_dropped_execution_frees_its_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
