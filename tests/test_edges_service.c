@@ -161,6 +161,84 @@ static void a_dropped_execution_frees_its_key(void **state)
     sim_destroy(s);
 }
 
+/* ---- cancellation ---- */
+
+/* A cancellation stops a running execution where the service says
+ * cancel_running, also one waiting on a call (README, Hedged requests and
+ * cancellation): its worker is freed at once, and, since it was waiting,
+ * not working, its working level does not drop. api works 10 ms, then
+ * calls db directly (500 ms); the client abandons each attempt after
+ * 100 ms and cancels it, which stops api's execution: 9 requests hold
+ * api's worker 100 ms each (busy 0.9 s / 30 s) and work 10 ms (0.09 s /
+ * 30 s); db, not cancelled (no layer on its edge), serves all 9 for
+ * nobody. Without cancel_running api's worker is held until db answers,
+ * 510 ms, and api's 9 late answers are wasted. */
+static void cancel_running_stops_an_execution_waiting_on_a_call(void **state)
+{
+    (void)state;
+    const char *text = ONE_PER_SECOND
+        "[service api]\nworkers = 1\nservice = const(10ms)\ncalls = db\ncancel_running = true\n"
+        "[service db]\nworkers = 1\nservice = const(500ms)\n"
+        "[layer app]\nto = api\ntimeout = 100ms\ncancel = on-abandon\n";
+    struct sim *s = run_text(text, NULL, 0);
+    struct sim_service_row api, db;
+    assert_int_equal(M(s)->requests, 9);
+    assert_int_equal(M(s)->outcomes[OUT_EXHAUSTED], 9);
+    assert_int_equal(M(s)->cancelled, 9);
+    assert_int_equal(M(s)->cancelled_before_start, 0);
+    sim_service_totals(s, 0, &api);
+    sim_service_totals(s, 1, &db);
+    assert_true(fabs(api.busy - 0.9 / 30) < 1e-12 && fabs(api.working - 0.09 / 30) < 1e-12);
+    assert_true(api.completed == 0 && api.wasted == 0);
+    assert_true(db.completed == 9 && db.wasted == 9);
+    sim_destroy(s);
+
+    const char *keep[] = {"service.api.cancel_running=false"};
+    s = run_text(text, keep, 1);
+    assert_int_equal(M(s)->cancelled, 0);
+    sim_service_totals(s, 0, &api);
+    assert_true(fabs(api.busy - 9 * 0.51 / 30) < 1e-12 && fabs(api.working - 0.09 / 30) < 1e-12);
+    assert_true(api.completed == 9 && api.wasted == 9);
+    sim_destroy(s);
+}
+
+/* A job answered early because one of its calls failed cancels the calls
+ * still out whose layer cancels; the service is their caller, so no hop
+ * (README, Hedged requests and cancellation). api calls db*2 through the
+ * layer `pool` (cancel = on-abandon, one attempt); db's two replicas are
+ * taken in turn, so each request's first call runs on db#1 (500 ms) and
+ * its second meets db#2's outage: 503 at once. api answers 503 and cancels
+ * the first call, which stops its execution on db#1 (cancel_running):
+ * `cancelled` counts 9 calls ended and 9 executions stopped; db completes
+ * none. Without cancel on `pool`, db#1 completes all 9, and none is
+ * wasted: `pool`'s call, left running, still waits for it. */
+static void a_failed_call_cancels_its_siblings(void **state)
+{
+    (void)state;
+    const char *text = ONE_PER_SECOND
+        "[service api]\nworkers = 1\nservice = const(1ms)\ncalls = db*2\n"
+        "[service db]\nreplicas = 2\nbalancer = round-robin\nworkers = 1\n"
+        "service = const(500ms)\ncancel_running = true\n"
+        "[phase down]\nstart = 0\nend = 30s\ntarget = db#2\noutage = error\n"
+        "[layer app]\nto = api\n"
+        "[layer pool]\nfrom = api\nto = db\ncancel = on-abandon\n";
+    struct sim *s = run_text(text, NULL, 0);
+    struct sim_service_row db;
+    assert_int_equal(M(s)->requests, 9);
+    assert_int_equal(M(s)->errors[CLS_503], 18); /* db#2's, and api's passing it on */
+    assert_int_equal(M(s)->cancelled, 18); /* 9 calls of `pool` ended, 9 executions stopped */
+    sim_service_totals(s, 1, &db);
+    assert_true(db.arrivals == 18 && db.started == 9 && db.completed == 0 && db.wasted == 0);
+    sim_destroy(s);
+
+    const char *keep[] = {"layer.pool.cancel=none"};
+    s = run_text(text, keep, 1);
+    assert_int_equal(M(s)->cancelled, 0);
+    sim_service_totals(s, 1, &db);
+    assert_true(db.completed == 9 && db.wasted == 0);
+    sim_destroy(s);
+}
+
 /* ---- services.csv rows ---- */
 
 /* sim_service_row (sim.h) answers for replica 0 (the service's total) or 1
@@ -218,6 +296,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(injected_error_slices_are_half_open),
         cmocka_unit_test(only_executions_with_errors_draw),
+        cmocka_unit_test(cancel_running_stops_an_execution_waiting_on_a_call),
+        cmocka_unit_test(a_failed_call_cancels_its_siblings),
         cmocka_unit_test(service_rows_exist_only_within_bounds),
         cmocka_unit_test(service_totals_over_a_short_last_bucket),
         cmocka_unit_test(a_dropped_execution_frees_its_key),
