@@ -291,6 +291,32 @@ static void service_totals_over_a_short_last_bucket(void **state)
     sim_destroy(s);
 }
 
+/* ---- the conservation check ---- */
+
+/* service_check names the replica whose counts do not add up, from 1 as
+ * scenarios number them (`target = api#2`). A clean run passes; then one
+ * arrival too many on api's second replica (and, separately, one start
+ * too many on its first) is reported for that replica. */
+static void conservation_names_the_broken_replica(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 3s\n[load]\narrival = uniform\nrate = 1/s\n"
+                       "[service api]\nreplicas = 2\nbalancer = round-robin\nworkers = 1\n"
+                       "service = const(1ms)\n";
+    struct sim *s = run_text(text, NULL, 0);
+    char err[256];
+    assert_int_equal(service_check(s, err, sizeof err), 0);
+    s->reps[1].n_arrivals++;
+    assert_int_equal(service_check(s, err, sizeof err), -1);
+    assert_string_equal(err, "internal error: service api replica 2: arrivals != turned away + jobs");
+    s->reps[1].n_arrivals--;
+    s->reps[0].n_started++;
+    s->reps[0].n_completed++; /* started = completed + stopped + busy still holds */
+    assert_int_equal(service_check(s, err, sizeof err), -1);
+    assert_string_equal(err, "internal error: service api replica 1: jobs != dropped + started + queued");
+    sim_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -301,6 +327,7 @@ int main(void)
         cmocka_unit_test(service_rows_exist_only_within_bounds),
         cmocka_unit_test(service_totals_over_a_short_last_bucket),
         cmocka_unit_test(a_dropped_execution_frees_its_key),
+        cmocka_unit_test(conservation_names_the_broken_replica),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
