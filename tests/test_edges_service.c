@@ -239,6 +239,28 @@ static void a_failed_call_cancels_its_siblings(void **state)
     sim_destroy(s);
 }
 
+/* The same when a stopped execution has a whole fan-out out, the most a
+ * `calls` entry may have (*64): the client abandons and cancels each
+ * attempt after 100 ms, api (cancel_running) stops, and its 64 calls of
+ * `pool` are cancelled, stopping their 64 executions on db: per request
+ * 1 + 64 + 64 cancelled, 9 × 129 = 1161 in all, and db completes none. */
+static void a_stopped_execution_cancels_its_whole_fan_out(void **state)
+{
+    (void)state;
+    const char *text = ONE_PER_SECOND
+        "[service api]\nworkers = 1\nservice = const(1ms)\ncalls = db*64\ncancel_running = true\n"
+        "[service db]\nworkers = 64\nservice = const(500ms)\ncancel_running = true\n"
+        "[layer app]\nto = api\ntimeout = 100ms\ncancel = on-abandon\n"
+        "[layer pool]\nfrom = api\nto = db\ncancel = on-abandon\n";
+    struct sim *s = run_text(text, NULL, 0);
+    struct sim_service_row db;
+    assert_int_equal(M(s)->requests, 9);
+    assert_int_equal(M(s)->cancelled, 9 * 129);
+    sim_service_totals(s, 1, &db);
+    assert_true(db.started == 9 * 64 && db.completed == 0 && db.wasted == 0);
+    sim_destroy(s);
+}
+
 /* ---- services.csv rows ---- */
 
 /* sim_service_row (sim.h) answers for replica 0 (the service's total) or 1
@@ -324,6 +346,7 @@ int main(void)
         cmocka_unit_test(only_executions_with_errors_draw),
         cmocka_unit_test(cancel_running_stops_an_execution_waiting_on_a_call),
         cmocka_unit_test(a_failed_call_cancels_its_siblings),
+        cmocka_unit_test(a_stopped_execution_cancels_its_whole_fan_out),
         cmocka_unit_test(service_rows_exist_only_within_bounds),
         cmocka_unit_test(service_totals_over_a_short_last_bucket),
         cmocka_unit_test(a_dropped_execution_frees_its_key),
