@@ -261,6 +261,33 @@ static void a_stopped_execution_cancels_its_whole_fan_out(void **state)
     sim_destroy(s);
 }
 
+/* ---- hedging ---- */
+
+/* "A hedge prefers a replica no other copy of its call reached" (README,
+ * Hedged requests and cancellation), also one that turned its copy away
+ * at once. api's replica 1 answers 503 at once (outage = error) and so
+ * holds no work: least-outstanding sends it every first copy from the 2nd
+ * request on (replica 2 still holds the previous request's 1.5 s job).
+ * The 503 sends the hedge at once (hedge_on); the balancer would pick
+ * replica 1 again, but its first copy reached it, so the hedge goes to
+ * replica 2 and every request ends ok after 1.5 s, with 9 503s. */
+static void a_hedge_avoids_a_replica_that_turned_its_copy_away(void **state)
+{
+    (void)state;
+    const char *text = ONE_PER_SECOND
+        "[service api]\nreplicas = 2\nbalancer = least-outstanding\nworkers = 10\n"
+        "service = const(1500ms)\n"
+        "[phase down]\nstart = 0\nend = 30s\ntarget = api#1\noutage = error\n"
+        "[layer app]\nto = api\nattempts = 2\nhedge = fixed\nhedge_delay = 10s\n"
+        "hedge_on = 503\nretry_on = none\n";
+    struct sim *s = run_text(text, NULL, 0);
+    assert_int_equal(M(s)->requests, 9);
+    assert_int_equal(M(s)->outcomes[OUT_OK], 9);
+    assert_int_equal(M(s)->errors[CLS_503], 9);
+    assert_true(M(s)->lat_all.min == 1500 * RS_MS && M(s)->lat_all.max == 1500 * RS_MS);
+    sim_destroy(s);
+}
+
 /* ---- services.csv rows ---- */
 
 /* sim_service_row (sim.h) answers for replica 0 (the service's total) or 1
@@ -347,6 +374,7 @@ int main(void)
         cmocka_unit_test(cancel_running_stops_an_execution_waiting_on_a_call),
         cmocka_unit_test(a_failed_call_cancels_its_siblings),
         cmocka_unit_test(a_stopped_execution_cancels_its_whole_fan_out),
+        cmocka_unit_test(a_hedge_avoids_a_replica_that_turned_its_copy_away),
         cmocka_unit_test(service_rows_exist_only_within_bounds),
         cmocka_unit_test(service_totals_over_a_short_last_bucket),
         cmocka_unit_test(a_dropped_execution_frees_its_key),
