@@ -127,6 +127,28 @@ static void only_executions_with_errors_draw(void **state)
     sim_destroy(s);
 }
 
+/* ---- the queue ---- */
+
+/* The queue grows past its first 1,024 places and stays FIFO. Arrivals
+ * every 1 ms from 1 ms to 2 s (2,000) on one worker taking 10 ms each: the
+ * k-th starts when the (k-1)-th ends, at 1 + 10(k - 1) ms, and answers at
+ * 1 + 10k ms, 9k + 1 ms after it arrived; about 1,800 wait at the peak.
+ * Latencies run from 10 ms to 18,001 ms and sum to 9 · 2000 · 2001 / 2 +
+ * 2000 = 18,011,000 ms. */
+static void the_queue_grows_and_stays_fifo(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 25s\n[load]\narrival = uniform\nrate = 1000/s\n"
+                       "[phase quiet]\nstart = 2000500us\nend = 25s\nrate = x0\n"
+                       "[server]\nworkers = 1\nservice = const(10ms)\n";
+    struct sim *s = run_text(text, NULL, 0);
+    assert_int_equal(M(s)->requests, 2000);
+    assert_int_equal(M(s)->outcomes[OUT_OK], 2000);
+    assert_true(M(s)->lat_all.min == 10 * RS_MS && M(s)->lat_all.max == 18001 * RS_MS);
+    assert_true(M(s)->lat_all.sum == 18011000.0 * RS_MS);
+    sim_destroy(s);
+}
+
 /* ---- the idempotency-key store ---- */
 
 /* "Work dropped before it started frees the key" (README, Idempotency and
@@ -377,6 +399,7 @@ int main(void)
         cmocka_unit_test(a_hedge_avoids_a_replica_that_turned_its_copy_away),
         cmocka_unit_test(service_rows_exist_only_within_bounds),
         cmocka_unit_test(service_totals_over_a_short_last_bucket),
+        cmocka_unit_test(the_queue_grows_and_stays_fifo),
         cmocka_unit_test(a_dropped_execution_frees_its_key),
         cmocka_unit_test(conservation_names_the_broken_replica),
     };
