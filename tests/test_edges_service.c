@@ -183,6 +183,29 @@ static void a_dropped_execution_frees_its_key(void **state)
     sim_destroy(s);
 }
 
+/* ---- executions ---- */
+
+/* An execution does its local work, then each entry of `calls` in order,
+ * then service_after (README, Service graphs): api (1 ms) calls auth
+ * (2 ms), then db (3 ms), then works 4 ms more: every request answers
+ * after exactly 10 ms, and api makes 2 calls for each of the 9. */
+static void calls_run_in_order_then_the_work_after(void **state)
+{
+    (void)state;
+    const char *text = ONE_PER_SECOND
+        "[service api]\nworkers = 1\nservice = const(1ms)\ncalls = auth db\n"
+        "service_after = const(4ms)\n"
+        "[service auth]\nworkers = 1\nservice = const(2ms)\n"
+        "[service db]\nworkers = 1\nservice = const(3ms)\n";
+    struct sim *s = run_text(text, NULL, 0);
+    struct sim_service_row api;
+    assert_int_equal(M(s)->outcomes[OUT_OK], 9);
+    assert_true(M(s)->lat_all.min == 10 * RS_MS && M(s)->lat_all.max == 10 * RS_MS);
+    sim_service_totals(s, 0, &api);
+    assert_int_equal(api.dep_calls, 18);
+    sim_destroy(s);
+}
+
 /* ---- cancellation ---- */
 
 /* A cancellation stops a running execution where the service says
@@ -393,6 +416,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(injected_error_slices_are_half_open),
         cmocka_unit_test(only_executions_with_errors_draw),
+        cmocka_unit_test(calls_run_in_order_then_the_work_after),
         cmocka_unit_test(cancel_running_stops_an_execution_waiting_on_a_call),
         cmocka_unit_test(a_failed_call_cancels_its_siblings),
         cmocka_unit_test(a_stopped_execution_cancels_its_whole_fan_out),
