@@ -204,6 +204,14 @@ static void calls_run_in_order_then_the_work_after(void **state)
     sim_service_totals(s, 0, &api);
     assert_int_equal(api.dep_calls, 18);
     sim_destroy(s);
+
+    /* Without calls, the work after follows the local work at once: 1 ms
+     * then 4 ms, 5 ms in all. */
+    const char *alone[] = {"service.api.calls=none"};
+    s = run_text(text, alone, 1);
+    assert_int_equal(M(s)->outcomes[OUT_OK], 9);
+    assert_true(M(s)->lat_all.min == 5 * RS_MS && M(s)->lat_all.max == 5 * RS_MS);
+    sim_destroy(s);
 }
 
 /* ---- cancellation ---- */
