@@ -866,6 +866,7 @@ int service_check(const struct sim *s, char *err, size_t errsz)
     for (uint32_t i = 0; i < s->nreps; i++) {
         const struct replica *rp = &s->reps[i];
         const char *broken = NULL;
+        /* unreachable: a self-check of conservation that only a bug can fail (GCOVR_EXCL_START) */
         if (rp->n_arrivals != rp->n_turned + rp->n_jobs)
             broken = "arrivals != turned away + jobs";
         else if (rp->n_jobs != rp->n_dropped + rp->n_started + rp->q_len)
@@ -879,6 +880,7 @@ int service_check(const struct sim *s, char *err, size_t errsz)
                      s->sc.services[rp->service].name, i - s->svc[rp->service].first + 1, broken);
             return -1;
         }
+        /* unreachable: end of the case above (GCOVR_EXCL_STOP) */
     }
     return 0;
 }
