@@ -4,6 +4,7 @@
  * by the smallest test that pins its result: a policy driven directly with
  * literal inputs, or a small run compared with the same run done otherwise.
  */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp, in rs_scratch.h */
 #include <gsl/gsl_rng.h>
 #include <string.h>
 
@@ -11,6 +12,8 @@
 #include "breaker.h"
 #include "budget.h"
 #include "errclass.h"
+#include "metrics.h"
+#include "rs_scratch.h"
 #include "rs_test.h"
 #include "simctx.h" /* s->prefetch, to switch the hints on in a small run */
 
@@ -176,6 +179,161 @@ static void prefetch_hints_change_nothing(void **state)
     sim_destroy(run[1]);
 }
 
+/* metrics.c: the levels are integrated up to the run's end and no
+ * further. Advanced to 25 s, a 10 s run's metrics hold a queue of 2 for
+ * 10 s in its 10 buckets, the same as advanced to exactly 10 s. */
+static void levels_stop_at_the_run_end(void **state)
+{
+    (void)state;
+    struct metrics m[2];
+    char err[128];
+    unsigned att[1] = {1};
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(metrics_init(&m[i], 10 * RS_S, RS_S, 1, att, err, sizeof err), 0);
+        metrics_advance(&m[i], i == 0 ? 10 * RS_S : 25 * RS_S, 2, 1, 3);
+        assert_true(m[i].last_t == 10 * RS_S);
+    }
+    assert_true(m[0].nbuckets == 10 && m[1].nbuckets == 10);
+    double area = 0;
+    for (size_t b = 0; b < 10; b++)
+        area += m[1].b[b].area_queue;
+    assert_true(area == 2.0 * 10 * RS_S);
+    assert_memory_equal(m[0].b, m[1].b, 10 * sizeof *m[0].b);
+    metrics_fini(&m[0]);
+    metrics_fini(&m[1]);
+}
+
+/* metrics.c: a recovery window shorter than a bucket is one bucket: with
+ * windows of 0 and of 1 s the first all-ok bucket after 2 s, 4 s, is found. */
+static void recovery_window_of_zero_is_one_bucket(void **state)
+{
+    (void)state;
+    struct metrics m;
+    char err[128];
+    unsigned att[1] = {1};
+    assert_int_equal(metrics_init(&m, 10 * RS_S, RS_S, 1, att, err, sizeof err), 0);
+    for (size_t i = 0; i < 10; i++) {
+        m.b[i].offered = 10;
+        m.b[i].outcomes[OUT_OK] = i == 4 || i >= 7 ? 10 : 0;
+    }
+    rs_time start = 0;
+    assert_true(metrics_recovery(&m, 2 * RS_S, 0, 1.0, &start));
+    assert_true(start == 4 * RS_S);
+    start = 0;
+    assert_true(metrics_recovery(&m, 2 * RS_S, RS_S, 1.0, &start));
+    assert_true(start == 4 * RS_S);
+    metrics_fini(&m);
+}
+
+/* metrics.c: at most METRICS_MAX_LEVELS attempts histograms: 16 layers,
+ * the service and 16 hedged layers' hedges. A 17th extra level is refused
+ * and nothing is added; 16 are taken. */
+static void extra_levels_have_a_limit(void **state)
+{
+    (void)state;
+    struct metrics m;
+    char err[128];
+    unsigned att[16];
+    size_t bins[17];
+    for (size_t i = 0; i < 17; i++)
+        bins[i] = 4;
+    for (size_t i = 0; i < 16; i++)
+        att[i] = 3;
+    assert_int_equal(metrics_init(&m, 10 * RS_S, RS_S, 16, att, err, sizeof err), 0);
+    assert_int_equal(metrics_extra_levels(&m, 17, 18, bins), -1);
+    assert_true(m.nextra == 0 && m.att[16 + 1] == NULL);
+    assert_int_equal(metrics_extra_levels(&m, 16, 18, bins), 0);
+    assert_true(m.nextra == 16 && m.att[16 + 1 + 15] != NULL);
+    metrics_fini(&m);
+}
+
+/* layer.c: timeouts of the layers below the first LANE_LAYERS (8) go to
+ * the heaps, not to a lane, and fire all the same. A chain of 9 services
+ * through 9 layers, 1 request a second for 5 s: the ninth layer's 20 ms
+ * timeout ends each of its calls to the 50 ms service, once per request,
+ * and no other layer times out (each waits 1 s). */
+static void deep_layer_timeouts_fire(void **state)
+{
+    (void)state;
+    const char *text =
+        "[run]\nduration = 10s\n[load]\narrival = uniform\nrate = 1/s\n"
+        "[phase quiet]\nstart = 5500ms\nend = 10s\nrate = x0\n"
+        "[service s0]\nworkers = 10\nservice = const(1ms)\ncalls = s1\n"
+        "[layer l0]\nfrom = client\nto = s0\nattempts = 1\ntimeout = 1s\n"
+        "[service s1]\nworkers = 10\nservice = const(1ms)\ncalls = s2\n"
+        "[layer l1]\nfrom = s0\nto = s1\nattempts = 1\ntimeout = 1s\n"
+        "[service s2]\nworkers = 10\nservice = const(1ms)\ncalls = s3\n"
+        "[layer l2]\nfrom = s1\nto = s2\nattempts = 1\ntimeout = 1s\n"
+        "[service s3]\nworkers = 10\nservice = const(1ms)\ncalls = s4\n"
+        "[layer l3]\nfrom = s2\nto = s3\nattempts = 1\ntimeout = 1s\n"
+        "[service s4]\nworkers = 10\nservice = const(1ms)\ncalls = s5\n"
+        "[layer l4]\nfrom = s3\nto = s4\nattempts = 1\ntimeout = 1s\n"
+        "[service s5]\nworkers = 10\nservice = const(1ms)\ncalls = s6\n"
+        "[layer l5]\nfrom = s4\nto = s5\nattempts = 1\ntimeout = 1s\n"
+        "[service s6]\nworkers = 10\nservice = const(1ms)\ncalls = s7\n"
+        "[layer l6]\nfrom = s5\nto = s6\nattempts = 1\ntimeout = 1s\n"
+        "[service s7]\nworkers = 10\nservice = const(1ms)\ncalls = s8\n"
+        "[layer l7]\nfrom = s6\nto = s7\nattempts = 1\ntimeout = 1s\n"
+        "[service s8]\nworkers = 10\nservice = const(50ms)\n"
+        "[layer l8]\nfrom = s7\nto = s8\nattempts = 1\ntimeout = 20ms\n";
+    assert_true(LANE_LAYERS == 8);
+    struct sim *s = run_text(text, NULL, 0);
+    assert_true(sim_metrics(s)->requests == 5);
+    for (unsigned l = 0; l < 9; l++) {
+        assert_true(s->lrt[l].attempts == 5);
+        assert_true(s->lrt[l].timeouts == (l == 8 ? 5 : 0));
+    }
+    sim_destroy(s);
+}
+
+/* load.c: the trace is checked when the scenario is loaded and opened
+ * again by sim_create; a file that went bad in between is reported there
+ * and no run is made. */
+static void trace_gone_bad_before_the_run(void **state)
+{
+    (void)state;
+    struct scratch scr;
+    assert_int_equal(scratch_make(&scr, "cover", "rates.csv"), 0);
+    const char *good = "t,rate\n0,10\n1,10\n", *bad = "when,what\n";
+    scratch_write(&scr, good, strlen(good));
+    char text[1024];
+    snprintf(text, sizeof text,
+             "[run]\nduration = 5s\n[load]\ntrace = %s\n"
+             "[server]\nworkers = 10\nservice = const(1ms)\n",
+             scr.path);
+    struct scenario sc;
+    load_or_fail(&sc, text, NULL, 0);
+    scratch_write(&scr, bad, strlen(bad));
+    char err[512] = "";
+    assert_null(sim_create(&sc, 0, err, sizeof err));
+    assert_non_null(strstr(err, "rates.csv:1: header 'when,what'; allowed: t,rate"));
+    scratch_remove(&scr);
+}
+
+/* load.c: a trace of timestamps states every arrival, so a phase (one
+ * without a rate: check refuses that) changes none of them. Arrivals at
+ * 0.5, 1.5, 2.5 and 3.5 s, a phase slowing the service tenfold from 1 to
+ * 3 s: 4 requests, served in 10 ms outside the phase and 100 ms in it. */
+static void phase_leaves_timestamps_alone(void **state)
+{
+    (void)state;
+    struct scratch scr;
+    assert_int_equal(scratch_make(&scr, "cover", "times.csv"), 0);
+    const char *times = "t\n0.5\n1.5\n2.5\n3.5\n";
+    scratch_write(&scr, times, strlen(times));
+    char text[1024];
+    snprintf(text, sizeof text,
+             "[run]\nduration = 5s\n[load]\ntrace = %s\n[server]\nworkers = 10\n"
+             "service = const(10ms)\n[phase slow]\nstart = 1s\nend = 3s\nslowdown = 10\n",
+             scr.path);
+    struct sim *s = run_text(text, NULL, 0);
+    assert_true(sim_metrics(s)->requests == 4 && sim_metrics(s)->outcomes[OUT_OK] == 4);
+    assert_true(sim_metrics(s)->lat_all.min == 10 * RS_MS);
+    assert_true(sim_metrics(s)->lat_all.max == 100 * RS_MS);
+    sim_destroy(s);
+    scratch_remove(&scr);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -186,6 +344,12 @@ int main(void)
         cmocka_unit_test(trailing_separators_end_a_class_list),
         cmocka_unit_test(destroy_accepts_null),
         cmocka_unit_test(prefetch_hints_change_nothing),
+        cmocka_unit_test(levels_stop_at_the_run_end),
+        cmocka_unit_test(recovery_window_of_zero_is_one_bucket),
+        cmocka_unit_test(extra_levels_have_a_limit),
+        cmocka_unit_test(deep_layer_timeouts_fire),
+        cmocka_unit_test(trace_gone_bad_before_the_run),
+        cmocka_unit_test(phase_leaves_timestamps_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
