@@ -348,6 +348,38 @@ static void phase_leaves_timestamps_alone(void **state)
     scratch_remove(&scr);
 }
 
+/* service.c: services.csv's rows exist for each service, its replicas
+ * (1-based; 0 the total) and each bucket, and only in runs with services:
+ * past any of them, or in a run of one [server], there is no row, and that
+ * run's service totals are all 0. A run of 2 s in buckets of 1 s (the
+ * default) with api of 2 replicas, 1 request every 100 ms until 950 ms. */
+static void service_rows_have_bounds(void **state)
+{
+    (void)state;
+    struct sim *s = run_text(
+        "[run]\nduration = 2s\n[load]\narrival = uniform\nrate = 10/s\n"
+        "[phase quiet]\nstart = 950ms\nend = 2s\nrate = x0\n"
+        "[service api]\nreplicas = 2\nworkers = 1\nservice = const(1ms)\n",
+        NULL, 0);
+    struct sim_service_row row;
+    assert_true(sim_service_row(s, 0, 0, 0, &row) && row.arrivals == 9 && row.completed == 9);
+    assert_true(sim_service_row(s, 0, 2, 1, &row) && row.arrivals == 0);
+    assert_false(sim_service_row(s, 1, 0, 0, &row));  /* no second service */
+    assert_false(sim_service_row(s, 0, 3, 0, &row));  /* no third replica */
+    assert_false(sim_service_row(s, 0, 0, 2, &row));  /* no third bucket */
+    sim_destroy(s);
+    s = run_text("[run]\nduration = 2s\n[load]\nrate = 10/s\n[server]\nworkers = 1\n"
+                 "service = const(1ms)\n",
+                 NULL, 0);
+    assert_true(sim_metrics(s)->requests > 0);
+    assert_false(sim_service_row(s, 0, 0, 0, &row));
+    row.arrivals = 1;
+    sim_service_totals(s, 0, &row);
+    struct sim_service_row zero = {0};
+    assert_memory_equal(&row, &zero, sizeof row);
+    sim_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -364,6 +396,7 @@ int main(void)
         cmocka_unit_test(deep_layer_timeouts_fire),
         cmocka_unit_test(trace_gone_bad_before_the_run),
         cmocka_unit_test(phase_leaves_timestamps_alone),
+        cmocka_unit_test(service_rows_have_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
