@@ -380,6 +380,39 @@ static void service_rows_have_bounds(void **state)
     sim_destroy(s);
 }
 
+/* occ.c: without request_latency or response_latency a message takes no
+ * time. The 3 clients read version 0 at t = 0, then write in turn: the
+ * first succeeds at once (a latency of 0), the other two fail (2 errors
+ * 409), back off (full jitter, distinct instants for this seed) and then
+ * succeed without another conflict. */
+static void occ_messages_without_latency(void **state)
+{
+    (void)state;
+    struct sim *s = run_text("[run]\nduration = 10s\n[load]\nclients = 3\n[server]\nmodel = occ\n"
+                             "[layer app]\nbackoff = full\nbase = 5ms\ncap = 200ms\n",
+                             NULL, 0);
+    assert_true(sim_metrics(s)->requests == 3 && sim_metrics(s)->outcomes[OUT_OK] == 3);
+    assert_true(sim_metrics(s)->lat_all.min == 0 && sim_metrics(s)->lat_all.max > 0);
+    assert_true(sim_metrics(s)->errors[CLS_409] == 2);
+    sim_destroy(s);
+}
+
+/* occ.c: a client not done at the end is in flight, and its writes so far
+ * are its attempts record. With 10 ms each way, a 15 ms run ends before
+ * any read is answered: 20 clients, all in flight, none with a write. */
+static void occ_clients_not_done_at_the_end(void **state)
+{
+    (void)state;
+    struct sim *s = run_text("[run]\nduration = 15ms\nbucket = 5ms\n[load]\nclients = 20\n"
+                             "[server]\nmodel = occ\n[layer app]\nrequest_latency = const(10ms)\n"
+                             "response_latency = const(10ms)\n",
+                             NULL, 0);
+    assert_true(sim_metrics(s)->requests == 20 && sim_metrics(s)->outcomes[OUT_OK] == 0);
+    assert_true(sim_in_flight(s) == 20 && sim_metrics(s)->att_n == 20);
+    assert_true(sim_metrics(s)->server_arrivals == 0);
+    sim_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -397,6 +430,8 @@ int main(void)
         cmocka_unit_test(trace_gone_bad_before_the_run),
         cmocka_unit_test(phase_leaves_timestamps_alone),
         cmocka_unit_test(service_rows_have_bounds),
+        cmocka_unit_test(occ_messages_without_latency),
+        cmocka_unit_test(occ_clients_not_done_at_the_end),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
