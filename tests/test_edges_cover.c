@@ -413,6 +413,38 @@ static void occ_clients_not_done_at_the_end(void **state)
     sim_destroy(s);
 }
 
+/* service.c: a job stopped by a cancellation while it loads its key's
+ * miss abandons the load, as a failed load: nothing is filled. One key,
+ * 1 request a second for 5 s; api's miss takes 20 ms, its caller gives up
+ * at 5 ms and cancels the running job. Every lookup misses (no entry is
+ * ever filled) and each request cancels its job: with cancel = none the
+ * first load fills the entry (no TTL) and the other 4 lookups hit, and
+ * are answered within the timeout (a hit takes no service time). */
+static void stopped_load_fills_nothing(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 10s\n[load]\narrival = uniform\nrate = 1/s\nkeys = 1\n"
+                       "[phase quiet]\nstart = 5500ms\nend = 10s\nrate = x0\n"
+                       "[service api]\nworkers = 10\nservice = const(20ms)\ncache = c\n"
+                       "cancel_running = true\n[cache c]\nttl = none\n"
+                       "[layer app]\nfrom = client\nto = api\nattempts = 1\ntimeout = 5ms\n"
+                       "cancel = on-abandon\n";
+    const char *keep[] = {"layer.app.cancel=none"};
+    for (size_t n = 0; n <= 1; n++) {
+        struct sim *s = run_text(text, keep, n);
+        struct sim_cache_row row;
+        uint64_t lookups = 0, hits = 0;
+        for (size_t b = 0; sim_cache_row(s, 0, b, &row); b++) {
+            lookups += row.n.lookups;
+            hits += row.n.hits;
+        }
+        assert_true(sim_metrics(s)->requests == 5 && lookups == 5);
+        assert_true(hits == (n == 0 ? 0 : 4));
+        assert_true(sim_metrics(s)->outcomes[OUT_OK] == (n == 0 ? 0 : 4)); /* hits are quick */
+        sim_destroy(s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -432,6 +464,7 @@ int main(void)
         cmocka_unit_test(service_rows_have_bounds),
         cmocka_unit_test(occ_messages_without_latency),
         cmocka_unit_test(occ_clients_not_done_at_the_end),
+        cmocka_unit_test(stopped_load_fills_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
