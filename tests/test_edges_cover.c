@@ -445,6 +445,36 @@ static void stopped_load_fills_nothing(void **state)
     }
 }
 
+/* layer.c: an attempt closed without its own answer (here abandoned when
+ * its caller gave up) is reported to the breaker as not failed, but with
+ * its duration, so it may be slow, and slow ones can open a rate breaker.
+ * One request at 1 s; api calls db twice at once through api-db (a rate
+ * breaker over the last 2 calls, both needed, opening when all are slow);
+ * the client gives up at 50 ms and both db calls, out for 49 ms, are
+ * abandoned: slow beyond 10 ms, the second opens the breaker (1
+ * transition); beyond 100 ms neither is slow and it stays closed. */
+static void abandoned_slow_attempts_open_a_rate_breaker(void **state)
+{
+    (void)state;
+    const char *text =
+        "[run]\nduration = 3s\n[load]\narrival = uniform\nrate = 1/s\n"
+        "[phase quiet]\nstart = 1500ms\nend = 3s\nrate = x0\n"
+        "[service api]\nworkers = 10\nservice = const(1ms)\ncalls = db*2\ncancel_running = true\n"
+        "[service db]\nworkers = 10\nservice = const(1s)\n"
+        "[layer app]\nfrom = client\nto = api\nattempts = 1\ntimeout = 50ms\ncancel = on-abandon\n"
+        "[layer api-db]\nfrom = api\nto = db\nattempts = 1\ncancel = on-abandon\nbreaker = rate\n"
+        "breaker_scope = shared\nbreaker_window = 2\nbreaker_min_calls = 2\n"
+        "breaker_slow_call = 10ms\nbreaker_slow_rate = 1\n";
+    const char *slower[] = {"layer.api-db.breaker_slow_call=100ms"};
+    for (size_t n = 0; n <= 1; n++) {
+        struct sim *s = run_text(text, slower, n);
+        assert_true(sim_metrics(s)->requests == 1);
+        assert_true(s->lrt[1].attempts == 2 && s->lrt[1].abandoned == 2);
+        assert_true(s->lrt[1].transitions == (n == 0 ? 1 : 0));
+        sim_destroy(s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -465,6 +495,7 @@ int main(void)
         cmocka_unit_test(occ_messages_without_latency),
         cmocka_unit_test(occ_clients_not_done_at_the_end),
         cmocka_unit_test(stopped_load_fills_nothing),
+        cmocka_unit_test(abandoned_slow_attempts_open_a_rate_breaker),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
