@@ -94,8 +94,8 @@ void occ_dispatch(struct sim *s, enum ev_type type, uint32_t c, uint32_t aux)
             evq_push(&s->q, units_add(units_add(s->now, d), hop(s, false)), EV_OCC_READ, c, 0);
         }
         break;
-    default:
-        break;
+    default: /* unreachable: dispatch sends only EV_OCC_* here (GCOVR_EXCL_LINE) */
+        break; /* unreachable: dispatch sends only EV_OCC_* here (GCOVR_EXCL_LINE) */
     }
 }
 

@@ -122,8 +122,8 @@ static void rep_integrate_slow(struct sim *s, struct replica *rp)
         rs_time end = (rs_time)(k + 1) * b;
         if (end > s->now)
             end = s->now;
-        if (k >= s->m.nbuckets)
-            break;
+        if (k >= s->m.nbuckets) /* t < now <= duration: k < nbuckets */
+            break; /* unreachable: time never passes the duration (GCOVR_EXCL_LINE) */
         struct svc_bucket *sb = &s->sb[k * s->nreps + i];
         double dt = (double)(end - t);
         sb->area_queue += dt * rp->q_len;
@@ -837,7 +837,7 @@ void sim_service_totals(const struct sim *s, unsigned svc, struct sim_service_ro
         return;
     size_t b0 = (size_t)(s->sc.warmup / s->sc.bucket);
     if (b0 >= s->m.nbuckets)
-        b0 = 0;
+        b0 = 0; /* unreachable: check refuses warmup >= duration (GCOVR_EXCL_LINE) */
     sum_rows(s, svc, 0, s->svc[svc].n, b0, s->m.nbuckets, row);
     double ns = 0;
     for (size_t b = b0; b < s->m.nbuckets; b++)
@@ -866,6 +866,7 @@ int service_check(const struct sim *s, char *err, size_t errsz)
     for (uint32_t i = 0; i < s->nreps; i++) {
         const struct replica *rp = &s->reps[i];
         const char *broken = NULL;
+        /* unreachable: a self-check of conservation that only a bug can fail (GCOVR_EXCL_START) */
         if (rp->n_arrivals != rp->n_turned + rp->n_jobs)
             broken = "arrivals != turned away + jobs";
         else if (rp->n_jobs != rp->n_dropped + rp->n_started + rp->q_len)
@@ -879,6 +880,7 @@ int service_check(const struct sim *s, char *err, size_t errsz)
                      s->sc.services[rp->service].name, i - s->svc[rp->service].first + 1, broken);
             return -1;
         }
+        /* unreachable: end of the case above (GCOVR_EXCL_STOP) */
     }
     return 0;
 }

@@ -24,9 +24,11 @@ static int layers_init(struct sim *s, char *err, size_t errsz)
     const struct scenario *sc = &s->sc;
     double need = sim_footprint(sc, NULL);
     if (need > SCENARIO_MAX_STATE_BYTES) {
+        /* unreachable: scenario_limits.c refuses such a scenario at check (GCOVR_EXCL_START) */
         snprintf(err, errsz, "the run's state would need %.1f GB (limit %.0f GB)",
                  need / 1e9, SCENARIO_MAX_STATE_BYTES / 1e9);
         return -1;
+        /* unreachable: end of the case above (GCOVR_EXCL_STOP) */
     }
     for (unsigned i = 0; i < sc->nlayers; i++) {
         const struct layer_cfg *l = &sc->layers[i];
@@ -115,10 +117,12 @@ static void topology_init(struct sim *s)
  * O(layers · 4096), not that times the buckets it crosses. */
 static void sample_layers(struct sim *s, size_t upto)
 {
+    /* The loop's events come before the duration (ev.t / bucket < nbuckets)
+     * and after the last sampled bucket; the end asks for nbuckets once. */
     if (upto > s->m.nbuckets)
-        upto = s->m.nbuckets;
+        upto = s->m.nbuckets; /* unreachable: upto is at most nbuckets (GCOVR_EXCL_LINE) */
     if (s->sampled >= upto)
-        return;
+        return; /* unreachable: every call asks for a new bucket (GCOVR_EXCL_LINE) */
     double open[SCENARIO_MAX_LAYERS], level[SCENARIO_MAX_LAYERS];
     for (unsigned i = 0; i < s->sc.nlayers; i++) {
         const struct layer_rt *rt = &s->lrt[i];
@@ -199,8 +203,10 @@ struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *er
     for (unsigned i = 0; i < sc->nphases; i++)
         s->hop_phases |= sc->phases[i].target_kind == TARGET_LAYER;
     if (s->client_top == NO_LAYER) {
+        /* unreachable: scenario_check.c refuses a run with none (GCOVR_EXCL_START) */
         snprintf(err, errsz, "no layer from the clients");
         goto fail;
+        /* unreachable: end of the case above (GCOVR_EXCL_STOP) */
     }
     /* With this many clients their states, think timers and requests in
      * flight outgrow the cache, and prefetching for the next event pays;
@@ -438,12 +444,14 @@ static int edge_check(const struct sim *s, char *err, size_t errsz)
     free(freed);
     for (unsigned l = 0; l < s->sc.nlayers; l++)
         if (s->lrt[l].attempts != s->lrt[l].results + s->lrt[l].abandoned + out[l]) {
+            /* unreachable: a conservation check only a bug fails (GCOVR_EXCL_START) */
             snprintf(err, errsz,
                      "internal error: layer %s made %llu attempts, %llu with a result, %llu abandoned and %llu still out",
                      s->sc.layers[l].name, (unsigned long long)s->lrt[l].attempts,
                      (unsigned long long)s->lrt[l].results,
                      (unsigned long long)s->lrt[l].abandoned, (unsigned long long)out[l]);
             return -1;
+            /* unreachable: end of the case above (GCOVR_EXCL_STOP) */
         }
     return 0;
 }
@@ -548,6 +556,7 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
         done += s->m.outcomes[o];
     if (open_all != s->in_flight || done + open_counted != s->m.requests ||
         s->m.att_n != s->m.requests) {
+        /* unreachable: a self-check of conservation that only a bug can fail (GCOVR_EXCL_START) */
         snprintf(err, errsz,
                  "internal error: outcomes do not add up: %llu requests, %llu ended, %llu in flight "
                  "(running count %llu of %llu), %llu attempt records",
@@ -555,6 +564,7 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
                  (unsigned long long)open_counted, (unsigned long long)s->in_flight,
                  (unsigned long long)open_all, (unsigned long long)s->m.att_n);
         return -1;
+        /* unreachable: end of the case above (GCOVR_EXCL_STOP) */
     }
     if (s->sc.services[0].model == MODEL_OCC)
         return 0; /* its clients keep their own counts */
