@@ -218,12 +218,18 @@ def function_bodies(toks):
     return out
 
 
+def code_of(line):
+    """A line's code: without its comments and outer spaces (the key of an
+    explanation survives an edited comment)."""
+    return re.sub(r"/\*.*?(\*/|$)|//.*$", "", line).strip()
+
+
 class Site:
     def __init__(self, **kw):
         self.__dict__.update(kw)
 
     def key(self):
-        return (self.file, self.linetext, self.nth, f"{self.frm}>{self.to}")
+        return (self.file, code_of(self.linetext), self.nth, f"{self.frm}>{self.to}")
 
 
 def find_sites(path, rel):
@@ -430,7 +436,7 @@ def explained():
             parts = [p.strip() for p in line.rstrip("\n").split(" | ")]
             if len(parts) != 5 or not parts[2].isdigit() or len(parts[4]) < 20:
                 raise SystemExit(f"mutagen: {rel}:{no}: expected FILE | LINE TEXT | N | FROM>TO | reason")
-            key = (parts[0], parts[1], int(parts[2]), parts[3])
+            key = (parts[0], code_of(parts[1]), int(parts[2]), parts[3])
             if key in out:
                 raise SystemExit(f"mutagen: {rel}:{no}: explained twice (also {out[key][1]})")
             out[key] = (parts[4], f"{rel}:{no}")
@@ -596,7 +602,7 @@ def main():
     if a.previous:
         for line in open(a.previous):
             p = json.loads(line)
-            previous[(p["file"], p["text"], p["nth"], f"{p['frm']}>{p['to']}")] = p
+            previous[(p["file"], code_of(p["text"]), p["nth"], f"{p['frm']}>{p['to']}")] = p
 
     def run(s):
         if s.key() in known and not a.rerun_explained:
