@@ -86,9 +86,11 @@ static void latencies_past_the_top_stay_in_the_last_bin(void **state)
 }
 
 /* metrics_lat_fini and metrics_fini give back what their init took: a
- * latency histogram is two arrays of 7,823 doubles (125 KB); after the fini
- * the heap in use is back within 4 KiB of where it was (glibc keeps a few
- * small freed blocks in its per-thread cache, counted as in use). */
+ * latency histogram is two arrays of 7,823 doubles (125 KB), and with 100
+ * attempts at each of two layers the second layer's and the server's
+ * attempts histograms have 10,001 bins (160 KB each, the clamp); after the
+ * fini the heap in use is back within 4 KiB of where it was (glibc keeps a
+ * few small freed blocks in its per-thread cache, counted as in use). */
 static void metrics_fini_frees_what_init_took(void **state)
 {
     (void)state;
@@ -100,8 +102,9 @@ static void metrics_fini_frees_what_init_took(void **state)
     assert_true(mallinfo2().uordblks < before + 4096);
     struct metrics m;
     char err[128];
-    unsigned att[2] = {3, 2};
+    unsigned att[2] = {100, 100};
     assert_int_equal(metrics_init(&m, 10 * RS_S, RS_S, 2, att, err, sizeof err), 0);
+    assert_int_equal(m.att[2]->n, 10001);
     metrics_fini(&m);
     assert_true(mallinfo2().uordblks < before + 4096);
 }
@@ -125,6 +128,53 @@ static void recovery_needs_offered_requests(void **state)
     assert_true(metrics_recovery(&m, 10 * RS_S, 3 * RS_S, 0.9, &start));
     assert_int_equal(start, 13 * RS_S);
     metrics_fini(&m);
+}
+
+/* attempts.csv gathers counts of 10,000 and more in a last `>=10000` row
+ * (README.md): a level whose attempts can reach 10,000 (100 · 100 here) has
+ * bins 0..10,000, and 10,000 itself and 12,345 both land in bin 10,000; a
+ * hedges level given 10,001 bins (metrics_extra_levels, at most bins - 1,
+ * more in the last) is clamped the same way, while a level of at most 100
+ * keeps its exact top bin. */
+static void attempts_from_10000_share_the_last_bin(void **state)
+{
+    (void)state;
+    struct metrics m;
+    char err[128];
+    unsigned att[2] = {100, 100};
+    assert_int_equal(metrics_init(&m, RS_S, RS_S, 2, att, err, sizeof err), 0);
+    size_t bins[1] = {10001};
+    assert_int_equal(metrics_extra_levels(&m, 1, 3, bins), 0);
+    uint64_t n[4] = {100, 10000, 12345, 10000}; /* layer a, layer b, server, b's hedges */
+    metrics_request_attempts(&m, n);
+    assert_int_equal(m.att[0]->n, 101);
+    assert_true(m.att[0]->bin[100] == 1.0);
+    for (size_t l = 1; l <= 3; l++) {
+        assert_int_equal(m.att[l]->n, 10001);
+        assert_true(m.att[l]->bin[10000] == 1.0);
+    }
+    metrics_fini(&m);
+}
+
+/* There are at most 33 attempts levels (metrics.h): 16 layers, the
+ * server, and the hedges of 16 hedged layers. With 16 layers, 16 hedges
+ * levels fit exactly; a 17th is refused. */
+static void sixteen_layers_hold_sixteen_hedges_levels(void **state)
+{
+    (void)state;
+    unsigned att[16];
+    size_t bins[17];
+    for (int i = 0; i < 16; i++)
+        att[i] = 1;
+    for (int i = 0; i < 17; i++)
+        bins[i] = 2;
+    char err[128];
+    for (size_t count = 16; count <= 17; count++) {
+        struct metrics m;
+        assert_int_equal(metrics_init(&m, RS_S, RS_S, 16, att, err, sizeof err), 0);
+        assert_int_equal(metrics_extra_levels(&m, count, 17, bins), count == 16 ? 0 : -1);
+        metrics_fini(&m);
+    }
 }
 
 /* ---- budgets (budget.c) ---- */
@@ -286,6 +336,8 @@ int main(void)
         cmocka_unit_test(latencies_past_the_top_stay_in_the_last_bin),
         cmocka_unit_test(metrics_fini_frees_what_init_took),
         cmocka_unit_test(recovery_needs_offered_requests),
+        cmocka_unit_test(attempts_from_10000_share_the_last_bin),
+        cmocka_unit_test(sixteen_layers_hold_sixteen_hedges_levels),
         cmocka_unit_test(ratio_budget_ttl_below_its_slices),
         cmocka_unit_test(aws_adaptive_one_token_is_enough),
         cmocka_unit_test(sre_draws_only_to_reject),
