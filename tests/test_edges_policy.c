@@ -177,6 +177,86 @@ static void sixteen_layers_hold_sixteen_hedges_levels(void **state)
     }
 }
 
+/* ---- backoff (backoff.c) ---- */
+
+static const struct backoff_kind *bkind(const char *name)
+{
+    const struct backoff_kind *k = backoff_find(name);
+    assert_non_null(k);
+    return k;
+}
+
+/* urllib3 adds jitter only when backoff_jitter is not 0 (retry.py:
+ * `if self.backoff_jitter != 0.0`), and waits 0 before the first retry.
+ * With jitter 0 (the preset's) and base 1 s: retry 1 waits 0, retry 2
+ * waits 1 s · 2 = 2 s, and neither draws from the run's jitter stream,
+ * which the other layers' backoffs and the budgets share. */
+static void urllib3_without_jitter_draws_nothing(void **state)
+{
+    (void)state;
+    const struct backoff_kind *k = bkind("urllib3");
+    struct backoff_params p = k->defaults;
+    assert_true(p.jitter == 0.0);
+    p.base = RS_S;
+    struct backoff_state st;
+    backoff_state_init(&p, &st);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937), *ref = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 7);
+    gsl_rng_set(ref, 7);
+    assert_int_equal(k->next_delay(&p, &st, 1, CLS_CONN, r), 0);
+    assert_int_equal(k->next_delay(&p, &st, 2, CLS_CONN, r), 2 * RS_S);
+    assert_true(gsl_rng_get(r) == gsl_rng_get(ref));
+    gsl_rng_free(r);
+    gsl_rng_free(ref);
+}
+
+/* resilience4j-exp multiplies its interval I (whole ms) once per earlier
+ * attempt and stops once I has reached 1,000 days (RS_TIME_LIMIT, the
+ * longest duration), before the jitter: with base 500 days, multiplier 2
+ * and jitter 0.5, retry 3 has I = 1,000 days exactly, not 2,000, so its
+ * delay is ⌊I/2 + U·(I + 1)⌋ ms, below the 1,000-day clamp when U < 0.5
+ * (seed 1's first draw of mt19937 is 0.41702199843712151): 79,230,700,665 ms. */
+static void resilience4j_interval_stops_at_the_limit(void **state)
+{
+    (void)state;
+    const struct backoff_kind *k = bkind("resilience4j-exp");
+    struct backoff_params p = k->defaults;
+    p.base = RS_TIME_LIMIT / 2;
+    p.multiplier = 2.0;
+    p.jitter = 0.5;
+    struct backoff_state st;
+    backoff_state_init(&p, &st);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 1);
+    assert_int_equal(k->next_delay(&p, &st, 3, CLS_503, r), (rs_time)79230700665 * RS_MS);
+    gsl_rng_free(r);
+}
+
+/* cenkalti/backoff sets the interval to the cap once I ≥ cap/multiplier
+ * (exponential.go incrementCurrentInterval), not I · multiplier, which can
+ * differ from the cap by rounding: with cap 65,281,085,809,400,584 ns,
+ * multiplier 2.35 and base 27,779,185,450,808,760 ns (the double nearest
+ * cap/2.35), and no jitter, the first delay is the base and the second is
+ * exactly the cap (base · 2.35 would be 65,281,085,809,400,592 ns). */
+static void cenkalti_interval_at_cap_over_multiplier_is_the_cap(void **state)
+{
+    (void)state;
+    const struct backoff_kind *k = bkind("cenkalti");
+    struct backoff_params p = k->defaults;
+    p.cap = 65281085809400584;
+    p.multiplier = 2.35;
+    p.base = 27779185450808760;
+    p.jitter = 0.0;
+    assert_true((double)p.base == (double)p.cap / p.multiplier);
+    struct backoff_state st;
+    backoff_state_init(&p, &st);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 1);
+    assert_int_equal(k->next_delay(&p, &st, 1, CLS_503, r), 27779185450808760);
+    assert_int_equal(k->next_delay(&p, &st, 2, CLS_503, r), 65281085809400584);
+    gsl_rng_free(r);
+}
+
 /* ---- budgets (budget.c) ---- */
 
 struct bud {
@@ -338,6 +418,9 @@ int main(void)
         cmocka_unit_test(recovery_needs_offered_requests),
         cmocka_unit_test(attempts_from_10000_share_the_last_bin),
         cmocka_unit_test(sixteen_layers_hold_sixteen_hedges_levels),
+        cmocka_unit_test(urllib3_without_jitter_draws_nothing),
+        cmocka_unit_test(resilience4j_interval_stops_at_the_limit),
+        cmocka_unit_test(cenkalti_interval_at_cap_over_multiplier_is_the_cap),
         cmocka_unit_test(ratio_budget_ttl_below_its_slices),
         cmocka_unit_test(aws_adaptive_one_token_is_enough),
         cmocka_unit_test(sre_draws_only_to_reject),
