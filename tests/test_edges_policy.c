@@ -409,6 +409,66 @@ static void half_open_slow_rate_reached_reopens(void **state)
     }
 }
 
+/* Feeds one result to a breaker that admits it; returns whether it opened. */
+static bool feed(const struct breaker_kind *k, const struct breaker_params *p,
+                 struct breaker_state *s, uint8_t *ring, rs_time now, bool failed, rs_time dur)
+{
+    uint32_t gen;
+    bool half;
+    assert_true(breaker_admit(k, p, s, now, &gen, &half));
+    return breaker_result(k, p, s, ring, now, gen, failed, dur);
+}
+
+/* Closed trips at failures/calls ≥ failure_rate, or slow/calls ≥ slow_rate
+ * (docs/breakers.md): resilience4j's defaults (a window of 100 calls, 100
+ * of them needed, 50 %, slow rate 100 % above 60 s) open on 50 failures
+ * among 100 but not on 49; and on 100 successes all slower than 60 s but
+ * not on 99 of them. */
+static void closed_rates_reached_trip(void **state)
+{
+    (void)state;
+    const struct breaker_kind *k = breaker_find("resilience4j");
+    assert_non_null(k);
+    struct breaker_params p = k->defaults;
+    uint8_t ring[BREAKER_MAX_WINDOW_CALLS];
+    for (int slow = 0; slow <= 1; slow++)
+        for (int bad = slow ? 99 : 49; bad <= (slow ? 100 : 50); bad++) {
+            struct breaker_state s;
+            breaker_state_init(&s, NULL);
+            memset(ring, 0, sizeof ring);
+            bool opened = false;
+            for (int i = 0; i < 100; i++)
+                opened = feed(k, &p, &s, ring, 0, !slow && i < bad, slow && i < bad ? 61 * RS_S : 0);
+            bool reached = bad == (slow ? 100 : 50);
+            assert_true(opened == reached && (s.mode == BRK_OPEN) == reached);
+        }
+}
+
+/* Closing clears the window (docs/breakers.md: CLOSED (window cleared)):
+ * hystrix opens on 20 failures at 0 s (20 calls, 100 % ≥ 50 %), half-opens
+ * at 5 s and closes on its one probe's success; a failure at 6 s is then
+ * 1 call of the 20 needed, though the 20 failures of 0 s are still within
+ * its 10 s window, and the breaker stays closed. */
+static void closing_clears_the_time_window(void **state)
+{
+    (void)state;
+    const struct breaker_kind *k = breaker_find("hystrix");
+    assert_non_null(k);
+    struct breaker_params p = k->defaults;
+    struct breaker_state s;
+    struct window w;
+    assert_true(breaker_needs_window(k, &p));
+    breaker_state_init(&s, &w);
+    bool opened = false;
+    for (int i = 0; i < 20; i++)
+        opened = feed(k, &p, &s, NULL, 0, true, 0);
+    assert_true(opened && s.mode == BRK_OPEN);
+    assert_false(feed(k, &p, &s, NULL, 5 * RS_S, false, 0));
+    assert_true(s.mode == BRK_CLOSED);
+    assert_false(feed(k, &p, &s, NULL, 6 * RS_S, true, 0));
+    assert_true(s.mode == BRK_CLOSED);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -426,6 +486,8 @@ int main(void)
         cmocka_unit_test(sre_draws_only_to_reject),
         cmocka_unit_test(breaker_window_below_its_slices),
         cmocka_unit_test(half_open_slow_rate_reached_reopens),
+        cmocka_unit_test(closed_rates_reached_trip),
+        cmocka_unit_test(closing_clears_the_time_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
