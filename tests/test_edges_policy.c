@@ -495,6 +495,39 @@ static void closing_clears_the_time_window(void **state)
     assert_true(s.mode == BRK_CLOSED);
 }
 
+/* Half-open reopens when failures/results ≥ failure_rate (docs/breakers.md):
+ * resilience4j's 10 probes with 5 failures (50 %) reopen it, with 4 close
+ * it. A call is slow when its duration is greater than breaker_slow_call
+ * (60 s): 100 successes of exactly 60 s leave the closed breaker closed,
+ * where 100 of 61 s open it (slow rate 100 %). */
+static void half_open_failure_rate_reached_and_exactly_slow_calls(void **state)
+{
+    (void)state;
+    const struct breaker_kind *k = breaker_find("resilience4j");
+    assert_non_null(k);
+    struct breaker_params p = k->defaults;
+    uint8_t ring[BREAKER_MAX_WINDOW_CALLS];
+    for (int bad = 4; bad <= 5; bad++) {
+        struct breaker_state s;
+        breaker_state_init(&s, NULL);
+        memset(ring, 0, sizeof ring);
+        for (int i = 0; i < 100; i++)
+            feed(k, &p, &s, ring, 0, true, 0);
+        assert_true(s.mode == BRK_OPEN);
+        for (int i = 0; i < 10; i++)
+            feed(k, &p, &s, ring, 60 * RS_S, i < bad, 0);
+        assert_true(s.mode == (bad == 5 ? BRK_OPEN : BRK_CLOSED));
+    }
+    for (rs_time d = 60; d <= 61; d++) {
+        struct breaker_state s;
+        breaker_state_init(&s, NULL);
+        memset(ring, 0, sizeof ring);
+        for (int i = 0; i < 100; i++)
+            feed(k, &p, &s, ring, 0, false, d * RS_S);
+        assert_true(s.mode == (d == 61 ? BRK_OPEN : BRK_CLOSED));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -515,6 +548,7 @@ int main(void)
         cmocka_unit_test(half_open_slow_rate_reached_reopens),
         cmocka_unit_test(closed_rates_reached_trip),
         cmocka_unit_test(closing_clears_the_time_window),
+        cmocka_unit_test(half_open_failure_rate_reached_and_exactly_slow_calls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
