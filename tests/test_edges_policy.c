@@ -378,6 +378,52 @@ static void aws_adaptive_one_token_is_enough(void **state)
     assert_false(budget_admit(b.k, &b.p, &b.s, 2 * RS_S, NULL));
 }
 
+/* Each budget's last retry is the one its balance exactly pays for
+ * (docs/budgets.md), from a fresh state at 1 s:
+ * - grpc (10 tokens): retries while tokens > 10/2; after 4 counted
+ *   failures (6 tokens) yes, after 5 (5 tokens) no;
+ * - aws-standard (500, cost 5): 100 retries, the last from 5 tokens;
+ * - bucket (5 tokens, cost 1): retries while more than one token: 4;
+ * - envoy (20 % of 0 active, at least 3): 3 retries;
+ * - ratio with no reserve (min_per_s 0): 5 calls deposit 5,000, exactly
+ *   one withdrawal of ⌊1000/0.2⌋: 1 retry;
+ * - sre (10 %): 10 requests in the window allow retries while retries are
+ *   below 1: 1 retry. */
+static void budgets_pay_their_last_retry_exactly(void **state)
+{
+    (void)state;
+    for (int failures = 4; failures <= 5; failures++) {
+        struct bud b = bud_make("grpc");
+        bud_attach(&b);
+        for (int i = 0; i < failures; i++)
+            budget_result(b.k, &b.p, &b.s, &b.c, RS_S, CLS_503, false, true);
+        assert_true(budget_allow_retry(b.k, &b.p, &b.s, &b.c, RS_S, CLS_503) == (failures == 4));
+    }
+    struct bud b = bud_make("aws-standard");
+    bud_attach(&b);
+    assert_int_equal(retries_allowed(&b, RS_S), 100);
+    b = bud_make("bucket");
+    bud_attach(&b);
+    assert_int_equal(retries_allowed(&b, RS_S), 4);
+    b = bud_make("envoy");
+    bud_attach(&b);
+    assert_int_equal(retries_allowed(&b, RS_S), 3);
+    b = bud_make("ratio");
+    b.p.min_per_s = 0;
+    bud_attach(&b);
+    for (int i = 0; i < 5; i++)
+        budget_call_start(b.k, &b.p, &b.s, RS_S);
+    assert_int_equal(retries_allowed(&b, RS_S), 1);
+    b = bud_make("sre");
+    bud_attach(&b);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 1);
+    for (int i = 0; i < 10; i++) /* each joins the history, admitted or not */
+        (void)budget_admit(b.k, &b.p, &b.s, RS_S, r);
+    assert_int_equal(retries_allowed(&b, RS_S), 1);
+    gsl_rng_free(r);
+}
+
 /* ---- breakers (breaker.c) ---- */
 
 /* A time window shorter than its 10 slices (breaker_window = 5ns) has
@@ -544,6 +590,7 @@ int main(void)
         cmocka_unit_test(ratio_budget_ttl_below_its_slices),
         cmocka_unit_test(aws_adaptive_one_token_is_enough),
         cmocka_unit_test(sre_draws_only_to_reject),
+        cmocka_unit_test(budgets_pay_their_last_retry_exactly),
         cmocka_unit_test(breaker_window_below_its_slices),
         cmocka_unit_test(half_open_slow_rate_reached_reopens),
         cmocka_unit_test(closed_rates_reached_trip),
