@@ -574,6 +574,33 @@ static void half_open_failure_rate_reached_and_exactly_slow_calls(void **state)
     }
 }
 
+/* gobreaker's consecutive breaker (docs/breakers.md): it opens on more
+ * than 5 consecutive failures (5 leave it closed, the 6th opens it) for
+ * 60 s; the first attempt at exactly 60 s is admitted as its one probe and
+ * a second at the same instant is short-circuited; the probe's success
+ * (1 of probes = 1) closes it. */
+static void consecutive_breaker_edges(void **state)
+{
+    (void)state;
+    const struct breaker_kind *k = breaker_find("gobreaker");
+    assert_non_null(k);
+    struct breaker_params p = k->defaults;
+    struct breaker_state s;
+    breaker_state_init(&s, NULL);
+    for (int i = 0; i < 5; i++)
+        assert_false(feed(k, &p, &s, NULL, 0, true, 0));
+    assert_true(s.mode == BRK_CLOSED);
+    assert_true(feed(k, &p, &s, NULL, 0, true, 0));
+    assert_true(s.mode == BRK_OPEN);
+    uint32_t gen, gen2;
+    bool half;
+    assert_false(breaker_admit(k, &p, &s, 60 * RS_S - 1, &gen, &half));
+    assert_true(breaker_admit(k, &p, &s, 60 * RS_S, &gen, &half) && half);
+    assert_false(breaker_admit(k, &p, &s, 60 * RS_S, &gen2, &half));
+    assert_false(breaker_result(k, &p, &s, NULL, 60 * RS_S, gen, false, 0));
+    assert_true(s.mode == BRK_CLOSED);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -596,6 +623,7 @@ int main(void)
         cmocka_unit_test(closed_rates_reached_trip),
         cmocka_unit_test(closing_clears_the_time_window),
         cmocka_unit_test(half_open_failure_rate_reached_and_exactly_slow_calls),
+        cmocka_unit_test(consecutive_breaker_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
