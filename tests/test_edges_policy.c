@@ -424,6 +424,30 @@ static void budgets_pay_their_last_retry_exactly(void **state)
     gsl_rng_free(r);
 }
 
+/* sre counts an accept for every class but timeout, conn, 429, 503,
+ * deadline, throttled and breaker (docs/budgets.md; a bulkhead rejection
+ * counts as accepted, as noted there). After one request and its result
+ * at 1 s the rejection probability is (1 − 2·accepts)/(1 + 1): 0 when the
+ * class was accepted, 0.5 when not. */
+static void sre_accepts_every_class_but_overload(void **state)
+{
+    (void)state;
+    const errclass_set refused = ERRCLASS_BIT(CLS_TIMEOUT) | ERRCLASS_BIT(CLS_CONN) |
+                                 ERRCLASS_BIT(CLS_429) | ERRCLASS_BIT(CLS_503) |
+                                 ERRCLASS_BIT(CLS_DEADLINE) | ERRCLASS_BIT(CLS_THROTTLED) |
+                                 ERRCLASS_BIT(CLS_BREAKER);
+    for (int c = 0; c < CLS_N; c++) {
+        struct bud b = bud_make("sre");
+        bud_attach(&b);
+        assert_true(budget_admit(b.k, &b.p, &b.s, RS_S, NULL)); /* no history: no draw */
+        budget_result(b.k, &b.p, &b.s, &b.c, RS_S, (enum errclass)c, false, true);
+        double want = errclass_in(refused, (enum errclass)c) ? 0.5 : 0.0;
+        if (budget_level(b.k, &b.p, &b.s, RS_S) != want)
+            fail_msg("class %s: level %g, not %g", errclass_names[c],
+                     budget_level(b.k, &b.p, &b.s, RS_S), want);
+    }
+}
+
 /* ---- breakers (breaker.c) ---- */
 
 /* A time window shorter than its 10 slices (breaker_window = 5ns) has
@@ -618,6 +642,7 @@ int main(void)
         cmocka_unit_test(aws_adaptive_one_token_is_enough),
         cmocka_unit_test(sre_draws_only_to_reject),
         cmocka_unit_test(budgets_pay_their_last_retry_exactly),
+        cmocka_unit_test(sre_accepts_every_class_but_overload),
         cmocka_unit_test(breaker_window_below_its_slices),
         cmocka_unit_test(half_open_slow_rate_reached_reopens),
         cmocka_unit_test(closed_rates_reached_trip),
