@@ -236,6 +236,26 @@ static void urllib3_without_jitter_draws_nothing(void **state)
     gsl_rng_free(ref);
 }
 
+/* aws-go (aws-sdk-go-v2 backoffDelayLegacy) returns the cap, unjittered,
+ * only for attempts above log2(cap/1 s); at that attempt itself it still
+ * draws U·base·2^k. With cap 16 s, attempt 4 (2^4 s = the cap) waits
+ * U · 16 s: seed 1's first draw of mt19937, 0.41702199843712151, gives
+ * 6,672,351,975 ns (rounded); attempt 5 waits exactly 16 s. */
+static void aws_go_jitters_at_the_cap_attempt(void **state)
+{
+    (void)state;
+    const struct backoff_kind *k = bkind("aws-go");
+    struct backoff_params p = k->defaults;
+    p.cap = 16 * RS_S;
+    struct backoff_state st;
+    backoff_state_init(&p, &st);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 1);
+    assert_int_equal(k->next_delay(&p, &st, 4, CLS_503, r), 6672351975);
+    assert_int_equal(k->next_delay(&p, &st, 5, CLS_503, r), 16 * RS_S);
+    gsl_rng_free(r);
+}
+
 /* resilience4j-exp multiplies its interval I (whole ms) once per earlier
  * attempt and stops once I has reached 1,000 days (RS_TIME_LIMIT, the
  * longest duration), before the jitter: with base 500 days, multiplier 2
@@ -598,6 +618,23 @@ static void half_open_failure_rate_reached_and_exactly_slow_calls(void **state)
     }
 }
 
+/* brooker allows retries unless failures/calls > 10 % (docs/breakers.md):
+ * 1 failure in 10 calls (exactly 10 %) still allows them, 2 in 10 do not. */
+static void brooker_allows_retries_at_its_ratio(void **state)
+{
+    (void)state;
+    const struct breaker_kind *k = breaker_find("brooker");
+    assert_non_null(k);
+    struct breaker_params p = k->defaults;
+    for (int bad = 1; bad <= 2; bad++) {
+        struct breaker_state s;
+        breaker_state_init(&s, NULL);
+        for (int i = 0; i < 10; i++)
+            feed(k, &p, &s, NULL, 0, i < bad, 0);
+        assert_true(breaker_allow_retry(k, &p, &s) == (bad == 1));
+    }
+}
+
 /* gobreaker's consecutive breaker (docs/breakers.md): it opens on more
  * than 5 consecutive failures (5 leave it closed, the 6th opens it) for
  * 60 s; the first attempt at exactly 60 s is admitted as its one probe and
@@ -636,6 +673,7 @@ int main(void)
         cmocka_unit_test(attempts_from_10000_share_the_last_bin),
         cmocka_unit_test(sixteen_layers_hold_sixteen_hedges_levels),
         cmocka_unit_test(urllib3_without_jitter_draws_nothing),
+        cmocka_unit_test(aws_go_jitters_at_the_cap_attempt),
         cmocka_unit_test(resilience4j_interval_stops_at_the_limit),
         cmocka_unit_test(cenkalti_interval_at_cap_over_multiplier_is_the_cap),
         cmocka_unit_test(ratio_budget_ttl_below_its_slices),
@@ -648,6 +686,7 @@ int main(void)
         cmocka_unit_test(closed_rates_reached_trip),
         cmocka_unit_test(closing_clears_the_time_window),
         cmocka_unit_test(half_open_failure_rate_reached_and_exactly_slow_calls),
+        cmocka_unit_test(brooker_allows_retries_at_its_ratio),
         cmocka_unit_test(consecutive_breaker_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
