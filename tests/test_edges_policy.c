@@ -468,6 +468,34 @@ static void sre_accepts_every_class_but_overload(void **state)
     }
 }
 
+/* envoy (docs/budgets.md): allowed = max(⌊0.2 · active calls⌋, 3), and a
+ * granted retry counts until its attempt's result. With 20 calls started,
+ * 4 retries go; when one of them gets its result one more goes; after 10
+ * calls end (active 10: max(2, 3) = 3) and the 4 retries' results, 3 go. */
+static void envoy_releases_at_results_and_call_ends(void **state)
+{
+    (void)state;
+    struct bud b = bud_make("envoy");
+    bud_attach(&b);
+    for (int i = 0; i < 20; i++)
+        budget_call_start(b.k, &b.p, &b.s, RS_S);
+    struct budget_call c[5];
+    memset(c, 0, sizeof c);
+    for (int i = 0; i < 4; i++)
+        assert_true(budget_allow_retry(b.k, &b.p, &b.s, &c[i], RS_S, CLS_503));
+    assert_false(budget_allow_retry(b.k, &b.p, &b.s, &c[4], RS_S, CLS_503));
+    budget_attempt_end(b.k, &b.s, &c[0]);
+    assert_true(budget_allow_retry(b.k, &b.p, &b.s, &c[0], RS_S, CLS_503));
+    assert_false(budget_allow_retry(b.k, &b.p, &b.s, &c[4], RS_S, CLS_503));
+    struct budget_call plain;
+    memset(&plain, 0, sizeof plain);
+    for (int i = 0; i < 10; i++)
+        budget_call_end(b.k, &b.s, &plain);
+    for (int i = 0; i < 4; i++)
+        budget_attempt_end(b.k, &b.s, &c[i]);
+    assert_int_equal(retries_allowed(&b, RS_S), 3);
+}
+
 /* ---- breakers (breaker.c) ---- */
 
 /* A time window shorter than its 10 slices (breaker_window = 5ns) has
@@ -681,6 +709,7 @@ int main(void)
         cmocka_unit_test(sre_draws_only_to_reject),
         cmocka_unit_test(budgets_pay_their_last_retry_exactly),
         cmocka_unit_test(sre_accepts_every_class_but_overload),
+        cmocka_unit_test(envoy_releases_at_results_and_call_ends),
         cmocka_unit_test(breaker_window_below_its_slices),
         cmocka_unit_test(half_open_slow_rate_reached_reopens),
         cmocka_unit_test(closed_rates_reached_trip),
