@@ -496,6 +496,21 @@ static void envoy_releases_at_results_and_call_ends(void **state)
     assert_int_equal(retries_allowed(&b, RS_S), 3);
 }
 
+/* budget_state_init starts the kind's extra state afresh, whatever the
+ * memory held: a ratio budget whose window holds 1,000 deposits, inited
+ * again, has only its reserve, 10/s · 10 s · 5,000 = 500,000: 100 retries
+ * of 5,000 (not the 300 the old deposits would add up to). */
+static void budget_init_clears_its_window(void **state)
+{
+    (void)state;
+    struct bud b = bud_make("ratio");
+    bud_attach(&b);
+    for (int i = 0; i < 1000; i++)
+        budget_call_start(b.k, &b.p, &b.s, RS_S);
+    bud_attach(&b);
+    assert_int_equal(retries_allowed(&b, RS_S), 100);
+}
+
 /* ---- breakers (breaker.c) ---- */
 
 /* A time window shorter than its 10 slices (breaker_window = 5ns) has
@@ -613,6 +628,27 @@ static void closing_clears_the_time_window(void **state)
     assert_true(s.mode == BRK_CLOSED);
 }
 
+/* breaker_state_init starts its time window afresh, whatever the memory
+ * held: after 19 failures at 0 s, a hystrix breaker inited again on the
+ * same window has seen 1 call after one more failure, not the 20 that
+ * would trip it. */
+static void breaker_init_clears_its_window(void **state)
+{
+    (void)state;
+    const struct breaker_kind *k = breaker_find("hystrix");
+    assert_non_null(k);
+    struct breaker_params p = k->defaults;
+    struct breaker_state s;
+    struct window w;
+    memset(&w, 0, sizeof w);
+    breaker_state_init(&s, &w);
+    for (int i = 0; i < 19; i++)
+        assert_false(feed(k, &p, &s, NULL, 0, true, 0));
+    breaker_state_init(&s, &w);
+    assert_false(feed(k, &p, &s, NULL, 0, true, 0));
+    assert_true(s.mode == BRK_CLOSED);
+}
+
 /* Half-open reopens when failures/results ≥ failure_rate (docs/breakers.md):
  * resilience4j's 10 probes with 5 failures (50 %) reopen it, with 4 close
  * it. A call is slow when its duration is greater than breaker_slow_call
@@ -710,6 +746,8 @@ int main(void)
         cmocka_unit_test(budgets_pay_their_last_retry_exactly),
         cmocka_unit_test(sre_accepts_every_class_but_overload),
         cmocka_unit_test(envoy_releases_at_results_and_call_ends),
+        cmocka_unit_test(budget_init_clears_its_window),
+        cmocka_unit_test(breaker_init_clears_its_window),
         cmocka_unit_test(breaker_window_below_its_slices),
         cmocka_unit_test(half_open_slow_rate_reached_reopens),
         cmocka_unit_test(closed_rates_reached_trip),
