@@ -256,6 +256,26 @@ static void aws_go_jitters_at_the_cap_attempt(void **state)
     gsl_rng_free(r);
 }
 
+/* aws-js waits ⌊U · min(x · 2^(k−1), cap)⌋ whole ms with x = base (100 ms),
+ * or 5 · base for a 429 only. Retry 1 with seed 1's first draw, U =
+ * 0.41702199843712151: after a 503, ⌊41.70⌋ = 41 ms; after a 429,
+ * ⌊208.51⌋ = 208 ms. */
+static void aws_js_throttling_base_only_for_429(void **state)
+{
+    (void)state;
+    const struct backoff_kind *k = bkind("aws-js");
+    struct backoff_params p = k->defaults;
+    for (int throttled = 0; throttled <= 1; throttled++) {
+        struct backoff_state st;
+        backoff_state_init(&p, &st);
+        gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+        gsl_rng_set(r, 1);
+        assert_int_equal(k->next_delay(&p, &st, 1, throttled ? CLS_429 : CLS_503, r),
+                         (throttled ? 208 : 41) * RS_MS);
+        gsl_rng_free(r);
+    }
+}
+
 /* resilience4j-exp multiplies its interval I (whole ms) once per earlier
  * attempt and stops once I has reached 1,000 days (RS_TIME_LIMIT, the
  * longest duration), before the jitter: with base 500 days, multiplier 2
@@ -738,6 +758,7 @@ int main(void)
         cmocka_unit_test(sixteen_layers_hold_sixteen_hedges_levels),
         cmocka_unit_test(urllib3_without_jitter_draws_nothing),
         cmocka_unit_test(aws_go_jitters_at_the_cap_attempt),
+        cmocka_unit_test(aws_js_throttling_base_only_for_429),
         cmocka_unit_test(resilience4j_interval_stops_at_the_limit),
         cmocka_unit_test(cenkalti_interval_at_cap_over_multiplier_is_the_cap),
         cmocka_unit_test(ratio_budget_ttl_below_its_slices),
