@@ -616,8 +616,10 @@ static void closed_rates_reached_trip(void **state)
             breaker_state_init(&s, NULL);
             memset(ring, 0, sizeof ring);
             bool opened = false;
-            for (int i = 0; i < 100; i++)
-                opened = feed(k, &p, &s, ring, 0, !slow && i < bad, slow && i < bad ? 61 * RS_S : 0);
+            for (int i = 0; i < 100; i++) {
+                bool hit = i < bad; /* the first `bad` calls fail, or are slow */
+                opened = feed(k, &p, &s, ring, 0, !slow && hit, slow && hit ? 61 * RS_S : 0);
+            }
             bool reached = bad == (slow ? 100 : 50);
             assert_true(opened == reached && (s.mode == BRK_OPEN) == reached);
         }
