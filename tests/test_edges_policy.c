@@ -85,6 +85,29 @@ static void latencies_past_the_top_stay_in_the_last_bin(void **state)
     metrics_lat_fini(&h);
 }
 
+/* A quantile q is read in the first bin where the cumulative count reaches
+ * q·n, interpolated linearly inside it, and lat_all (made at
+ * metrics_finish) holds every counted latency, its top bin included.
+ * Latencies of 1, 1,000 and 1,004 ns: bin [1, 1.005) ns, then both others
+ * in [999.9897, 1004.9897) ns. q = 1/3 (q·n = 1) is reached exactly at
+ * the end of the first bin: 1.005 ns; q = 0.5 (1.5) is a quarter of the
+ * way through the top bin: 1,001.2397 ns. */
+static void quantiles_reached_exactly_and_in_the_merged_top_bin(void **state)
+{
+    (void)state;
+    struct metrics m;
+    char err[128];
+    unsigned att[1] = {1};
+    assert_int_equal(metrics_init(&m, RS_S, RS_S, 1, att, err, sizeof err), 0);
+    metrics_outcome(&m, OUT_OK, 1, true);
+    metrics_outcome(&m, OUT_OK, 1000, true);
+    metrics_outcome(&m, OUT_FAILED, 1004, true);
+    metrics_finish(&m, RS_S, 0, 0, 0);
+    assert_true(fabs(metrics_quantile(&m.lat_all, 1.0 / 3.0) - 1.005e-9) < 1e-18);
+    assert_true(fabs(metrics_quantile(&m.lat_all, 0.5) - 1001.2397010020586e-9) < 1e-15);
+    metrics_fini(&m);
+}
+
 /* metrics_lat_fini and metrics_fini give back what their init took: a
  * latency histogram is two arrays of 7,823 doubles (125 KB), and with 100
  * attempts at each of two layers the second layer's and the server's
@@ -753,6 +776,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(latency_edges_open_their_bins),
         cmocka_unit_test(latencies_past_the_top_stay_in_the_last_bin),
+        cmocka_unit_test(quantiles_reached_exactly_and_in_the_merged_top_bin),
         cmocka_unit_test(metrics_fini_frees_what_init_took),
         cmocka_unit_test(recovery_needs_offered_requests),
         cmocka_unit_test(recovery_window_at_the_share_and_at_the_end),
