@@ -557,10 +557,13 @@ def main():
     saved = os.path.join(work, "probe.json")
     if a.probe:  # another build's probe: the same sites, perhaps fewer tests
         p = json.load(open(a.probe))
-        tests = [t for t in tests if t in p["cost"]]
         cost, hits, edges = p["cost"], {t: set(v) for t, v in p["hits"].items()}, \
             {t: set(v) for t, v in p["edges"].items()}
-        print(f"== the probe of {len(tests)} tests read from {a.probe}", flush=True)
+        new = [t for t in tests if t not in cost]  # tests added since: run for every mutant
+        for t in new:
+            cost[t], hits[t], edges[t] = 0.0, {s.id for s in sites}, {s.id for s in sites}
+        print(f"== the probe of {len(tests) - len(new)} tests read from {a.probe}; "
+              f"{len(new)} tests not in it run for every mutant: {' '.join(new)}", flush=True)
     elif os.path.exists(saved) and json.load(open(saved)).get("digest") == digest:
         p = json.load(open(saved))
         cost, hits, edges = p["cost"], {t: set(v) for t, v in p["hits"].items()}, \
