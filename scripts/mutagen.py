@@ -480,6 +480,8 @@ def main():
                     help="a first pass: leave out the tests slower than this without mutants")
     a = ap.parse_args()
 
+    if a.sanitize and a.previous:
+        ap.error("--previous with --sanitize: a test that passed in the Release build may fail in the sanitizer's")
     srcs, sites, left = all_sites(ROOT)
     if a.cmd == "sites":
         for s in sites:
