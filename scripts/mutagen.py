@@ -604,6 +604,9 @@ def main():
             elif f.endswith(".h"):
                 changed.update(tests)
         print(f"== tests changed since {a.changed_since}, run again: {' '.join(sorted(changed)) or 'none'}", flush=True)
+        if a.probe:  # the probe may predate their changes: they run for every mutant
+            for t in changed & set(tests):
+                hits[t], edges[t] = {s.id for s in sites}, {s.id for s in sites}
     if a.previous:
         for line in open(a.previous):
             p = json.loads(line)
