@@ -46,6 +46,16 @@
 #include "experiment.h"
 #include "scenario.h"
 
+/* exp_merge without the result. */
+static int rs_merge(const char *const *dirs, size_t n, const char *out, char *err, size_t errsz)
+{
+    struct exp_result res;
+    memset(&res, 0, sizeof res);
+    int rc = exp_merge(dirs, n, out, false, &res, err, errsz);
+    exp_result_fini(&res);
+    return rc;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char scenario_text[] = "; fuzz_readers: a tiny sweep for the --resume leg\n"
@@ -309,13 +319,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* merge, and the round trip of what it wrote */
     const char *dirs[2] = {a, b};
     struct stat st;
-    int rc = exp_merge(dirs, 1 + two, out, false, err, sizeof err);
+    int rc = rs_merge(dirs, 1 + two, out, err, sizeof err);
     judge("merge", rc, err, NULL);
     if (rc != 0 && lstat(out, &st) == 0)
         die("a refused merge created its output directory", err);
     if (rc == 0) {
         const char *again[1] = {out};
-        rc = exp_merge(again, 1, out2, false, err, sizeof err);
+        rc = rs_merge(again, 1, out2, err, sizeof err);
         if (rc != 0)
             die("the merged directory does not merge again", err);
         static const char *const cmp[] = {"experiment.csv", "jobs.csv", "sweep.csv"};
@@ -327,7 +337,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
     const char *twice[2] = {a, a};
-    rc = exp_merge(twice, 2, out2 /* absent or ours */, false, err, sizeof err);
+    rc = rs_merge(twice, 2, out2 /* absent or ours */, err, sizeof err);
     if (rc == 0)
         die("merging a shard with itself succeeded", a);
     judge("merge a a", rc, err, NULL);
@@ -342,7 +352,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc == 0 && in.shard_n == 0) {
         snprintf(path, sizeof path, "%s/resumed", root);
         const char *resumed[1] = {a};
-        if ((rc = exp_merge(resumed, 1, path, false, err, sizeof err)) != 0)
+        if ((rc = rs_merge(resumed, 1, path, err, sizeof err)) != 0)
             die("a resumed sweep does not merge", err);
     }
 

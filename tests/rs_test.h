@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "output.h"
 #include "scenario.h"
@@ -52,6 +54,34 @@ static inline struct sim *run_text(const char *text, const char *const *sets, si
 /* Whether s is valid UTF-8, decoded the long way (a reference for
  * jsonout_utf8_len's table): each sequence's code point must need its
  * length, not be a surrogate and not pass U+10FFFF. */
+/* The run's summary.csv (header and row), malloc'd; with row_only, the
+ * row without the header and its newline. */
+static inline char *rs_summary_csv(const struct sim *s, const struct summary *sum, bool row_only)
+{
+    struct summary_cols cols;
+    char err[256];
+    if (summary_cols_init(&cols, sim_scenario(s), err, sizeof err) != 0)
+        fail_msg("%s", err);
+    FILE *f = tmpfile(); /* ISO C: the tests need no POSIX feature macro */
+    assert_non_null(f);
+    output_write_summary_csv(f, s, sum, &cols);
+    long len = ftell(f);
+    assert_true(len > 0);
+    char *buf = malloc((size_t)len + 1);
+    assert_non_null(buf);
+    rewind(f);
+    assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+    buf[len] = '\0';
+    assert_int_equal(fclose(f), 0);
+    summary_cols_fini(&cols);
+    if (row_only) {
+        char *nl = strchr(buf, '\n');
+        memmove(buf, nl + 1, strlen(nl + 1) + 1);
+        buf[strcspn(buf, "\n")] = '\0';
+    }
+    return buf;
+}
+
 static inline bool rs_valid_utf8(const char *s)
 {
     static const unsigned long least[5] = {0, 0, 0x80, 0x800, 0x10000};

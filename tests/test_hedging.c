@@ -70,7 +70,7 @@ static void assert_same_run(const struct sim *a, const struct sim *b)
     struct summary sa, sb;
     output_summarise(a, 0.0, &sa);
     output_summarise(b, 0.0, &sb);
-    char *ra = output_summary_row(a, &sa), *rb = output_summary_row(b, &sb);
+    char *ra = rs_summary_csv(a, &sa, true), *rb = rs_summary_csv(b, &sb, true);
     assert_non_null(ra);
     assert_non_null(rb);
     assert_string_equal(ra, rb);

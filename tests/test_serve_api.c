@@ -71,11 +71,7 @@ static char *cli_summary(const char *name, const char *const *sets, size_t nsets
     struct sim *s = run_or_fail(&sc, 0);
     struct summary sum;
     output_summarise(s, 0, &sum);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    output_write_summary_csv(f, s, &sum, OUTPUT_HEADER | OUTPUT_SERVICES);
-    fclose(f);
+    char *buf = rs_summary_csv(s, &sum, false);
     sim_destroy(s);
     *strrchr(buf, ',') = '\0';
     return buf;

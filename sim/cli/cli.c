@@ -255,7 +255,7 @@ static int take_sort(struct opts *o, const char *name, const char *v)
 {
     (void)name;
     char err[4600];
-    if (screen_parse_sort(v, &o->by, err, sizeof err) != 0) {
+    if (screen_parse_sort(v, NULL, &o->by, err, sizeof err) != 0) { /* the metric: check_sort */
         fprintf(stderr, "retrystorm: %s\n", err);
         return 2;
     }
@@ -665,13 +665,14 @@ static int cmd_plot(int argc, char **argv)
     return plot_and_say_styled(dir, dir, &st);
 }
 
-/* summary.json in dir from its table `source` (jsonout_write_dir).
+/* summary.json in dir from the table the command wrote as `source`.
  * Returns 0, or 1 after a message. */
-static int write_json(const char *dir, const char *command, const char *scenario, const char *source)
+static int write_json(const char *dir, const char *command, const char *scenario, const char *source,
+                      const struct results *table)
 {
     struct jsonout_meta m = {command, scenario, source};
     char err[4600];
-    if (jsonout_write_dir(dir, &m, err, sizeof err) != 0) {
+    if (jsonout_write_results_dir(dir, table, &m, err, sizeof err) != 0) {
         fprintf(stderr, "retrystorm: %s\n", err);
         return 1;
     }
@@ -706,47 +707,52 @@ static int print_json(const struct opts *o, const char *dir, int rc)
     return 0;
 }
 
-/* The name of the scenario o names (its [run] name), for summary.json; the
- * name as given when it does not load (the run that follows says why). */
-static void scenario_name(const struct opts *o, char *name, size_t size)
+/* The scenario o names (with its --set values) and its summary columns,
+ * for --sort, --objective and summary.json. Returns 0, or 2 after the
+ * problems (the scenario does not load, or its columns clash). */
+static int load_columns(const struct opts *o, struct scenario *sc, struct summary_cols *cols)
 {
-    struct scenario sc;
     struct scenario_diag d = {0};
-    if (scenario_load(&sc, o->scenario, o->sets, o->nsets, &d) == 0)
-        snprintf(name, size, "%s", sc.name);
-    else
-        snprintf(name, size, "%s", o->scenario);
+    int n = scenario_load(sc, o->scenario, o->sets, o->nsets, &d);
+    print_diag(&d);
     scenario_diag_fini(&d);
-}
-
-/* A variant done: a progress line on a terminal (the table comes at the end). */
-static void compare_row(void *user, const char *label, const char *const *names, const double *v, size_t n)
-{
-    (void)names, (void)v, (void)n;
-    size_t *done = user;
-    if (isatty(STDERR_FILENO))
-        fprintf(stderr, "\r  %zu variants done, the last %-40.40s", ++*done, label);
-}
-
-/* --sort peak_rate_1s names compare's own column: refused (2) elsewhere. */
-static int sort_for_sweep(const struct opts *o)
-{
-    if (o->sort != NULL && strcmp(o->by.metric, "peak_rate_1s") == 0) {
-        fprintf(stderr, "retrystorm: --sort %s: peak_rate_1s is a column of compare only "
-                        "(a sweep has peak_server_rate)\n", o->sort);
+    if (n)
+        return 2;
+    char err[512];
+    if (summary_cols_init(cols, sc, err, sizeof err) != 0) {
+        fprintf(stderr, "retrystorm: %s: %s\n", o->scenario, err);
         return 2;
     }
     return 0;
 }
 
-/* The compact table of dir/file on the human stream (screen.h). Returns 0
- * or 1 after a message. */
-static int print_table(const struct opts *o, const char *dir, const char *file, const char *label,
+/* --sort's metric must be one of the scenario's (cols). 0, or 2 after a message. */
+static int check_sort(const struct opts *o, const struct summary_cols *cols)
+{
+    char err[4600];
+    if (o->sort == NULL || tune_check_metric(cols, o->by.metric, "--sort", err, sizeof err))
+        return 0;
+    fprintf(stderr, "retrystorm: %s\n", err);
+    return 2;
+}
+
+/* A variant done: a progress line on a terminal (the table comes at the end). */
+static void compare_row(void *user, const char *label)
+{
+    size_t *done = user;
+    if (isatty(STDERR_FILENO))
+        fprintf(stderr, "\r  %zu variants done, the last %-40.40s", ++*done, label);
+}
+
+/* The compact table of `table` (written as `file`) on the human stream
+ * (screen.h). Returns 0 or 1 after a message. */
+static int print_table(const struct opts *o, const struct results *table, const char *file, const char *label,
                        const char *default_sort, size_t show)
 {
-    struct screen_spec sp = {dir, file, label, o->by, show};
+    struct screen_spec sp = {table, file, label, o->by, show};
     char err[4600];
-    if (o->sort == NULL && default_sort != NULL && screen_parse_sort(default_sort, &sp.sort, err, sizeof err) != 0)
+    if (o->sort == NULL && default_sort != NULL &&
+        screen_parse_sort(default_sort, NULL, &sp.sort, err, sizeof err) != 0)
         sp.sort.metric[0] = '\0';
     if (screen_print(human, &sp, err, sizeof err) != 0) {
         fprintf(stderr, "retrystorm: %s\n", err);
@@ -770,11 +776,13 @@ static int cmd_compare(int argc, char **argv)
     }
     struct scenario sc;
     struct scenario_diag d = {0};
-    if (scenario_load(&sc, o.scenario, o.sets, o.nsets, &d) != 0) {
-        print_diag(&d);
-        scenario_diag_fini(&d);
-        return 2;
-    }
+    struct summary_cols cols = {0};
+    rc = load_columns(&o, &sc, &cols);
+    if (rc == 0)
+        rc = check_sort(&o, &cols);
+    summary_cols_fini(&cols);
+    if (rc != 0)
+        return rc;
     char dir[4096], fallback[128], work[4200], err[4600];
     snprintf(fallback, sizeof fallback, "out/%s-compare", sc.name);
     if ((rc = out_dir(dir, sizeof dir, o.outdir, fallback)) != 0 || (rc = check_out_dir(dir, o.force)) != 0)
@@ -784,7 +792,7 @@ static int cmd_compare(int argc, char **argv)
     for (size_t i = 0; i < o.nvary; i++)
         spec.vary[i] = o.vary[i];
     err[0] = '\0';
-    if ((rc = compare_run(&spec, &d, NULL, NULL, err, sizeof err)) != 0) { /* before anything is written */
+    if ((rc = compare_run(&spec, &d, NULL, NULL, NULL, err, sizeof err)) != 0) { /* before anything is written */
         print_diag(&d);
         scenario_diag_fini(&d);
         if (err[0])
@@ -799,7 +807,8 @@ static int cmd_compare(int argc, char **argv)
     size_t done = 0;
     fprintf(human, "retrystorm %s: %s compared on seed %llu (%u replication%s each)\n", RS_VERSION, sc.name,
            (unsigned long long)sc.seed, spec.reps, spec.reps == 1 ? "" : "s");
-    rc = compare_run(&spec, &d, compare_row, &done, err, sizeof err);
+    struct results sum = {0};
+    rc = compare_run(&spec, &d, compare_row, &done, &sum, err, sizeof err);
     if (done > 0 && isatty(STDERR_FILENO))
         fprintf(stderr, "\r%80s\r", "");
     print_diag(&d);
@@ -807,9 +816,10 @@ static int cmd_compare(int argc, char **argv)
     if (rc != 0 && err[0])
         fprintf(stderr, "retrystorm: %s\n", err);
     if (rc == 0)
-        rc = print_table(&o, work, "summary.csv", NULL, NULL, 0);
+        rc = print_table(&o, &sum, "summary.csv", NULL, NULL, 0);
     if (rc == 0)
-        rc = write_json(work, "compare", sc.name, "summary.csv");
+        rc = write_json(work, "compare", sc.name, "summary.csv", &sum);
+    results_fini(&sum);
     if (rc == 0)
         fprintf(human, "  outputs in %s/ (summary.csv and timeseries.csv with a variant column; one directory per variant)\n",
                dir);
@@ -830,7 +840,7 @@ static bool want_progress(const struct opts *o)
 /* Runs a sweep (or the sweep behind tune or run --reps); fills res when
  * asked. An interruption is reported only when say_stop. */
 static int run_sweep(const struct opts *o, const char *dir, struct exp_result *res, bool say_stop,
-                     const char *given0)
+                     const double *given0)
 {
     struct exp_spec spec = {o->scenario, o->sets, o->nsets, {0}, o->ngrid,
                             o->reps ? o->reps : 1, o->threads ? o->threads : default_threads(),
@@ -863,7 +873,13 @@ static int cmd_sweep(int argc, char **argv)
                         "then merge --format json)\n");
         return 2;
     }
-    if ((rc = sort_for_sweep(&o)) != 0)
+    struct scenario sc;
+    struct summary_cols cols = {0};
+    rc = load_columns(&o, &sc, &cols);
+    if (rc == 0)
+        rc = check_sort(&o, &cols);
+    summary_cols_fini(&cols);
+    if (rc != 0)
         return rc;
     char dir[4096], fallback[64];
     if (o.shard_n)
@@ -872,15 +888,18 @@ static int cmd_sweep(int argc, char **argv)
         snprintf(fallback, sizeof fallback, "out/sweep");
     if ((rc = out_dir(dir, sizeof dir, o.outdir, fallback)) != 0)
         return rc;
-    rc = run_sweep(&o, dir, NULL, true, NULL);
-    if (rc == 3)
+    struct exp_result res;
+    memset(&res, 0, sizeof res);
+    rc = run_sweep(&o, dir, &res, true, NULL);
+    if (rc == 3) {
+        exp_result_fini(&res);
         return interrupted_exit();
-    char name[64];
-    scenario_name(&o, name, sizeof name);
+    }
     if (rc == 0 && !o.shard_n)
-        rc = print_table(&o, dir, "sweep.csv", NULL, "max:ok_share", 10);
+        rc = print_table(&o, &res.sum, "sweep.csv", NULL, "max:ok_share", 10);
     if (rc == 0 && !o.shard_n)
-        rc = write_json(dir, "sweep", name, "sweep.csv");
+        rc = write_json(dir, "sweep", sc.name, "sweep.csv", &res.sum);
+    exp_result_fini(&res);
     if (rc == 0)
         fprintf(human, "%s: %s written to %s/\n", o.scenario,
                o.shard_n ? "this shard's jobs.csv (merge the shards for sweep.csv)" : "sweep.csv and summary.json",
@@ -905,18 +924,31 @@ static int cmd_merge(int argc, char **argv)
         fprintf(stderr, "retrystorm: merge needs shard directories and -o OUT (retrystorm help merge)\n");
         return 2;
     }
-    if ((rc = sort_for_sweep(&o)) != 0)
-        return rc;
     char err[9000], out[4096];
+    struct summary_cols cols = {0};
+    if (o.sort != NULL) { /* the metric: one the first shard's experiment.csv records */
+        if ((rc = exp_columns(dirs[0], &cols, err, sizeof err)) != 0)
+            fprintf(stderr, "retrystorm: %s\n", err);
+        else
+            rc = check_sort(&o, &cols);
+        summary_cols_fini(&cols);
+        if (rc != 0)
+            return rc;
+    }
     if ((rc = out_dir(out, sizeof out, o.outdir, NULL)) != 0 || (rc = check_out_dir(out, o.force)) != 0)
         return rc;
-    rc = exp_merge(dirs, n, out, o.force, err, sizeof err);
+    struct exp_result res;
+    memset(&res, 0, sizeof res);
+    rc = exp_merge(dirs, n, out, o.force, &res, err, sizeof err);
     if (rc != 0) {
+        exp_result_fini(&res);
         fprintf(stderr, "retrystorm: %s\n", err);
         return rc;
     }
-    if (print_table(&o, out, "sweep.csv", NULL, "max:ok_share", 10) != 0 ||
-        write_json(out, "merge", NULL, "sweep.csv") != 0)
+    rc = print_table(&o, &res.sum, "sweep.csv", NULL, "max:ok_share", 10) != 0 ||
+         write_json(out, "merge", NULL, "sweep.csv", &res.sum) != 0;
+    exp_result_fini(&res);
+    if (rc != 0)
         return 1;
     fprintf(human, "merged %zu shard%s into %s/sweep.csv and summary.json\n", n, n == 1 ? "" : "s", out);
     return print_json(&o, out, o.plot ? plot_and_say(out) : 0);
@@ -941,7 +973,13 @@ static int cmd_tune(int argc, char **argv)
     struct tune_spec t;
     if ((rc = out_dir(dir, sizeof dir, o.outdir, "out/tune")) != 0)
         return rc;
-    if (tune_parse(&t, o.objective, o.nobjective, o.constraint, o.nconstraint, err, sizeof err) != 0) {
+    struct scenario sc;
+    struct summary_cols cols = {0};
+    if ((rc = load_columns(&o, &sc, &cols)) != 0)
+        return rc;
+    rc = tune_parse(&t, &cols, o.objective, o.nobjective, o.constraint, o.nconstraint, err, sizeof err);
+    summary_cols_fini(&cols);
+    if (rc != 0) {
         fprintf(stderr, "retrystorm: %s\n", err); /* before anything runs */
         return 2;
     }
@@ -954,14 +992,14 @@ static int cmd_tune(int argc, char **argv)
     }
     struct tune_rank k;
     if (tune_rank(&t, &r, &k, err, sizeof err) == 0) {
-        char name[64];
-        scenario_name(&o, name, sizeof name);
-        if (tune_write_csv(dir, &t, &r, &k, err, sizeof err) != 0) {
+        struct results table = {0};
+        if (tune_write_csv(dir, &t, &r, &k, &table, err, sizeof err) != 0) {
             fprintf(stderr, "retrystorm: %s\n", err);
             rc = 1;
         } else {
-            rc = write_json(dir, "tune", name, "tune.csv");
+            rc = write_json(dir, "tune", sc.name, "tune.csv", &table);
         }
+        results_fini(&table);
         tune_print(human, o.scenario, dir, &t, &r, &k);
     } else {
         fprintf(stderr, "retrystorm: %s\n", err);
@@ -997,91 +1035,58 @@ static int cmd_check(int argc, char **argv)
     return 0;
 }
 
-/* summary.csv of run --reps: the mean, sd and 95 % half-width of every
- * metric over the replications done (complete = 0 when not all were). */
-static int write_reps_summary(const char *dir, const struct exp_result *res, bool complete)
+/* run --reps N into the work directory: every replication's metrics in
+ * replications.csv, and summary.csv rewritten with the mean, standard
+ * deviation and 95 % half-width of every metric over the replications
+ * (exp_replicate, exp_reps_table). Interrupted, both hold the replications
+ * done, marked complete = 0, and it returns 3. */
+static int replicate(const struct opts *o, const char *dir, const char *name, const double *row0)
 {
-    char err[4600];
-    struct output_file of;
-    if (output_file_open(&of, dir, "summary.csv", err, sizeof err) != 0) {
-        fprintf(stderr, "retrystorm: %s\n", err);
-        return 1;
-    }
-    fprintf(of.f, "reps");
-    for (size_t m = 0; m < res->nmetrics; m++)
-        fprintf(of.f, ",%s,%s_sd,%s_hw", res->metric[m], res->metric[m], res->metric[m]);
-    fprintf(of.f, "\n%zu", res->done);
-    for (size_t m = 0; m < res->nmetrics; m++) {
-        double v[3] = {res->mean[m], res->sd[m], res->hw[m]};
-        if (!complete && strcmp(res->metric[m], "complete") == 0)
-            v[0] = 0, v[1] = v[2] = NAN;
-        for (int i = 0; i < 3; i++) {
-            if (isnan(v[i]))
-                fputc(',', of.f);
-            else
-                fprintf(of.f, ",%.9g", v[i]);
-        }
-    }
-    fputc('\n', of.f);
-    if (output_file_commit(&of, err, sizeof err) != 0) {
-        fprintf(stderr, "retrystorm: %s\n", err);
-        return 1;
-    }
-    return 0;
-}
-
-/* run --reps N into the work directory: every replication's summary row
- * in replications.csv, and summary.csv rewritten with the mean, standard
- * deviation and 95 % half-width of every metric over the replications.
- * Interrupted, both hold the replications done, marked complete = 0, and
- * it returns 3. */
-static int print_table(const struct opts *o, const char *dir, const char *file, const char *label,
-                       const char *default_sort, size_t show);
-
-static int replicate(const struct opts *o, const char *dir, const char *name, const char *row0)
-{
-    char tmp[PATH_MAX + 64], from[PATH_MAX + 64], to[PATH_MAX + 64];
-    if (outdir_join(tmp, sizeof tmp, dir, ".replications") != 0 ||
-        outdir_join(from, sizeof from, tmp, "jobs.csv") != 0 ||
-        outdir_join(to, sizeof to, dir, "replications.csv") != 0) {
-        fprintf(stderr, "retrystorm: %s: the path is too long\n", dir);
-        return 1;
-    }
-    struct opts r = *o;
-    r.ngrid = 0;
-    r.shard_n = r.shard_k = 0;
-    r.resume = r.force = false;
+    struct exp_spec spec = {o->scenario, o->sets, o->nsets, {0}, 0, o->reps,
+                            o->threads ? o->threads : default_threads(), 0, 0, dir, want_progress(o),
+                            &stop_signal, false, false, row0};
+    struct scenario_diag d = {0};
     struct exp_result res;
+    struct results table = {0};
+    char err[4600] = "";
     memset(&res, 0, sizeof res);
-    int rc = run_sweep(&r, tmp, &res, false, row0); /* replication 0 is the run just made */
+    int rc = exp_replicate(&spec, dir, &d, &res, err, sizeof err);
+    print_diag(&d);
+    scenario_diag_fini(&d);
+    if (rc != 0 && rc != 3 && err[0])
+        fprintf(stderr, "retrystorm: %s\n", err);
     if (rc != 0 && !(rc == 3 && res.metric != NULL)) {
-        outdir_remove_ours(tmp);
+        exp_result_fini(&res);
         return rc;
     }
-    if (rename(from, to) != 0) {
-        fprintf(stderr, "retrystorm: cannot rename %s: %s\n", from, strerror(errno));
-        exp_result_fini(&res);
-        return 1;
+    int wrc = exp_reps_table(&res, name, rc == 0, &table) != 0 ? 1 : 0;
+    struct output_file of;
+    if (wrc == 0 && output_file_open(&of, dir, "summary.csv", err, sizeof err) == 0) {
+        results_write_csv(of.f, &table);
+        wrc = output_file_commit(&of, err, sizeof err) != 0;
+    } else {
+        wrc = 1;
     }
-    outdir_remove_ours(tmp);
-    int wrc = write_reps_summary(dir, &res, rc == 0);
+    if (wrc != 0)
+        fprintf(stderr, "retrystorm: %s\n", err[0] ? err : "out of memory for the summary");
     if (wrc == 0)
-        wrc = write_json(dir, "run", name, "summary.csv");
+        wrc = write_json(dir, "run", name, "summary.csv", &table);
     if (wrc == 0 && rc == 0) {
         fprintf(human, "  over %zu replications (mean ± 95%% half-width):\n", res.done);
-        wrc = print_table(o, dir, "summary.csv", name, NULL, 0);
+        wrc = print_table(o, &table, "summary.csv", name, NULL, 0);
         fprintf(human, "  summary.csv holds the means, sd and half-widths; replications.csv each replication\n");
     }
+    results_fini(&table);
     exp_result_fini(&res);
     return wrc ? wrc : rc;
 }
 
 /* A simulation into the work directory: its files, and the summary on
- * stdout; with row0, its summary.csv row as a sweep's job records it
- * (output_summary_row), in *row0 (the caller frees it). Returns 0, 1 (failed), 3
+ * stdout; with row0, its summary row (summary_row: every column) in
+ * *row0 (malloc'd; the caller frees it). Returns 0, 1 (failed), 3
  * (interrupted: written, complete = 0) or 4 (stopped at the memory limit:
  * written, complete = 0, said). */
-static int simulate(const struct scenario *sc, const char *work, const char *dir, char **row0)
+static int simulate(const struct scenario *sc, const char *work, const char *dir, double **row0)
 {
     char err[4600];
     double t0 = wall_now();
@@ -1105,8 +1110,13 @@ static int simulate(const struct scenario *sc, const char *work, const char *dir
         fprintf(stderr, "retrystorm: %s\n", err);
     else
         output_print_summary(human, s, &sum, dir);
-    if (rc == 0 && row0 != NULL)
-        *row0 = output_summary_row(s, &sum); /* NULL: the sweep runs it again */
+    struct summary_cols cols;
+    if (rc == 0 && row0 != NULL && summary_cols_init(&cols, sc, err, sizeof err) == 0) {
+        sum.wall_s = 0; /* as a sweep's job records it */
+        if ((*row0 = malloc(cols.n * sizeof **row0)) != NULL) /* NULL: the sweep runs it again */
+            summary_row(&cols, s, &sum, *row0);
+        summary_cols_fini(&cols);
+    }
     bool complete = sim_complete(s);
     if (rc == 0 && sim_limit(s) != NULL) {
         fprintf(stderr, "retrystorm: the run was %s\n", sim_limit(s));
@@ -1125,12 +1135,13 @@ static int cmd_run(int argc, char **argv, int first)
     if (o.scenario == NULL)
         o.scenario = DEFAULT_SCENARIO;
     struct scenario sc;
-    struct scenario_diag d = {0};
-    int n = scenario_load(&sc, o.scenario, o.sets, o.nsets, &d);
-    print_diag(&d);
-    scenario_diag_fini(&d);
-    if (n)
-        return 2;
+    struct summary_cols cols = {0};
+    rc = load_columns(&o, &sc, &cols);
+    if (rc == 0)
+        rc = check_sort(&o, &cols);
+    summary_cols_fini(&cols);
+    if (rc != 0)
+        return rc;
     char dir[4096], fallback[128], work[4200], err[4600];
     snprintf(fallback, sizeof fallback, "out/%s", sc.name);
     if ((rc = out_dir(dir, sizeof dir, o.outdir, fallback)) != 0 || (rc = check_out_dir(dir, o.force)) != 0)
@@ -1140,7 +1151,7 @@ static int cmd_run(int argc, char **argv, int first)
         fprintf(stderr, "retrystorm: %s\n", err);
         return 1;
     }
-    char *row0 = NULL; /* replication 0's row: the sweep does not run it again */
+    double *row0 = NULL; /* replication 0's row: the sweep does not run it again */
     rc = simulate(&sc, work, dir, o.reps > 1 ? &row0 : NULL);
     if (rc == 0 && o.reps > 1)
         rc = replicate(&o, work, sc.name, row0);

@@ -3,6 +3,8 @@
  */
 #include "help.h"
 
+#include "summary.h"
+
 #include <string.h>
 
 #include "scenario.h"
@@ -145,69 +147,6 @@ static const struct command_help commands[] = {
 
 /* The columns of summary.csv (and of sweep.csv, tune.csv and jobs.csv,
  * which keep the metrics without scenario, seed and wall_s). */
-static const struct metric_help {
-    const char *name, *unit, *meaning;
-} metrics[] = {
-    {"scenario", "name", "the scenario's name"},
-    {"seed", "integer", "the seed the run used"},
-    {"reps", "count", "(--reps) the replications the means are over"},
-    {"requests", "count", "logical requests that arrived after warm-up"},
-    {"ok", "count", "requests that ended ok"},
-    {"business", "count", "requests that ended with a business error (never retried)"},
-    {"exhausted", "count", "requests whose every attempt failed (attempts used up)"},
-    {"failed", "count", "requests that ended with an error their layer does not retry"},
-    {"deadline", "count", "requests whose deadline passed"},
-    {"throttled", "count", "requests refused at once by a retry budget or rate limiter"},
-    {"breaker", "count", "requests refused at once by an open circuit breaker"},
-    {"in_flight", "count", "requests with no outcome when the run ended"},
-    {"ok_share", "fraction", "ok / requests (likewise business_share ... in_flight_share)"},
-    {"business_share", "fraction", "business / requests"},
-    {"exhausted_share", "fraction", "exhausted / requests"},
-    {"failed_share", "fraction", "failed / requests"},
-    {"deadline_share", "fraction", "deadline / requests"},
-    {"throttled_share", "fraction", "throttled / requests"},
-    {"breaker_share", "fraction", "breaker / requests"},
-    {"in_flight_share", "fraction", "in_flight / requests"},
-    {"attempts_mean", "attempts", "attempts per request at the clients' outermost layer"},
-    {"attempts_max", "attempts", "the most attempts one request made at that layer"},
-    {"amplification", "ratio", "server arrivals per logical request"},
-    {"server_arrivals", "count", "attempts that reached the (first) service"},
-    {"server_completions", "count", "executions the service completed"},
-    {"rejected", "count", "attempts turned away by a full queue (503)"},
-    {"limited", "count", "attempts answered by the service's rate limiter"},
-    {"dropped", "count", "queued work dropped because its caller had given up (drop_expired)"},
-    {"wasted", "count", "completed executions nobody was waiting for any more"},
-    {"side_effects", "count", "executions with a side effect (not idempotent)"},
-    {"duplicates", "count", "side effects beyond the first for one request"},
-    {"retry_after_waits", "count", "retries that waited for a Retry-After"},
-    {"hedges", "count", "copies a hedged layer sent while another was out, or at once after a hedge_on failure"},
-    {"hedge_wins", "count", "hedged calls won by a hedge (not by the first copy or a retry)"},
-    {"cancelled", "count", "calls ended and running executions stopped by a cancellation"},
-    {"cancelled_before_start", "count", "attempts dropped unstarted by a cancellation: overtaken on the hop, or queued"},
-    {"err_<class>", "count", "failed attempts of each class: timeout conn 400 403 404 409 429 500 502 503 504 "
-                             "deadline throttled breaker (bulkhead with services)"},
-    {"lat_mean", "s", "mean latency of requests that ended"},
-    {"lat_p50", "s", "median latency of requests that ended"},
-    {"lat_p90", "s", "90th percentile latency"},
-    {"lat_p99", "s", "99th percentile latency"},
-    {"lat_p999", "s", "99.9th percentile latency"},
-    {"lat_max", "s", "the longest latency"},
-    {"ok_lat_mean", "s", "mean latency of requests that ended ok"},
-    {"ok_lat_p99", "s", "99th percentile latency of requests that ended ok"},
-    {"goodput", "1/s", "ok requests per second after warm-up"},
-    {"peak_server_rate", "1/s", "the busiest bucket's server arrivals"},
-    {"peak_rate_1s", "1/s", "(compare) the busiest second's server arrivals: a 1 s mean"},
-    {"recovered", "0/1", "1 when ok reached 90 % of offered in a 10 s window after the last phase; empty without phases"},
-    {"recovery_s", "s", "from the end of the last phase to that window; empty when it never came"},
-    {"complete", "0/1", "0 when the run was interrupted"},
-    {"events", "count", "events dispatched"},
-    {"wall_s", "s", "wall-clock time of the run (the only column that differs between equal runs)"},
-    {"<service>_utilization", "fraction", "(services) workers held / workers, after warm-up"},
-    {"<service>_wasted", "count", "(services) wasted executions at that service, after warm-up"},
-    {"<cache>_hit_ratio", "fraction", "(caches) hits / lookups, after warm-up"},
-    {"<metric>_hw", "as the metric", "(--reps, sweep, compare) the 95 % Student-t half-width"},
-    {"<metric>_sd", "as the metric", "(--reps, sweep) the standard deviation over replications"},
-};
 
 int help_is_command(const char *name)
 {
@@ -226,12 +165,7 @@ const char *help_suggest_command(const char *word)
     return scenario_nearest(word, names);
 }
 
-void help_list_metrics(FILE *f)
-{
-    fprintf(f, "%-24s %-14s %s\n", "metric", "unit", "meaning");
-    for (size_t i = 0; i < sizeof metrics / sizeof metrics[0]; i++)
-        fprintf(f, "%-24s %-14s %s\n", metrics[i].name, metrics[i].unit, metrics[i].meaning);
-}
+void help_list_metrics(FILE *f) { summary_list(f); }
 
 int help_print(FILE *f, const char *topic)
 {

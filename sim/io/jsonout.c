@@ -1,21 +1,19 @@
 /*
  * jsonout — summary.json from a summary table; see jsonout.h.
  */
-#define _XOPEN_SOURCE 700 /* open_memstream */
+#define _XOPEN_SOURCE 700 /* fmemopen, strdup */
 
 #include "jsonout.h"
 
-#include "csvread.h"
 #include "output.h"
 
 #include <json-c/json.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define JSONOUT_MAX_COLUMNS 4096
-#define JSONOUT_MAX_BYTES ((size_t)256 << 20)
 
 size_t jsonout_utf8_len(const char *s)
 {
@@ -123,76 +121,27 @@ static json_object *must(json_object *o, const char *what)
     return o;
 }
 
-/* Splits the next line of *pos into at most max fields (in place); returns
- * their number, or 0 at the end; *more when there were more. */
-static size_t next_line(char **pos, char **fields, size_t max, bool *more)
+/* Which label columns are numbers: not the scenario's name or a variant's
+ * label, and every row's cell a JSON number (a grid value of 0.5 or 1e5:
+ * a number with the digits given; 50ms or 01: text). */
+static void numeric_labels(const struct results *r, bool *num)
 {
-    char *p = *pos, *end = strchr(p, '\n');
-    if (*p == '\0')
-        return 0;
-    if (end != NULL)
-        *end = '\0', *pos = end + 1;
-    else
-        *pos = p + strlen(p);
-    size_t n = 0;
-    *more = false;
-    for (;;) {
-        if (n == max) {
-            *more = true;
-            return n;
-        }
-        fields[n++] = p;
-        char *c = strchr(p, ',');
-        if (c == NULL)
-            return n;
-        *c = '\0';
-        p = c + 1;
+    for (size_t k = 0; k < r->nlabels; k++) {
+        const char *name = r->label_names[k];
+        num[k] = strcmp(name, "scenario") != 0 && strcmp(name, "variant") != 0;
+        for (size_t i = 0; num[k] && i < r->nrows; i++)
+            num[k] = is_json_number(r->labels[i * r->nlabels + k]);
     }
 }
 
-/* Whether column `name` holds text whatever its cells look like: the
- * scenario's name, a variant's label, a grid or --vary key's values (the
- * keys have a dot; a value such as 01 or 1e5 stays as it was given). */
-static bool text_column(const char *name)
+/* Column c of the table: its labels, then its numbers. */
+static const char *column_name(const struct results *r, size_t c)
 {
-    return strchr(name, '.') != NULL || strcmp(name, "scenario") == 0 || strcmp(name, "variant") == 0;
-}
-
-/* Whether the len bytes at p are a JSON number. */
-static bool cell_is_number(const char *p, size_t len)
-{
-    char cell[64];
-    if (len >= sizeof cell)
-        return false;
-    memcpy(cell, p, len);
-    cell[len] = '\0';
-    return is_json_number(cell);
-}
-
-/* Which columns are numbers: not text columns, and every cell of the rows
- * in text a JSON number or empty (so a column's values are all of one
- * type). One pass; text is not modified. */
-static void numeric_columns(const char *text, char **head, size_t nh, bool *num)
-{
-    for (size_t c = 0; c < nh; c++)
-        num[c] = !text_column(head[c]);
-    for (const char *p = text; *p != '\0';) {
-        for (size_t c = 0;; c++) {
-            size_t len = strcspn(p, ",\n");
-            if (c < nh && len > 0 && !cell_is_number(p, len))
-                num[c] = false;
-            p += len;
-            if (*p != ',')
-                break;
-            p++;
-        }
-        if (*p == '\n')
-            p++;
-    }
+    return c < r->nlabels ? r->label_names[c] : r->cols[c - r->nlabels].name;
 }
 
 /* The document's fields before its rows, as pretty JSON up to "rows": [. */
-static void write_head(FILE *f, const struct jsonout_meta *m, char **head, size_t nh)
+static void write_head(FILE *f, const struct jsonout_meta *m, const struct results *r)
 {
     json_object *d = must(json_object_new_object(), "header");
     json_object_object_add(d, "schema", must(json_object_new_string("retrystorm-summary"), "schema"));
@@ -202,8 +151,8 @@ static void write_head(FILE *f, const struct jsonout_meta *m, char **head, size_
     json_object_object_add(d, "scenario", m->scenario ? must(json_object_new_string(m->scenario), "scenario") : NULL);
     json_object_object_add(d, "source", must(json_object_new_string(m->source), "source"));
     json_object *cols = must(json_object_new_array(), "columns");
-    for (size_t c = 0; c < nh; c++)
-        json_object_array_add(cols, must(json_object_new_string(head[c]), "a column"));
+    for (size_t c = 0; c < r->nlabels + r->ncols; c++)
+        json_object_array_add(cols, must(json_object_new_string(column_name(r, c)), "a column"));
     json_object_object_add(d, "columns", cols);
     const char *s = must_text(json_object_to_json_string_ext(
         d, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -215,118 +164,66 @@ static void write_head(FILE *f, const struct jsonout_meta *m, char **head, size_
     json_object_put(d);
 }
 
-/* One row as a one-line object keyed by the columns. */
-static void write_row(FILE *f, char **head, char **cell, size_t nh, const bool *num, bool first)
+/* A text as a JSON string, made valid UTF-8 first. */
+static json_object *string_of(const char *text)
+{
+    char *copy = strdup(text);
+    if (copy == NULL)
+        must(NULL, "a string");
+    char *clean = utf8_clean(copy);
+    json_object *v = must(json_object_new_string(clean), "a string");
+    if (clean != copy)
+        free(clean);
+    free(copy);
+    return v;
+}
+
+/* Row i as a one-line object keyed by the columns: numbers with the CSV's
+ * digits (results_cell), an empty cell null. */
+static void write_row(FILE *f, const struct results *r, size_t i, const bool *num)
 {
     json_object *row = must(json_object_new_object(), "a row");
-    for (size_t c = 0; c < nh; c++) {
-        json_object *v = NULL; /* empty: null */
-        if (cell[c][0] != '\0')
-            v = num[c] ? must(json_object_new_double_s(strtod(cell[c], NULL), cell[c]), "a number")
-                       : must(json_object_new_string(cell[c]), "a string");
-        json_object_object_add(row, head[c], v);
+    for (size_t k = 0; k < r->nlabels; k++) {
+        const char *t = r->labels[i * r->nlabels + k];
+        json_object_object_add(row, r->label_names[k],
+                               num[k] ? must(json_object_new_double_s(strtod(t, NULL), t), "a number")
+                                      : string_of(t));
     }
-    fprintf(f, "%s    %s", first ? "" : ",\n",
+    for (size_t c = 0; c < r->ncols; c++) {
+        double v = r->v[i * r->ncols + c];
+        char text[64] = "";
+        FILE *m = fmemopen(text, sizeof text, "w");
+        if (m == NULL)
+            must(NULL, "a number");
+        results_cell(m, &r->cols[c], v);
+        fclose(m);
+        json_object_object_add(row, r->cols[c].name,
+                               isnan(v) ? NULL : must(json_object_new_double_s(v, text), "a number"));
+    }
+    fprintf(f, "%s    %s", i == 0 ? "" : ",\n",
             must_text(json_object_to_json_string_ext(row, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)));
     json_object_put(row);
 }
 
-/* The rows of the table in text (modified in place), after the head. */
-static int fill(FILE *f, char *text, const struct jsonout_meta *m, char *err, size_t errsz)
+void jsonout_write_results(FILE *f, const struct results *r, const struct jsonout_meta *m)
 {
-    char **head = malloc(2 * JSONOUT_MAX_COLUMNS * sizeof *head), **cell = head + JSONOUT_MAX_COLUMNS;
-    bool *num = malloc(JSONOUT_MAX_COLUMNS * sizeof *num);
-    if (head == NULL || num == NULL) {
-        fprintf(stderr, "retrystorm: out of memory building summary.json\n");
-        abort();
-    }
-    int rc = 0;
-    bool more, any = false;
-    char *pos = text;
-    size_t nh = next_line(&pos, head, JSONOUT_MAX_COLUMNS, &more), n;
-    if (nh == 0 || more) {
-        snprintf(err, errsz, nh ? "more than %d columns" : "no header line", JSONOUT_MAX_COLUMNS);
-        rc = -1;
-    }
-    for (size_t a = 0; rc == 0 && a < nh; a++)
-        for (size_t b = a + 1; b < nh; b++)
-            if (strcmp(head[a], head[b]) == 0) {
-                snprintf(err, errsz, "the column %.64s appears twice", head[a]);
-                rc = -1;
-                break;
-            }
-    if (rc == 0) {
-        numeric_columns(pos, head, nh, num);
-        write_head(f, m, head, nh);
-    }
-    for (unsigned line = 2; rc == 0 && (n = next_line(&pos, cell, JSONOUT_MAX_COLUMNS, &more)) > 0; line++) {
-        if (n != nh || more) {
-            snprintf(err, errsz, "line %u has %zu%s fields, the header %zu", line, n, more ? "+" : "", nh);
-            rc = -1;
-        } else {
-            write_row(f, head, cell, nh, num, !any);
-            any = true;
-        }
-    }
-    if (rc == 0)
-        fprintf(f, "%s  ]\n}\n", any ? "\n" : "");
-    free(head);
+    bool *num = malloc((r->nlabels ? r->nlabels : 1) * sizeof *num);
+    if (num == NULL)
+        must(NULL, "the labels");
+    numeric_labels(r, num);
+    write_head(f, m, r);
+    for (size_t i = 0; i < r->nrows; i++)
+        write_row(f, r, i, num);
+    fprintf(f, "%s  ]\n}\n", r->nrows ? "\n" : "");
     free(num);
-    return rc;
 }
 
-int jsonout_write(FILE *f, const char *csv, size_t len, const struct jsonout_meta *m, char *err,
-                  size_t errsz)
+int jsonout_write_results_dir(const char *dir, const struct results *r, const struct jsonout_meta *m,
+                              char *err, size_t errsz)
 {
-    char *text = malloc(len + 1);
-    if (text == NULL) {
-        fprintf(stderr, "retrystorm: out of memory building summary.json (%zu bytes)\n", len + 1);
-        abort();
-    }
-    memcpy(text, csv, len);
-    text[len] = '\0';
-    char *clean = utf8_clean(text);
-    int rc = fill(f, clean, m, err, errsz);
-    if (clean != text)
-        free(clean);
-    free(text);
-    return rc;
-}
-
-/* The whole of dir/source as text. */
-static char *read_table(const char *dir, const char *source, size_t *len, char *err, size_t errsz)
-{
-    char path[4400];
-    if (snprintf(path, sizeof path, "%s/%s", dir, source) >= (int)sizeof path) {
-        snprintf(err, errsz, "%s/%s: path too long", dir, source);
-        return NULL;
-    }
-    struct csv c;
-    if (csv_open(&c, path, JSONOUT_MAX_BYTES, err, errsz) != 0)
-        return NULL;
-    *len = strlen(c.buf);
-    char *text = c.buf; /* taken from c: csv_close would free it */
-    c.buf = NULL;
-    csv_close(&c);
-    return text;
-}
-
-int jsonout_write_dir(const char *dir, const struct jsonout_meta *m, char *err, size_t errsz)
-{
-    size_t len;
-    char *text = read_table(dir, m->source, &len, err, errsz);
-    if (text == NULL)
-        return -1;
     struct output_file of;
-    char why[256];
-    int rc = output_file_open(&of, dir, "summary.json", err, errsz);
-    if (rc == 0 && jsonout_write(of.f, text, len, m, why, sizeof why) != 0) {
-        snprintf(err, errsz, "%s/%s: %s", dir, m->source, why);
-        output_file_discard(&of);
-        rc = -1;
-    } else if (rc == 0) {
-        rc = output_file_commit(&of, err, errsz);
-    }
-    free(text);
-    return rc;
+    if (output_file_open(&of, dir, "summary.json", err, errsz) != 0)
+        return -1;
+    jsonout_write_results(of.f, r, m);
+    return output_file_commit(&of, err, errsz);
 }

@@ -1,26 +1,27 @@
 /*
- * jsonout — summary.json: a summary table (summary.csv, sweep.csv or
- * tune.csv) as a JSON document, for scripts and notebooks.
+ * jsonout — summary.json: a summary table (results.h: a run's summary.csv,
+ * an experiment's summary.csv, sweep.csv or tune.csv) as a JSON document,
+ * for scripts and notebooks.
  *
- * The document is made from the CSV text the command has just written, so
- * its names and values are the CSV's, always: each row is an object keyed
- * by the CSV's column names (a table with a column twice is refused). A
- * column is typed as a whole: the scenario, the variant and every grid or
- * --vary key (a name with a dot) are strings; any other column whose cells
- * are all JSON numbers (or empty) holds numbers with the CSV's own digits
- * (no rounding on the way); an empty cell is null. The rows are written
- * one per line as they are read, so memory is one row, not the table. The format (schema version 1) is
- * described in the README, and docs/summary.schema.json is its JSON Schema:
+ * The document is made from the same numbers as the CSV, with the CSV's
+ * digits (results_cell), so its names and values are the CSV's, always:
+ * each row is an object keyed by the column names. The scenario and the
+ * variant are strings; every other label column (the seed, the point, a
+ * grid or --vary key's values) holds numbers when every row's value is a
+ * JSON number (0.5, 1e5; not 50ms or 01), strings otherwise; every number
+ * column holds numbers, an empty cell null. The format (schema version 2)
+ * is described in the README, and docs/summary.schema.json is its JSON
+ * Schema:
  *
- *   { "schema": "retrystorm-summary", "version": 1, "retrystorm": "0.1.0",
+ *   { "schema": "retrystorm-summary", "version": 2, "retrystorm": "0.2.0",
  *     "command": "run", "scenario": "storm", "source": "summary.csv",
  *     "columns": ["scenario", ...], "rows": [ { "scenario": "storm", ... } ] }
  *
- * The JSON is built and escaped by json-c, from the table made valid UTF-8
- * first (a CSV read back may hold any bytes, and json-c passes bytes over
- * 0x7F through as they are): each byte that starts no well-formed sequence
- * becomes U+FFFD. jsonout_utf8_len is that rule, for every JSON writer
- * (serve's answers too). Costs: linear in the table.
+ * Strings are built and escaped by json-c after being made valid UTF-8 (a
+ * grid value from the command line may hold any bytes, and json-c passes
+ * bytes over 0x7F through as they are): each byte that starts no
+ * well-formed sequence becomes U+FFFD. jsonout_utf8_len is that rule, for
+ * every JSON writer (serve's answers too). Costs: linear in the table.
  */
 #ifndef RS_JSONOUT_H
 #define RS_JSONOUT_H
@@ -28,7 +29,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#define JSONOUT_VERSION 1
+#include "results.h"
+
+#define JSONOUT_VERSION 2
 
 struct jsonout_meta {
     const char *command;  /* run, compare, sweep, tune */
@@ -36,17 +39,13 @@ struct jsonout_meta {
     const char *source;   /* the CSV file the rows are: summary.csv, sweep.csv, tune.csv */
 };
 
-/* Writes the JSON document of the CSV text `csv` (a header line, then rows
- * of as many comma-separated fields; our files quote nothing) to f, ending
- * with a newline. Returns 0, or -1 with a message when the text is not
- * such a table. */
-int jsonout_write(FILE *f, const char *csv, size_t len, const struct jsonout_meta *m, char *err,
-                  size_t errsz);
+/* Writes the JSON document of the table r to f, ending with a newline. */
+void jsonout_write_results(FILE *f, const struct results *r, const struct jsonout_meta *m);
 
-/* dir/summary.json from dir/`m->source` (read back as any file is: hostile,
- * at most 256 MiB), written in place of an earlier one. Returns 0 or -1
- * with a message. */
-int jsonout_write_dir(const char *dir, const struct jsonout_meta *m, char *err, size_t errsz);
+/* dir/summary.json of the table r, written in place of an earlier one.
+ * Returns 0 or -1 with a message. */
+int jsonout_write_results_dir(const char *dir, const struct results *r, const struct jsonout_meta *m,
+                              char *err, size_t errsz);
 
 /* The length (1 to 4) of the well-formed UTF-8 sequence that s starts, as
  * RFC 3629 defines it (no overlong form, no surrogate, nothing above

@@ -8,6 +8,7 @@
 
 #include "jsonout.h"
 #include "outdir.h"
+#include "results.h"
 
 #include <errno.h>
 #include <float.h>
@@ -16,6 +17,30 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* The peak of the server's arrivals per second averaged over the last
+ * PEAK_WINDOW_S of whole buckets (at least one): with a herd at 10 ms
+ * buckets, what a figure's rolling mean shows, not the one bucket that
+ * every variant shares. O(buckets). */
+#define PEAK_WINDOW_S 1.0
+static double peak_rate_window(const struct metrics *m)
+{
+    double best = -1, sum = 0, len = 0;
+    size_t from = 0;
+    for (size_t i = 0; i < m->nbuckets; i++) {
+        sum += (double)m->b[i].server_arrivals;
+        len += metrics_bucket_len(m, i);
+        while (i > from && len - metrics_bucket_len(m, from) >= PEAK_WINDOW_S - 1e-9) {
+            sum -= (double)m->b[from].server_arrivals;
+            len -= metrics_bucket_len(m, from++);
+        }
+        if (len >= PEAK_WINDOW_S - 1e-9 && sum / len > best)
+            best = sum / len;
+    }
+    if (best < 0) /* a run shorter than the window: its mean */
+        best = len > 0 ? sum / len : 0;
+    return best;
+}
 
 void output_summarise(const struct sim *s, double wall_s, struct summary *o)
 {
@@ -34,6 +59,15 @@ void output_summarise(const struct sim *s, double wall_s, struct summary *o)
     o->server_completions = m->server_completions;
     o->rejected = m->rejected;
     o->wasted = m->wasted;
+    o->limited = m->limited;
+    o->dropped = m->dropped;
+    o->side_effects = m->side_effects;
+    o->duplicates = m->duplicates;
+    o->retry_after_waits = m->retry_after_waits;
+    o->hedges = m->hedges;
+    o->hedge_wins = m->hedge_wins;
+    o->cancelled = m->cancelled;
+    o->cancelled_before_start = m->cancelled_before_start;
     o->lat_mean = metrics_mean_s(&m->lat_all);
     o->lat_p50 = metrics_quantile(&m->lat_all, 0.50);
     o->lat_p90 = metrics_quantile(&m->lat_all, 0.90);
@@ -48,6 +82,7 @@ void output_summarise(const struct sim *s, double wall_s, struct summary *o)
         if (r > o->peak_server_rate)
             o->peak_server_rate = r;
     }
+    o->peak_rate_1s = peak_rate_window(m);
     rs_time end = sim_last_phase_end(s), start;
     o->recovered = -1;
     o->recovery_s = -1.0;
@@ -207,224 +242,53 @@ static void write_timeseries(FILE *f, const struct sim *s, const struct summary 
     }
 }
 
-/* ---- the columns of summary.csv ---- */
+/* ---- summary.csv and summary.json ---- */
 
-/* What each kind of column allows: [lo, hi] (so finite), whole numbers
- * only or not; and whether it is a metric. */
-static const struct kind_desc {
-    double lo, hi;
-    bool whole, metric;
-    const char *allows;
-} kinds[] = {
-    [OUTPUT_TEXT] = {1, 0, false, false, "text"},
-    [OUTPUT_SEED] = {0, 18446744073709549568.0, true, false, "a seed (an integer from 0 to 2^64 - 1)"},
-    [OUTPUT_COUNT] = {0, 9007199254740992.0, true, true, "a count (an integer from 0 to 9007199254740992)"},
-    [OUTPUT_SHARE] = {0, 1, false, true, "a share (a number from 0 to 1)"},
-    [OUTPUT_FLAG] = {0, 1, true, true, "a flag (0 or 1)"},
-    [OUTPUT_SECONDS] = {0, DBL_MAX, false, true, "seconds (a finite number >= 0)"},
-    [OUTPUT_REAL] = {0, DBL_MAX, false, true, "a finite number >= 0"},
-    [OUTPUT_WALL] = {0, DBL_MAX, false, false, "wall-clock seconds (a finite number >= 0)"},
-};
-
-bool output_kind_is_metric(enum output_kind k) { return kinds[k].metric; }
-
-bool output_value_ok(enum output_kind k, double v)
+/* The scenario's columns; a scenario that loaded has names that give
+ * distinct columns (scenario_check), so a failure here is a bug. */
+static void columns_of(const struct sim *s, struct summary_cols *cols)
 {
-    const struct kind_desc *d = &kinds[k];
-    return v >= d->lo && v <= d->hi && (!d->whole || v == floor(v)); /* NaN: false */
-}
-
-const char *output_kind_allows(enum output_kind k) { return kinds[k].allows; }
-
-/* The families a descriptor may stand for: one column, or one per outcome
- * or per error class (bulkhead only with services, as err_bulkhead). */
-enum family { ONE, PER_OUTCOME, PER_ERROR };
-static const struct family_desc {
-    const char *const *names;
-    size_t from, to;
-} families[] = {
-    [ONE] = {NULL, 0, 1},
-    [PER_OUTCOME] = {metrics_outcome_names, 0, OUT_NOUTCOMES},
-    [PER_ERROR] = {errclass_names, CLS_TIMEOUT, CLS_BULKHEAD},
-};
-
-/* The columns of summary.csv, in order, and their kinds: the one list of
- * them (output_write_summary_csv writes the cells in this order; sweeps
- * read jobs.csv by it). A family's columns are named prefix, member's name,
- * suffix; wall-clock columns come last, after the services' columns. */
-static const struct column_desc {
-    const char *prefix, *suffix;
-    enum output_kind kind;
-    enum family family;
-} columns[] = {
-    {"scenario", "", OUTPUT_TEXT, ONE},
-    {"seed", "", OUTPUT_SEED, ONE},
-    {"requests", "", OUTPUT_COUNT, ONE},
-    {"", "", OUTPUT_COUNT, PER_OUTCOME},
-    {"in_flight", "", OUTPUT_COUNT, ONE},
-    {"", "_share", OUTPUT_SHARE, PER_OUTCOME},
-    {"in_flight_share", "", OUTPUT_SHARE, ONE},
-    {"attempts_mean", "", OUTPUT_REAL, ONE},
-    {"attempts_max", "", OUTPUT_COUNT, ONE},
-    {"amplification", "", OUTPUT_REAL, ONE},
-    {"server_arrivals", "", OUTPUT_COUNT, ONE},
-    {"server_completions", "", OUTPUT_COUNT, ONE},
-    {"rejected", "", OUTPUT_COUNT, ONE},
-    {"limited", "", OUTPUT_COUNT, ONE},
-    {"dropped", "", OUTPUT_COUNT, ONE},
-    {"wasted", "", OUTPUT_COUNT, ONE},
-    {"side_effects", "", OUTPUT_COUNT, ONE},
-    {"duplicates", "", OUTPUT_COUNT, ONE},
-    {"retry_after_waits", "", OUTPUT_COUNT, ONE},
-    {"hedges", "", OUTPUT_COUNT, ONE},
-    {"hedge_wins", "", OUTPUT_COUNT, ONE},
-    {"cancelled", "", OUTPUT_COUNT, ONE},
-    {"cancelled_before_start", "", OUTPUT_COUNT, ONE},
-    {"err_", "", OUTPUT_COUNT, PER_ERROR},
-    {"lat_mean", "", OUTPUT_SECONDS, ONE},
-    {"lat_p50", "", OUTPUT_SECONDS, ONE},
-    {"lat_p90", "", OUTPUT_SECONDS, ONE},
-    {"lat_p99", "", OUTPUT_SECONDS, ONE},
-    {"lat_p999", "", OUTPUT_SECONDS, ONE},
-    {"lat_max", "", OUTPUT_SECONDS, ONE},
-    {"ok_lat_mean", "", OUTPUT_SECONDS, ONE},
-    {"ok_lat_p99", "", OUTPUT_SECONDS, ONE},
-    {"goodput", "", OUTPUT_REAL, ONE},
-    {"peak_server_rate", "", OUTPUT_REAL, ONE},
-    {"recovered", "", OUTPUT_FLAG, ONE},
-    {"recovery_s", "", OUTPUT_SECONDS, ONE},
-    {"complete", "", OUTPUT_FLAG, ONE},
-    {"events", "", OUTPUT_COUNT, ONE},
-    {"wall_s", "", OUTPUT_WALL, ONE},
-};
-
-size_t output_summary_columns(struct output_column *cols, size_t max)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < sizeof columns / sizeof *columns; i++) {
-        const struct column_desc *c = &columns[i];
-        const struct family_desc *fam = &families[c->family];
-        for (size_t k = fam->from; k < fam->to && n < max; k++, n++) {
-            snprintf(cols[n].name, sizeof cols[n].name, "%s%s%s", c->prefix,
-                     fam->names ? fam->names[k] : "", c->suffix);
-            cols[n].kind = c->kind;
-        }
+    char err[256];
+    if (summary_cols_init(cols, sim_scenario(s), err, sizeof err) != 0) {
+        fprintf(stderr, "retrystorm: %s\n", err);
+        abort();
     }
-    return n;
 }
 
-/* The header's columns: every one but wall-clock time's (the first
- * without a comma before it), or only wall-clock time's. */
-static void header_columns(FILE *f, bool wall)
+/* The run's summary as a one-row results table: scenario and seed, then
+ * every column. */
+static void run_results(const struct sim *s, const struct summary *o, const struct summary_cols *cols,
+                        struct results *r)
 {
-    struct output_column c[OUTPUT_MAX_COLUMNS];
-    size_t n = output_summary_columns(c, OUTPUT_MAX_COLUMNS), shown = 0;
-    for (size_t i = 0; i < n; i++)
-        if ((c[i].kind == OUTPUT_WALL) == wall)
-            fprintf(f, "%s%s", wall || shown++ ? "," : "", c[i].name);
-}
-
-void output_write_summary_header(FILE *f)
-{
-    header_columns(f, false);
-    header_columns(f, true);
-    fputc('\n', f);
-}
-
-/* run's summary.csv of a scenario with services: err_bulkhead, then each
- * service's utilization (workers held / workers) and wasted executions,
- * after warmup; with caches, each cache's hit ratio after warmup. */
-static void services_header(FILE *f, const struct scenario *sc)
-{
-    if (sc->graph) {
-        fprintf(f, ",err_bulkhead");
-        for (unsigned v = 0; v < sc->nservices; v++)
-            fprintf(f, ",%s_utilization,%s_wasted", sc->services[v].name, sc->services[v].name);
+    double *row = malloc(cols->n * sizeof *row);
+    char seed[32];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)sim_scenario(s)->seed);
+    const char *labels[2] = {sim_scenario(s)->name, seed};
+    if (row == NULL || results_init(r, 2, cols->n) != 0) {
+        fprintf(stderr, "retrystorm: out of memory for the summary\n");
+        abort();
     }
-    for (unsigned c = 0; c < sc->ncaches; c++)
-        fprintf(f, ",%s_hit_ratio", sc->caches[c].name);
+    snprintf(r->label_names[0], sizeof r->label_names[0], "scenario");
+    snprintf(r->label_names[1], sizeof r->label_names[1], "seed");
+    for (size_t i = 0; i < cols->n; i++)
+        r->cols[i] = (struct results_col){"", cols->c[i].kind, false};
+    for (size_t i = 0; i < cols->n; i++)
+        snprintf(r->cols[i].name, sizeof r->cols[i].name, "%s", cols->c[i].name);
+    summary_row(cols, s, o, row);
+    if (results_add(r, labels, row) != 0) {
+        fprintf(stderr, "retrystorm: out of memory for the summary\n");
+        abort();
+    }
+    free(row);
 }
 
-static void services_cells(FILE *f, const struct sim *s)
+void output_write_summary_csv(FILE *f, const struct sim *s, const struct summary *o,
+                              const struct summary_cols *cols)
 {
-    const struct scenario *sc = sim_scenario(s);
-    if (sc->graph) {
-        fprintf(f, ",%llu", (unsigned long long)sim_metrics(s)->errors[CLS_BULKHEAD]);
-        for (unsigned v = 0; v < sc->nservices; v++) {
-            struct sim_service_row r;
-            sim_service_totals(s, v, &r);
-            fprintf(f, ",%.9g,%llu", r.workers > 0 ? r.busy / r.workers : 0.0,
-                    (unsigned long long)r.wasted);
-        }
-    }
-    for (unsigned c = 0; c < sc->ncaches; c++)
-        fprintf(f, ",%.9g", sim_cache_hit_ratio(s, c));
-}
-
-void output_write_summary_csv(FILE *f, const struct sim *s, const struct summary *o, unsigned flags)
-{
-    const struct scenario *sc = sim_scenario(s);
-    const struct metrics *m = sim_metrics(s);
-    double n = o->requests ? (double)o->requests : 1.0;
-    bool services = (flags & OUTPUT_SERVICES) && (sc->graph || sc->ncaches > 0);
-    if (flags & OUTPUT_HEADER) {
-        header_columns(f, false);
-        if (services)
-            services_header(f, sc);
-        header_columns(f, true);
-        fputc('\n', f);
-    }
-
-    fprintf(f, "%s,%llu,%llu", sc->name, (unsigned long long)sc->seed,
-            (unsigned long long)o->requests);
-    for (int i = 0; i < OUT_NOUTCOMES; i++)
-        fprintf(f, ",%llu", (unsigned long long)o->outcomes[i]);
-    fprintf(f, ",%llu", (unsigned long long)o->in_flight);
-    for (int i = 0; i < OUT_NOUTCOMES; i++)
-        fprintf(f, ",%.9g", (double)o->outcomes[i] / n);
-    fprintf(f, ",%.9g,%.9g,%llu,%.9g,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu",
-            (double)o->in_flight / n, o->attempts_mean, (unsigned long long)o->attempts_max,
-            o->amplification, (unsigned long long)o->server_arrivals,
-            (unsigned long long)o->server_completions, (unsigned long long)o->rejected,
-            (unsigned long long)m->limited, (unsigned long long)m->dropped,
-            (unsigned long long)o->wasted, (unsigned long long)m->side_effects,
-            (unsigned long long)m->duplicates, (unsigned long long)m->retry_after_waits,
-            (unsigned long long)m->hedges, (unsigned long long)m->hedge_wins,
-            (unsigned long long)m->cancelled, (unsigned long long)m->cancelled_before_start);
-    for (int e = CLS_TIMEOUT; e < CLS_BULKHEAD; e++)
-        fprintf(f, ",%llu", (unsigned long long)m->errors[e]);
-    cell(f, o->lat_mean);
-    cell(f, o->lat_p50);
-    cell(f, o->lat_p90);
-    cell(f, o->lat_p99);
-    cell(f, o->lat_p999);
-    cell(f, o->lat_max);
-    cell(f, o->ok_lat_mean);
-    cell(f, o->ok_lat_p99);
-    fprintf(f, ",%.9g,%.9g,", o->goodput, o->peak_server_rate);
-    if (o->recovered >= 0)
-        fprintf(f, "%d", o->recovered);
-    cell(f, o->recovery_s);
-    fprintf(f, ",%d,%llu", o->complete, (unsigned long long)o->events);
-    if (services)
-        services_cells(f, s);
-    fprintf(f, ",%.3f\n", o->wall_s);
-}
-
-char *output_summary_row(const struct sim *s, const struct summary *sum)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (f == NULL)
-        return NULL;
-    output_write_summary_csv(f, s, sum, 0);
-    if (fclose(f) != 0) {
-        free(text);
-        return NULL;
-    }
-    text[strcspn(text, "\n")] = '\0';
-    return text;
+    struct results r;
+    run_results(s, o, cols, &r);
+    results_write_csv(f, &r);
+    results_fini(&r);
 }
 
 static void write_latency(FILE *f, const struct sim *s, const struct summary *sum)
@@ -555,27 +419,23 @@ static void write_caches(FILE *f, const struct sim *s, const struct summary *sum
 
 static void write_summary(FILE *f, const struct sim *s, const struct summary *sum)
 {
-    output_write_summary_csv(f, s, sum, OUTPUT_HEADER | OUTPUT_SERVICES);
+    struct summary_cols cols;
+    columns_of(s, &cols);
+    output_write_summary_csv(f, s, sum, &cols);
+    summary_cols_fini(&cols);
 }
 
-/* summary.json: summary.csv's text as JSON (jsonout). */
+/* summary.json: the same table as summary.csv, from the numbers (jsonout). */
 static void write_summary_json(FILE *f, const struct sim *s, const struct summary *sum)
 {
-    char *buf = NULL, err[128];
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    if (m != NULL)
-        write_summary(m, s, sum);
-    if (m == NULL || fclose(m) != 0) { /* STYLE: out of memory aborts */
-        fprintf(stderr, "retrystorm: out of memory writing summary.json (%zu bytes)\n", len);
-        abort();
-    }
+    struct summary_cols cols;
+    struct results r;
+    columns_of(s, &cols);
+    run_results(s, sum, &cols, &r);
     struct jsonout_meta meta = {"run", sim_scenario(s)->name, "summary.csv"};
-    if (jsonout_write(f, buf, len, &meta, err, sizeof err) != 0) { /* our own table: a bug */
-        fprintf(stderr, "retrystorm: summary.json: %s\n", err);
-        abort();
-    }
-    free(buf);
+    jsonout_write_results(f, &r, &meta);
+    results_fini(&r);
+    summary_cols_fini(&cols);
 }
 
 static void write_scenario(FILE *f, const struct sim *s, const struct summary *sum)

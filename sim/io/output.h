@@ -2,7 +2,7 @@
  * output — what a run leaves behind: CSV files, the effective scenario, and
  * the human summary.
  *
- * output_summarise derives the summary row from a finished run.
+ * output_summarise derives the summary (summary.h) from a finished run.
  * output_write_dir writes every file to a temporary name in the directory
  * (created if missing), and renames them into place only when all are
  * written, so an interrupted or failed run never leaves a half-written file
@@ -18,22 +18,7 @@
 #include <stdio.h>
 
 #include "sim.h"
-
-struct summary {
-    uint64_t requests, outcomes[OUT_NOUTCOMES], in_flight;
-    double attempts_mean;
-    uint64_t attempts_max;
-    double amplification;
-    uint64_t server_arrivals, server_completions, rejected, wasted;
-    double lat_mean, lat_p50, lat_p90, lat_p99, lat_p999, lat_max; /* -1: none */
-    double ok_lat_mean, ok_lat_p99;
-    double goodput, peak_server_rate;
-    int recovered;       /* 1, 0, or -1 where the scenario has no phase */
-    double recovery_s;   /* -1: none */
-    uint64_t events;
-    double wall_s;
-    int complete; /* 0 when the run was interrupted */
-};
+#include "summary.h"
 
 /* The recovery rule (README): after the last phase ends, the first window of
  * this length, starting on a bucket boundary, in which ok outcomes reach
@@ -73,55 +58,10 @@ void output_file_discard(struct output_file *of);
  * only if it created it (outdir_mkdir); -1 with a message when it cannot. */
 int output_mkdir(const char *dir, char *err, size_t errsz);
 
-/* The header line of summary.csv (no simulation needed: the columns are
- * the same for every scenario). */
-void output_write_summary_header(FILE *f);
-
-/* The kind of a summary.csv column: what it holds, and so what a reader of
- * our own files (jobs.csv for --resume and merge) accepts in it. */
-enum output_kind {
-    OUTPUT_TEXT,    /* the scenario's name */
-    OUTPUT_SEED,    /* the seed, an integer below 2^64 */
-    OUTPUT_COUNT,   /* an integer from 0 to 2^53 (exact in a double) */
-    OUTPUT_SHARE,   /* a number from 0 to 1 */
-    OUTPUT_FLAG,    /* 0 or 1 */
-    OUTPUT_SECONDS, /* simulated time: a finite number >= 0 */
-    OUTPUT_REAL,    /* a mean, ratio or rate: a finite number >= 0 */
-    OUTPUT_WALL     /* wall-clock seconds: differ between equal runs */
-};
-
-/* A column of summary.csv: its name and kind. */
-struct output_column {
-    char name[64];
-    enum output_kind kind;
-};
-#define OUTPUT_MAX_COLUMNS 96
-
-/* The fixed columns of summary.csv, in order (the per-outcome and per-error
- * columns expanded; without the services' columns), into cols; returns
- * their number (at most max). Costs: O(columns). */
-size_t output_summary_columns(struct output_column *cols, size_t max);
-
-/* Whether columns of kind k are metrics, which sweeps keep and average:
- * every kind but the name, the seed and wall-clock time. */
-bool output_kind_is_metric(enum output_kind k);
-
-/* Whether v is a value a column of kind k may hold (NaN never is: an empty
- * cell is the reader's concern), and what the kind allows, as words for a
- * message ("a share (a number from 0 to 1)"). */
-bool output_value_ok(enum output_kind k, double v);
-const char *output_kind_allows(enum output_kind k);
-
-/* The summary.csv row of a run, with the header line first if asked. */
-#define OUTPUT_HEADER 1u   /* the header line first */
-#define OUTPUT_SERVICES 2u /* a scenario with services: err_bulkhead and per-service columns
-                            * before wall_s (run's summary.csv; sweeps keep the fixed columns) */
-void output_write_summary_csv(FILE *f, const struct sim *s, const struct summary *sum, unsigned flags);
-
-/* The summary.csv row of a run without header or newline (flags 0: the
- * fixed columns a sweep's job and compare record), malloc'd; NULL when
- * memory runs out. */
-char *output_summary_row(const struct sim *s, const struct summary *sum);
+/* summary.csv of a run: scenario, seed, then every column of cols (the
+ * scenario's: summary_cols_init), with the header line first. */
+void output_write_summary_csv(FILE *f, const struct sim *s, const struct summary *sum,
+                              const struct summary_cols *cols);
 
 /* The short human summary. */
 void output_print_summary(FILE *f, const struct sim *s, const struct summary *sum,

@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
-#include <gsl/gsl_cdf.h>
 #include <stdarg.h>
 #include <math.h>
 #include <stdlib.h>
@@ -17,7 +16,10 @@
 #include "experiment.h"
 #include "metrics.h"
 #include "output.h"
+#include "results.h"
 #include "sim.h"
+#include "stats.h"
+#include "summary.h"
 
 struct axis {
     char key[128];
@@ -95,6 +97,8 @@ static char *slurp(const char *path)
 }
 
 /* Splits a CSV line (no quoting in our files) into fields in place. */
+#define MAX_COLS 256
+
 static size_t split(char *line, char **fields, size_t max)
 {
     size_t n = 0;
@@ -107,136 +111,6 @@ static size_t split(char *line, char **fields, size_t max)
     return n;
 }
 
-#define MAX_COLS 256
-
-/* The columns of summary.csv that also get a 95 % half-width (NAME_hw, at
- * the end of each row) over the replications that have a value. */
-static const char *const hw_names[] = {"ok_share", "amplification", "attempts_mean", "lat_p99",
-                                       "recovery_s", "goodput", "peak_rate_1s",
-                                       "server_arrivals", "lat_max"};
-#define NHW (sizeof hw_names / sizeof *hw_names)
-
-/* The column of a replication's row holding the peak of the server's
- * arrival rate averaged over PEAK_WINDOW_S (a rolling window of whole
- * buckets), appended after the run's own summary columns. */
-#define PEAK_COLUMN "peak_rate_1s"
-#define PEAK_WINDOW_S 1.0
-
-/* The numeric values of column c over the rows (those with a value) into
- * x; false when one is not a number. */
-static bool column_numbers(char *fields[][MAX_COLS], size_t nrows, size_t c, double *x, size_t *n)
-{
-    *n = 0;
-    for (size_t r = 0; r < nrows; r++) {
-        char *end;
-        if (fields[r][c][0] == '\0')
-            continue;
-        double v = strtod(fields[r][c], &end);
-        if (*end != '\0' || !isfinite(v))
-            return false;
-        x[(*n)++] = v;
-    }
-    return true;
-}
-
-/* The half-width of the 95 % interval of the mean of x (Student's t);
- * NAN below 2 values. */
-static double half_width(const double *x, size_t n)
-{
-    if (n < 2)
-        return NAN;
-    double mean = 0, ss = 0;
-    for (size_t i = 0; i < n; i++)
-        mean += x[i] / (double)n;
-    for (size_t i = 0; i < n; i++)
-        ss += (x[i] - mean) * (x[i] - mean);
-    return gsl_cdf_tdist_Pinv(0.975, (double)(n - 1)) * sqrt(ss / (double)(n - 1)) / sqrt((double)n);
-}
-
-/* The mean over rows of each column that parses as a number in every row
- * that has a value (empty when none has); the first row's text otherwise;
- * then the half-width of each column hw[k] (empty below 2 values). */
-static void write_means(FILE *f, char rows[][8192], size_t nrows, const size_t *hw)
-{
-    char *fields[64][MAX_COLS];
-    double x[64];
-    size_t ncol = 0, n;
-    for (size_t r = 0; r < nrows; r++)
-        ncol = split(rows[r], fields[r], MAX_COLS);
-    for (size_t c = 0; c < ncol; c++) {
-        double sum = 0;
-        bool numeric = column_numbers(fields, nrows, c, x, &n);
-        for (size_t i = 0; i < n; i++)
-            sum += x[i];
-        fputc(',', f);
-        if (!numeric)
-            fputs(fields[0][c], f);
-        else if (n > 0)
-            fprintf(f, "%.9g", sum / (double)n);
-    }
-    for (size_t k = 0; k < NHW; k++) {
-        double h = hw[k] < ncol && column_numbers(fields, nrows, hw[k], x, &n) ? half_width(x, n) : NAN;
-        fputc(',', f);
-        if (!isnan(h))
-            fprintf(f, "%.9g", h);
-    }
-    fputc('\n', f);
-}
-
-/* The peak of the server's arrivals per second averaged over the last
- * PEAK_WINDOW_S of whole buckets (at least one): with a herd at 10 ms
- * buckets, what the figure's rolling mean shows, not the one bucket that
- * every variant shares. O(buckets). */
-static double peak_rate_window(const struct metrics *m)
-{
-    double best = -1, sum = 0, len = 0;
-    size_t from = 0;
-    for (size_t i = 0; i < m->nbuckets; i++) {
-        sum += (double)m->b[i].server_arrivals;
-        len += metrics_bucket_len(m, i);
-        while (i > from && len - metrics_bucket_len(m, from) >= PEAK_WINDOW_S - 1e-9) {
-            sum -= (double)m->b[from].server_arrivals;
-            len -= metrics_bucket_len(m, from++);
-        }
-        if (len >= PEAK_WINDOW_S - 1e-9 && sum / len > best)
-            best = sum / len;
-    }
-    if (best < 0) /* a run shorter than the window: its mean */
-        best = len > 0 ? sum / len : 0;
-    return best;
-}
-
-/* Reports the means over the replications of a few columns. */
-static void report_means(compare_report_fn report, void *user, const char *label,
-                         const char *header, char rows[][8192], unsigned reps)
-{
-    static const char *const want[] = {"requests", "ok_share", "amplification", "lat_p50",
-                                       "lat_p99", PEAK_COLUMN, "duplicates", "recovered",
-                                       "recovery_s"};
-    enum { NW = sizeof want / sizeof want[0] };
-    char hdr[8192], tmp[8192], *hf[MAX_COLS], *rf[MAX_COLS];
-    double means[NW];
-    snprintf(hdr, sizeof hdr, "%s", header);
-    size_t nh = split(hdr, hf, MAX_COLS);
-    for (size_t w = 0; w < NW; w++) {
-        double sum = 0;
-        size_t cnt = 0;
-        for (size_t col = 0; col < nh; col++) {
-            if (strcmp(hf[col], want[w]) != 0)
-                continue;
-            for (unsigned r = 0; r < reps; r++) {
-                memcpy(tmp, rows[r], sizeof tmp);
-                size_t nr = split(tmp, rf, MAX_COLS);
-                if (col < nr && rf[col][0]) {
-                    sum += strtod(rf[col], NULL);
-                    cnt++;
-                }
-            }
-        }
-        means[w] = cnt ? sum / (double)cnt : NAN;
-    }
-    report(user, label, want, means, NW);
-}
 
 /* Appends to buf (of size bytes, *used of them used) without ever
  * writing past it: a text that does not fit leaves *used == size. */
@@ -374,14 +248,15 @@ static int load_variants(const struct compare_spec *spec, struct variants *vs,
 /* The comparison's combined files: summary.csv, timeseries.csv,
  * replications.csv, and each variant's latency.csv and attempts.csv (its
  * replication 0) behind its variant and key columns, under the union of
- * the variants' columns (written once every variant has run). */
+ * the variants' columns (written once every variant has run). summary.csv
+ * and replications.csv are written from the numbers (sum and reps). */
 enum { C_SUM, C_TS, C_REPS, C_LAT, C_ATT, C_FILES };
 static const char *const combined_names[C_FILES] = {"summary.csv", "timeseries.csv", "replications.csv",
                                                     "latency.csv", "attempts.csv"};
 struct combined {
     struct output_file f[C_FILES];
-    char header[8192]; /* a replication's row's header: the run's summary, then PEAK_COLUMN */
-    size_t hw[NHW];    /* where hw_names are in it (MAX_COLS: absent) */
+    struct summary_cols cols; /* every variant's (the same) */
+    struct results sum, reps;
 };
 
 static int combined_open(struct combined *c, const char *dir, char *err, size_t errsz)
@@ -397,6 +272,10 @@ static int combined_open(struct combined *c, const char *dir, char *err, size_t 
 static int combined_close(struct combined *c, bool commit, char *err, size_t errsz)
 {
     int rc = 0;
+    if (commit) {
+        results_write_csv(c->f[C_SUM].f, &c->sum);
+        results_write_csv(c->f[C_REPS].f, &c->reps);
+    }
     for (size_t i = 0; i < C_FILES && commit && rc == 0; i++)
         rc = output_file_commit(&c->f[i], err, errsz) != 0 ? -1 : 0;
     for (size_t i = 0; i < C_FILES; i++)
@@ -404,46 +283,50 @@ static int combined_close(struct combined *c, bool commit, char *err, size_t err
     return rc;
 }
 
-/* Where each of hw_names is in c->header. */
-static void find_hw(struct combined *c)
+/* The tables of summary.csv (variant, keys, reps, each metric's mean, sd
+ * and half-width) and replications.csv (variant, keys, replication, each
+ * metric). Returns 0, or -1 when memory is short. */
+static int combined_tables(struct combined *c, const struct compare_spec *spec, const struct variants *vs)
 {
-    char hdr[8192], *hf[MAX_COLS];
-    snprintf(hdr, sizeof hdr, "%s", c->header);
-    size_t nh = split(hdr, hf, MAX_COLS);
-    for (size_t k = 0; k < NHW; k++) {
-        c->hw[k] = MAX_COLS;
-        for (size_t i = 0; i < nh; i++)
-            if (strcmp(hf[i], hw_names[k]) == 0)
-                c->hw[k] = i;
+    size_t nm = results_metrics(&c->cols);
+    if (results_init(&c->sum, 1 + spec->nvary, 1 + 3 * nm) != 0 ||
+        results_init(&c->reps, 2 + spec->nvary, nm) != 0)
+        return -1;
+    snprintf(c->sum.label_names[0], sizeof c->sum.label_names[0], "variant");
+    snprintf(c->reps.label_names[0], sizeof c->reps.label_names[0], "variant");
+    for (size_t k = 0; k < spec->nvary; k++) {
+        snprintf(c->sum.label_names[1 + k], sizeof c->sum.label_names[0], "%s", vs->axes[k].key);
+        snprintf(c->reps.label_names[1 + k], sizeof c->reps.label_names[0], "%s", vs->axes[k].key);
     }
+    snprintf(c->reps.label_names[1 + spec->nvary], sizeof c->reps.label_names[0], "replication");
+    results_stat_columns(&c->sum, 0, &c->cols);
+    for (size_t i = 0, m = 0; i < c->cols.n; i++)
+        if (output_kind_is_metric(c->cols.c[i].kind)) {
+            snprintf(c->reps.cols[m].name, sizeof c->reps.cols[m].name, "%s", c->cols.c[i].name);
+            c->reps.cols[m++].kind = c->cols.c[i].kind;
+        }
+    return 0;
 }
 
-/* The header lines of summary.csv and replications.csv, once. */
-static void combined_headers(struct combined *c, const struct compare_spec *spec,
-                             const struct variants *vs)
+/* Every variant's summary columns must be the same (a --vary value that
+ * added a service, cache or layer would mix them). 0, or 2 with a message. */
+static int variant_columns(const struct variants *vs, struct summary_cols *cols, char *err, size_t errsz)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *mf = open_memstream(&buf, &len);
-    if (mf == NULL)
-        return;
-    output_write_summary_header(mf);
-    fclose(mf);
-    buf[strcspn(buf, "\n")] = '\0';
-    snprintf(c->header, sizeof c->header, "%s,%s", buf, PEAK_COLUMN);
-    find_hw(c);
-    fprintf(c->f[C_SUM].f, "variant");
-    fprintf(c->f[C_REPS].f, "variant");
-    for (size_t k = 0; k < spec->nvary; k++) {
-        fprintf(c->f[C_SUM].f, ",%s", vs->axes[k].key);
-        fprintf(c->f[C_REPS].f, ",%s", vs->axes[k].key);
+    if (summary_cols_init(cols, &vs->scs[0], err, errsz) != 0)
+        return 2;
+    for (size_t v = 1; v < vs->n; v++) {
+        struct summary_cols other;
+        if (summary_cols_init(&other, &vs->scs[v], err, errsz) != 0)
+            return 2;
+        bool same = summary_cols_equal(cols, &other);
+        summary_cols_fini(&other);
+        if (!same) {
+            snprintf(err, errsz, "variant %s has other summary columns than %s (its services, caches or "
+                                 "layers differ): compare variants of one shape", vs->labels[v], vs->labels[0]);
+            return 2;
+        }
     }
-    fprintf(c->f[C_SUM].f, ",%s", c->header);
-    for (size_t k = 0; k < NHW; k++)
-        fprintf(c->f[C_SUM].f, ",%s_hw", hw_names[k]);
-    fprintf(c->f[C_SUM].f, "\n");
-    fprintf(c->f[C_REPS].f, ",replication,%s\n", c->header);
-    free(buf);
+    return 0;
 }
 
 /* A variant's prefix in the combined files (its label, then its value of
@@ -580,13 +463,13 @@ static int combine_variants(struct combined *c, const struct compare_spec *spec,
     return 0;
 }
 
-/* Runs one replication of variant v: its summary row into row, its line
- * of replications.csv into *line (malloc'd), and for replication 0 its own
- * directory. Returns 0, 3 when stopped, or 1. Touches nothing shared: the
- * replications of a variant run in parallel. */
+/* Runs one replication of variant v: its summary row (every column of
+ * cols) into row, and for replication 0 its own directory. Returns 0, 3
+ * when stopped, or 1. Touches nothing shared: the replications of a
+ * variant run in parallel. */
 static int run_replication(const struct compare_spec *spec, const struct variants *vs, size_t v, unsigned r,
-                           const char *vdir, const char *prefix, char *row, size_t rowsz, char **line,
-                           char *err, size_t errsz)
+                           const char *vdir, const struct summary_cols *cols, double *row, char *err,
+                           size_t errsz)
 {
     struct sim *s = sim_create(&vs->scs[v], r, err, errsz);
     if (s != NULL)
@@ -602,20 +485,7 @@ static int run_replication(const struct compare_spec *spec, const struct variant
     }
     struct summary o;
     output_summarise(s, 0.0, &o);
-    char *buf = output_summary_row(s, &o);
-    if (buf == NULL) {
-        fprintf(stderr, "retrystorm: out of memory for a summary row\n");
-        abort();
-    }
-    double peak = peak_rate_window(sim_metrics(s));
-    size_t n = strlen(prefix) + strlen(buf) + 64;
-    if ((*line = malloc(n)) == NULL) {
-        fprintf(stderr, "retrystorm: out of memory for a summary row (%zu bytes)\n", n);
-        abort();
-    }
-    snprintf(*line, n, "%s,%u,%s,%.9g\n", prefix, r, buf, peak);
-    snprintf(row, rowsz, "%s,%.9g", buf, peak);
-    free(buf);
+    summary_row(cols, s, &o, row);
     int rc = r == 0 && output_write_dir(vdir, s, &o, err, errsz) != 0 ? 1 : 0;
     if (rc == 0 && !sim_complete(s))
         rc = 3;
@@ -629,11 +499,11 @@ struct rep_jobs {
     const struct compare_spec *spec;
     const struct variants *vs;
     size_t v;
-    const char *vdir, *prefix;
+    const char *vdir;
+    const struct summary_cols *cols;
     unsigned reps;
     atomic_uint next;
-    char (*rows)[8192];
-    char **lines;
+    double *rows; /* reps × cols->n */
     int *rc;
     char (*err)[512];
 };
@@ -642,8 +512,8 @@ static void *rep_worker(void *arg)
 {
     struct rep_jobs *j = arg;
     for (unsigned r; (r = atomic_fetch_add(&j->next, 1)) < j->reps;)
-        j->rc[r] = run_replication(j->spec, j->vs, j->v, r, j->vdir, j->prefix, j->rows[r], sizeof j->rows[r],
-                                   &j->lines[r], j->err[r], sizeof j->err[r]);
+        j->rc[r] = run_replication(j->spec, j->vs, j->v, r, j->vdir, j->cols, &j->rows[r * j->cols->n],
+                                   j->err[r], sizeof j->err[r]);
     return NULL;
 }
 
@@ -662,25 +532,58 @@ static void run_replications(struct rep_jobs *j, unsigned threads)
         pthread_join(th[i], NULL);
 }
 
-/* Runs every replication of variant v and writes its rows, in replication
- * order whatever the threads: as one thread would have, up to the first
- * stopped replication (complete = 0), none after it. Returns 0, 3 when
- * stopped, or 1. */
+/* Adds the replications that ran (rows[0..ran)) to replications.csv's
+ * table, and their statistics to summary.csv's. */
+static void add_rows(struct combined *c, const struct compare_spec *spec, const struct variants *vs,
+                     size_t v, const double *rows, unsigned ran)
+{
+    const char *labels[2 + COMPARE_MAX_KEYS];
+    char rep[16];
+    double *m = malloc((1 + 3 * c->cols.n) * sizeof *m);
+    if (m == NULL) { /* STYLE: out of memory aborts */
+        fprintf(stderr, "retrystorm: out of memory for a variant's summary\n");
+        abort();
+    }
+    labels[0] = vs->labels[v];
+    for (size_t k = 0; k < spec->nvary; k++)
+        labels[1 + k] = strchr(vs->sets[v][k], '=') + 1;
+    labels[1 + spec->nvary] = rep;
+    for (unsigned r = 0; r < ran; r++) {
+        snprintf(rep, sizeof rep, "%u", r);
+        for (size_t i = 0, k = 0; i < c->cols.n; i++)
+            if (output_kind_is_metric(c->cols.c[i].kind))
+                m[k++] = rows[r * c->cols.n + i];
+        if (results_add(&c->reps, labels, m) != 0)
+            goto oom;
+    }
+    stats_row(&c->cols, rows, ran, ran, m);
+    if (results_add(&c->sum, labels, m) != 0)
+        goto oom;
+    free(m);
+    return;
+oom:
+    fprintf(stderr, "retrystorm: out of memory for a variant's rows\n");
+    abort();
+}
+
+/* Runs every replication of variant v and records its rows, in
+ * replication order whatever the threads: as one thread would have, up to
+ * the first stopped replication (complete = 0), none after it. Returns 0,
+ * 3 when stopped, or 1. */
 static int run_variant(struct combined *c, const struct compare_spec *spec, const struct variants *vs,
-                       size_t v, char rows[][8192], compare_report_fn report, void *user, char *err,
+                       size_t v, double *rows, compare_report_fn report, void *user, char *err,
                        size_t errsz)
 {
     char prefix[8192], vdir[8192];
     variant_names(spec, vs, v, prefix, sizeof prefix, vdir, sizeof vdir);
     unsigned reps = spec->reps ? spec->reps : 1, ran = 0;
-    char *lines[COMPARE_MAX_REPS] = {0};
     int rcs[COMPARE_MAX_REPS];
     char(*errs)[512] = calloc(reps, sizeof *errs);
     if (errs == NULL) {
         fprintf(stderr, "retrystorm: out of memory for %u replications\n", reps);
         abort();
     }
-    struct rep_jobs j = {spec, vs, v, vdir, prefix, reps, 0, rows, lines, rcs, errs};
+    struct rep_jobs j = {spec, vs, v, vdir, &c->cols, reps, 0, rows, rcs, errs};
     run_replications(&j, spec->threads ? spec->threads : 1);
     int rc = 0;
     for (unsigned r = 0; r < reps && rc == 0; r++) {
@@ -689,20 +592,15 @@ static int run_variant(struct combined *c, const struct compare_spec *spec, cons
             rc = 1;
             break;
         }
-        fputs(lines[r], c->f[C_REPS].f);
         ran++;
         rc = rcs[r];
     }
-    for (unsigned r = 0; r < reps; r++)
-        free(lines[r]);
     free(errs);
     if (rc == 1)
         return 1;
-    /* the report reads copies of the rows; write_means then splits them in place */
+    add_rows(c, spec, vs, v, rows, ran);
     if (report != NULL)
-        report_means(report, user, vs->labels[v], c->header, rows, ran);
-    fputs(prefix, c->f[C_SUM].f);
-    write_means(c->f[C_SUM].f, rows, ran, c->hw);
+        report(user, vs->labels[v]);
     return rc;
 }
 
@@ -722,23 +620,30 @@ static int write_base(const struct compare_spec *spec, const struct scenario *sc
 }
 
 int compare_run(const struct compare_spec *spec, struct scenario_diag *diag, compare_report_fn report,
-                void *user, char *err, size_t errsz)
+                void *user, struct results *summary, char *err, size_t errsz)
 {
     static struct variants vs;
     static struct combined c;
     memset(&vs, 0, sizeof vs);
+    memset(&c, 0, sizeof c);
     int rc = parse_axes(spec, &vs, err, errsz);
     if (rc == 0)
         rc = load_variants(spec, &vs, diag, err, errsz);
+    if (rc == 0)
+        rc = variant_columns(&vs, &c.cols, err, errsz);
     if (rc != 0 || spec->dir == NULL) {
+        summary_cols_fini(&c.cols);
         variants_fini(&vs);
         return rc;
     }
-    char (*rows)[8192] = calloc(spec->reps ? spec->reps : 1, sizeof *rows);
-    if (rows == NULL || output_mkdir(spec->dir, err, errsz) != 0 || combined_open(&c, spec->dir, err, errsz) != 0)
+    double *rows = calloc((spec->reps ? spec->reps : 1) * c.cols.n, sizeof *rows);
+    if (rows == NULL || combined_tables(&c, spec, &vs) != 0) {
+        snprintf(err, errsz, "out of memory for the comparison's tables");
         rc = 1;
-    else
-        combined_headers(&c, spec, &vs);
+    } else if (output_mkdir(spec->dir, err, errsz) != 0 || combined_open(&c, spec->dir, err, errsz) != 0) {
+        rc = 1;
+    }
+    bool opened = rc == 0;
     size_t nvar = 0; /* variants with a directory of their own */
     for (size_t v = 0; v < vs.n && rc == 0; v++) {
         if (spec->stop && *spec->stop) {
@@ -748,12 +653,19 @@ int compare_run(const struct compare_spec *spec, struct scenario_diag *diag, com
             nvar += rc == 0 || rc == 3;
         }
     }
-    if ((rc == 0 || rc == 3) && rows != NULL && combine_variants(&c, spec, &vs, nvar, err, errsz) != 0)
+    if ((rc == 0 || rc == 3) && opened && combine_variants(&c, spec, &vs, nvar, err, errsz) != 0)
         rc = 1;
-    if (rows != NULL && combined_close(&c, rc == 0 || rc == 3, err, errsz) != 0)
+    if (opened && combined_close(&c, rc == 0 || rc == 3, err, errsz) != 0)
         rc = 1;
     if ((rc == 0 || rc == 3) && write_base(spec, &vs.scs[0], err, errsz) != 0)
         rc = 1;
+    if (summary != NULL && (rc == 0 || rc == 3)) { /* the caller's now */
+        *summary = c.sum;
+        memset(&c.sum, 0, sizeof c.sum);
+    }
+    results_fini(&c.sum);
+    results_fini(&c.reps);
+    summary_cols_fini(&c.cols);
     free(rows);
     variants_fini(&vs);
     return rc;

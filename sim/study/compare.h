@@ -6,16 +6,14 @@
  * on the same seed (common random numbers: the same arrivals and service
  * times), `reps` times with replication indices 0..reps−1. The run of
  * replication 0 of each variant is written to DIR/<variant>/ like any run;
- * DIR/summary.csv holds one row per variant (the mean of each column over
- * the replications that have a value, then NAME_hw, the half-width of the
- * 95 % interval (Student's t) of a few of them, empty below two values),
+ * DIR/summary.csv holds one row per variant in the schema every
+ * experiment writes (reps, then each metric's mean, sd and 95 % Student-t
+ * half-width over the replications that have a value: stats.h),
  * DIR/timeseries.csv, DIR/latency.csv and DIR/attempts.csv the files of
  * replication 0 of every variant, and DIR/replications.csv every
- * replication's row; each row starts with the variant's label and one
- * column per varied key. A replication's row is the run's summary and
- * peak_rate_1s, the peak of the server's arrivals averaged over 1 s (the
- * figures' rolling mean: with a herd at fine buckets the one bucket of the
- * herd dominates peak_server_rate for every variant alike). The
+ * replication's metrics; each row starts with the variant's label and one
+ * column per varied key. Every variant must have the same summary columns
+ * (summary.h). The
  * replications of a variant run on spec->threads threads and are written in
  * replication order: the files are the same bytes whatever the threads.
  * Cost: variants × reps runs, and O(buckets) each for the peak.
@@ -27,6 +25,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "results.h"
 #include "scenario.h"
 
 #define COMPARE_MAX_KEYS 8
@@ -46,17 +45,17 @@ struct compare_spec {
     volatile sig_atomic_t *stop; /* set by a signal: stop after the current run (or NULL) */
 };
 
-/* Called after each variant with its label and the means of a few columns,
- * so the caller can print progress and the side-by-side table. */
-typedef void (*compare_report_fn)(void *user, const char *label, const char *const *names,
-                                  const double *means, size_t n);
+/* Called after each variant with its label, so the caller can print
+ * progress. */
+typedef void (*compare_report_fn)(void *user, const char *label);
 
 /* Runs the comparison (with spec->dir NULL, only checks every variant:
  * nothing runs or is written). Returns 0; 2 with every problem in diag (bad
  * scenario, override or --vary); 1 with a message in err (a run or a write
  * failed); 3 when stopped by spec->stop (the variants run so far are
- * written, the interrupted run's rows say complete = 0). */
+ * written, the interrupted run's rows say complete = 0). With summary, on
+ * 0 or 3 it holds summary.csv's table (results_fini frees it). */
 int compare_run(const struct compare_spec *spec, struct scenario_diag *diag, compare_report_fn report,
-                void *user, char *err, size_t errsz);
+                void *user, struct results *summary, char *err, size_t errsz);
 
 #endif

@@ -7,8 +7,6 @@
 #include "experiment.h"
 
 #include <errno.h>
-#include <gsl/gsl_cdf.h>
-#include <gsl/gsl_statistics_double.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -24,9 +22,10 @@
 #include "outdir.h"
 #include "output.h"
 #include "sim.h"
+#include "stats.h"
+#include "summary.h"
 
 #define MAX_VALUES 10000
-#define MAX_METRICS 128
 #define MAX_POINTS 100000
 #define MAX_JOBS 10000000
 
@@ -124,6 +123,8 @@ void exp_result_fini(struct exp_result *r)
     free(r->mean);
     free(r->sd);
     free(r->hw);
+    free(r->kind);
+    results_fini(&r->sum);
     memset(r, 0, sizeof *r);
 }
 
@@ -151,19 +152,39 @@ static const char *grid_value(const struct grid *g, size_t p, size_t k)
 
 /* ---- jobs ---- */
 
-/* The points as written: keys and each point's values. */
+/* The points as written: keys and each point's values; and the metric
+ * columns every job records (the scenario's summary columns that are
+ * metrics, in order): what experiment.csv says and jobs.csv holds. */
 struct layout {
     size_t npoints, naxes;
     char keys[EXP_MAX_AXES][128];
     char (*pv)[EXP_MAX_AXES][128];
+    size_t nmetrics;
+    char (*mnames)[64];
+    enum output_kind *mkinds;
 };
 
+static void layout_fini(struct layout *l)
+{
+    free(l->pv);
+    free(l->mnames);
+    free(l->mkinds);
+    l->pv = NULL, l->mnames = NULL, l->mkinds = NULL;
+}
 
+/* Room for n metric columns; false when memory is short. */
+static bool layout_metrics(struct layout *l, size_t n)
+{
+    l->nmetrics = n;
+    l->mnames = calloc(n ? n : 1, sizeof *l->mnames);
+    l->mkinds = calloc(n ? n : 1, sizeof *l->mkinds);
+    return l->mnames != NULL && l->mkinds != NULL;
+}
+
+/* Every job's metrics: njobs × nmetrics, NaN for no value. */
 struct table {
     size_t njobs, nmetrics;
-    char names[MAX_METRICS][64];
-    enum output_kind kinds[MAX_METRICS]; /* what each metric's cells may hold */
-    double *v; /* njobs × nmetrics, NaN for an empty cell */
+    double *v;
     bool *done;
 };
 
@@ -174,8 +195,7 @@ struct worker_ctx {
     size_t njobs;
     atomic_size_t next, finished;
     struct table *t;
-    const int *cols; /* summary column → metric index, −1 to skip */
-    size_t ncols;
+    const struct summary_cols *cols; /* point 0's: every point's are the same */
     atomic_int failed;
     volatile sig_atomic_t *stop;
     const struct layout *lay;
@@ -231,34 +251,20 @@ static void *syncer(void *arg)
     return NULL;
 }
 
-static size_t split_csv(char *line, char **f, size_t max)
+/* Puts a run's summary row (summary_row: every column) into job j's
+ * metrics and marks the job done. */
+static void take_row(struct table *t, const struct summary_cols *cols, size_t j, const double *row)
 {
-    size_t n = 0;
-    for (char *tok = line, *next; tok && n < max; tok = next) {
-        next = strchr(tok, ',');
-        if (next)
-            *next++ = '\0';
-        f[n++] = tok;
-    }
-    return n;
-}
-
-/* Puts job j's summary.csv row (output_summary_row; split in place) into
- * the table and marks the job done. */
-static void take_row(struct table *t, const int *cols, size_t ncols, size_t j, char *row)
-{
-    char *f[256];
-    size_t n = split_csv(row, f, 256);
     double *out = &t->v[j * t->nmetrics];
-    for (size_t c = 0; c < n && c < ncols; c++)
-        if (cols[c] >= 0)
-            out[cols[c]] = f[c][0] ? strtod(f[c], NULL) : NAN;
+    for (size_t c = 0, m = 0; c < cols->n; c++)
+        if (output_kind_is_metric(cols->c[c].kind))
+            out[m++] = row[c];
     t->done[j] = true;
 }
 
-/* Runs one job: its summary.csv row (output_summary_row) into *text. */
-static int summary_row(const struct scenario *sc, uint32_t rep, volatile sig_atomic_t *stop,
-                       bool *complete, char **text, char *err, size_t errsz)
+/* Runs one job: its summary row (every column of cols) into row. */
+static int job_row(const struct scenario *sc, uint32_t rep, const struct summary_cols *cols,
+                   volatile sig_atomic_t *stop, bool *complete, double *row, char *err, size_t errsz)
 {
     struct sim *s = sim_create(sc, rep, err, errsz);
     if (s == NULL)
@@ -276,60 +282,63 @@ static int summary_row(const struct scenario *sc, uint32_t rep, volatile sig_ato
     *complete = sim_complete(s);
     struct summary o;
     output_summarise(s, 0.0, &o);
-    *text = output_summary_row(s, &o);
+    summary_row(cols, s, &o, row);
     sim_destroy(s);
-    if (*text == NULL) {
-        snprintf(err, errsz, "out of memory for a summary row");
-        return -1;
-    }
     return 0;
 }
 
 static void *worker(void *arg)
 {
     struct worker_ctx *w = arg;
+    double *row = malloc(w->cols->n * sizeof *row);
+    if (row == NULL) { /* STYLE: out of memory aborts */
+        fprintf(stderr, "retrystorm: out of memory for a summary row\n");
+        abort();
+    }
     for (;;) {
         size_t i = atomic_fetch_add(&w->next, 1);
         if (i >= w->njobs || atomic_load(&w->failed) || (w->stop && *w->stop))
             break;
         size_t j = w->jobs[i];
-        char *text = NULL, err[512];
+        char err[512];
         bool complete = true;
-        if (summary_row(&w->points[j / w->reps], (uint32_t)(j % w->reps), w->stop, &complete,
-                        &text, err, sizeof err) != 0) {
+        if (job_row(&w->points[j / w->reps], (uint32_t)(j % w->reps), w->cols, w->stop, &complete, row,
+                    err, sizeof err) != 0) {
             pthread_mutex_lock(&w->lock);
             if (!atomic_load(&w->failed))
                 snprintf(w->err, sizeof w->err, "job %zu: %.400s", j, err);
             atomic_store(&w->failed, 1);
             pthread_mutex_unlock(&w->lock);
-            free(text);
             break;
         }
-        if (!complete) { /* interrupted: this job is not recorded */
-            free(text);
+        if (!complete) /* interrupted: this job is not recorded */
             break;
-        }
-        take_row(w->t, w->cols, w->ncols, j, text);
-        free(text);
+        take_row(w->t, w->cols, j, row);
         log_job(w, j);
         atomic_fetch_add(&w->finished, 1);
     }
+    free(row);
     return NULL;
 }
 
 /* ---- files ---- */
 
-static int layout_of_grid(struct layout *l, const struct grid *g)
+static int layout_of_grid(struct layout *l, const struct grid *g, const struct summary_cols *cols)
 {
     l->npoints = g->npoints;
     l->naxes = g->naxes;
     memcpy(l->keys, g->keys, sizeof l->keys);
     l->pv = calloc(g->npoints, sizeof *l->pv);
-    if (l->pv == NULL)
+    if (l->pv == NULL || !layout_metrics(l, results_metrics(cols)))
         return -1;
     for (size_t p = 0; p < g->npoints; p++)
         for (size_t k = 0; k < g->naxes; k++)
             snprintf(l->pv[p][k], 128, "%s", grid_value(g, p, k));
+    for (size_t c = 0, m = 0; c < cols->n; c++)
+        if (output_kind_is_metric(cols->c[c].kind)) {
+            snprintf(l->mnames[m], sizeof l->mnames[m], "%s", cols->c[c].name);
+            l->mkinds[m++] = cols->c[c].kind;
+        }
     return 0;
 }
 
@@ -377,12 +386,18 @@ static int fingerprint_of(const struct scenario *point0, const struct layout *l,
     return 0;
 }
 
+/* The format of experiment.csv and jobs.csv: 2 records the metric
+ * columns (column,NAME,KIND lines), which format 1 did not. */
+#define EXP_FORMAT 2
+
 /* experiment.csv: what --resume and merge check. */
 static void write_meta(FILE *f, const struct layout *g, size_t reps, const struct fingerprint *fp)
 {
-    fprintf(f, "field,value\nversion,%s\nscenario,%016llx\ngrid,%016llx\nreps,%zu\npoints,%zu\n",
-            RS_VERSION, (unsigned long long)fp->scenario, (unsigned long long)fp->grid, reps,
+    fprintf(f, "field,value\nversion,%s\nformat,%d\nscenario,%016llx\ngrid,%016llx\nreps,%zu\npoints,%zu\n",
+            RS_VERSION, EXP_FORMAT, (unsigned long long)fp->scenario, (unsigned long long)fp->grid, reps,
             g->npoints);
+    for (size_t m = 0; m < g->nmetrics; m++)
+        fprintf(f, "column,%s,%s\n", g->mnames[m], output_kind_name(g->mkinds[m]));
     for (size_t k = 0; k < g->naxes; k++)
         fprintf(f, "key,%s\n", g->keys[k]);
     for (size_t p = 0; p < g->npoints; p++) {
@@ -403,13 +418,13 @@ static int write_experiment_csv(const char *dir, const struct layout *g, size_t 
     return output_file_commit(&of, err, errsz);
 }
 
-static void jobs_header(FILE *f, const struct layout *g, const struct table *t)
+static void jobs_header(FILE *f, const struct layout *g)
 {
     fprintf(f, "job,point,replication");
     for (size_t k = 0; k < g->naxes; k++)
         fprintf(f, ",%s", g->keys[k]);
-    for (size_t m = 0; m < t->nmetrics; m++)
-        fprintf(f, ",%s", t->names[m]);
+    for (size_t m = 0; m < g->nmetrics; m++)
+        fprintf(f, ",%s", g->mnames[m]);
     fputc('\n', f);
 }
 
@@ -438,7 +453,7 @@ static int write_jobs(const char *dir, const struct layout *g, size_t reps, cons
     struct output_file of;
     if (output_file_open(&of, dir, "jobs.csv", err, errsz) != 0)
         return -1;
-    jobs_header(of.f, g, t);
+    jobs_header(of.f, g);
     for (size_t j = 0; j < t->njobs; j++)
         if (t->done[j])
             jobs_row(of.f, g, reps, t, j);
@@ -482,6 +497,16 @@ static bool meta_field(char **f, size_t n, bool more, const char *name, uint64_t
 static bool meta_point(struct layout *l, char **f, size_t n, bool more, size_t *next)
 {
     uint64_t p;
+    if (n == 3 && !more && strcmp(f[0], "column") == 0) { /* after the points */
+        int k = output_kind_of(f[2]);
+        if (*next != l->npoints || l->nmetrics == SUMMARY_MAX_COLUMNS || k < 0 ||
+            !output_kind_is_metric((enum output_kind)k) || strlen(f[1]) == 0 || strlen(f[1]) > 63 ||
+            strspn(f[1], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != strlen(f[1]))
+            return false;
+        snprintf(l->mnames[l->nmetrics], 64, "%s", f[1]);
+        l->mkinds[l->nmetrics++] = (enum output_kind)k;
+        return true;
+    }
     if (n == 2 && !more && strcmp(f[0], "key") == 0 && l->pv == NULL) {
         if (l->naxes == EXP_MAX_AXES || strlen(f[1]) == 0 || strlen(f[1]) > 127)
             return false;
@@ -523,6 +548,23 @@ static int read_meta(const char *path, struct layout *l, size_t *reps, struct fi
         csv_close(&c);
         return 2;
     }
+    uint64_t format = 0;
+    n = ok ? csv_next(&c, f, 2, &more) : 0;
+    if (ok && !meta_field(f, n, more, "format", 1000, &format)) {
+        snprintf(err, errsz, "%s:%u: written in format 1, which does not record its columns; this retrystorm "
+                             "reads format %d: run the sweep again into a new directory (without --resume)",
+                 path, c.line, EXP_FORMAT);
+        csv_close(&c);
+        return 2;
+    }
+    if (ok && format != EXP_FORMAT) {
+        snprintf(err, errsz, "%s:%u: format %llu; this retrystorm reads format %d", path, c.line,
+                 (unsigned long long)format, EXP_FORMAT);
+        csv_close(&c);
+        return 2;
+    }
+    ok = ok && layout_metrics(l, SUMMARY_MAX_COLUMNS);
+    l->nmetrics = 0;
     for (int i = 0; ok && i < 4; i++) {
         static const char *const names[] = {"scenario", "grid", "reps", "points"};
         uint64_t *dst[] = {&sfp, &gfp, &r, &np};
@@ -531,19 +573,18 @@ static int read_meta(const char *path, struct layout *l, size_t *reps, struct fi
             ok = n == 2 && !more && !strcmp(f[0], names[i]) && strlen(f[1]) == 16 &&
                  strspn(f[1], "0123456789abcdef") == 16 && sscanf(f[1], "%llx", (unsigned long long *)dst[i]) == 1;
         else
-            ok = meta_field(f, n, more, names[i], i == 2 ? 4096 : MAX_POINTS, dst[i]) && *dst[i] > 0;
+            ok = meta_field(f, n, more, names[i], i == 2 ? EXP_MAX_REPS : MAX_POINTS, dst[i]) && *dst[i] > 0;
     }
     l->npoints = (size_t)np;
     size_t next = 0;
     while (ok && (n = csv_next(&c, f, EXP_MAX_AXES + 2, &more)) > 0)
         ok = !c.torn && meta_point(l, f, n, more, &next);
-    if (ok && (next != l->npoints || np * r > MAX_JOBS)) /* every point, and not too many jobs */
+    if (ok && (next != l->npoints || np * r > MAX_JOBS || l->nmetrics == 0)) /* every point and a column, not too many jobs */
         ok = false, c.line++;
     if (!ok) {
         snprintf(err, errsz, "%s:%u: not an experiment.csv of retrystorm %s (a missing, malformed or out-of-range field)",
                  path, c.line, RS_VERSION);
-        free(l->pv);
-        l->pv = NULL;
+        layout_fini(l);
     }
     *reps = (size_t)r;
     fp->scenario = sfp;
@@ -551,61 +592,15 @@ static int read_meta(const char *path, struct layout *l, size_t *reps, struct fi
     csv_close(&c);
     return ok ? 0 : 2;
 }
-/* Mean and 95 % half-width of point p's metric m over its replications
- * that have a value. */
-static void point_stat(const struct table *t, size_t reps, size_t p, size_t m, double *mean,
-                       double *sd, double *hw)
+/* The statistics of point p's metric m over its replications that have
+ * a value. */
+static void point_stat(const struct table *t, size_t reps, size_t p, size_t m, struct stats *st)
 {
-    double x[4096];
-    size_t n = 0;
-    for (size_t r = 0; r < reps && n < 4096; r++) {
-        double v = t->v[(p * reps + r) * t->nmetrics + m];
-        if (!isnan(v))
-            x[n++] = v;
-    }
-    *mean = n ? gsl_stats_mean(x, 1, n) : NAN;
-    *sd = n >= 2 ? gsl_stats_sd(x, 1, n) : NAN;
-    *hw = n >= 2 ? gsl_cdf_tdist_Pinv(0.975, (double)(n - 1)) * *sd / sqrt((double)n) : NAN;
+    stats_of(&t->v[p * reps * t->nmetrics + m], reps, t->nmetrics, st);
 }
 
-static int write_sweep_csv(const char *dir, const struct layout *g, size_t reps, const struct table *t,
-                           struct exp_result *res, char *err, size_t errsz)
-{
-    struct output_file of;
-    if (output_file_open(&of, dir, "sweep.csv", err, errsz) != 0)
-        return -1;
-    fprintf(of.f, "point");
-    for (size_t k = 0; k < g->naxes; k++)
-        fprintf(of.f, ",%s", g->keys[k]);
-    fprintf(of.f, ",reps");
-    for (size_t m = 0; m < t->nmetrics; m++)
-        fprintf(of.f, ",%s,%s_hw", t->names[m], t->names[m]);
-    fputc('\n', of.f);
-    for (size_t p = 0; p < g->npoints; p++) {
-        fprintf(of.f, "%zu", p);
-        for (size_t k = 0; k < g->naxes; k++)
-            fprintf(of.f, ",%s", g->pv[p][k]);
-        fprintf(of.f, ",%zu", reps);
-        for (size_t m = 0; m < t->nmetrics; m++) {
-            double mean, sd, hw;
-            point_stat(t, reps, p, m, &mean, &sd, &hw);
-            if (res) {
-                res->mean[p * t->nmetrics + m] = mean;
-                res->sd[p * t->nmetrics + m] = sd;
-                res->hw[p * t->nmetrics + m] = hw;
-            }
-            if (isnan(mean))
-                fputs(",,", of.f);
-            else if (isnan(hw))
-                fprintf(of.f, ",%.9g,", mean);
-            else
-                fprintf(of.f, ",%.9g,%.9g", mean, hw);
-        }
-        fputc('\n', of.f);
-    }
-    return output_file_commit(&of, err, errsz);
-}
-
+/* The experiment's summary (sweep.csv): point and grid values, then reps
+ * and each metric's mean, sd and half-width; and the result's arrays. */
 static int fill_result(struct exp_result *r, const struct layout *g, size_t reps, const struct table *t)
 {
     memset(r, 0, sizeof *r);
@@ -615,19 +610,63 @@ static int fill_result(struct exp_result *r, const struct layout *g, size_t reps
     r->nmetrics = t->nmetrics;
     for (size_t k = 0; k < g->naxes; k++)
         snprintf(r->axis_keys[k], sizeof r->axis_keys[k], "%s", g->keys[k]);
+    size_t nv = g->npoints * t->nmetrics, ncols = 1 + 3 * t->nmetrics;
     r->values = calloc(g->npoints, sizeof *r->values);
     r->metric = calloc(t->nmetrics, sizeof *r->metric);
-    r->mean = calloc(g->npoints * t->nmetrics, sizeof *r->mean);
-    r->hw = calloc(g->npoints * t->nmetrics, sizeof *r->hw);
-    r->sd = calloc(g->npoints * t->nmetrics, sizeof *r->sd);
-    if (!r->values || !r->metric || !r->mean || !r->hw || !r->sd)
+    r->kind = calloc(t->nmetrics, sizeof *r->kind);
+    r->mean = calloc(nv, sizeof *r->mean);
+    r->hw = calloc(nv, sizeof *r->hw);
+    r->sd = calloc(nv, sizeof *r->sd);
+    double *row = malloc(ncols * sizeof *row);
+    if (!r->values || !r->metric || !r->kind || !r->mean || !r->hw || !r->sd || !row ||
+        results_init(&r->sum, 1 + g->naxes, ncols) != 0) {
+        free(row);
         return -1;
-    for (size_t p = 0; p < g->npoints; p++)
+    }
+    snprintf(r->sum.label_names[0], sizeof r->sum.label_names[0], "point");
+    for (size_t k = 0; k < g->naxes; k++)
+        snprintf(r->sum.label_names[1 + k], sizeof r->sum.label_names[0], "%s", g->keys[k]);
+    r->sum.cols[0] = (struct results_col){"reps", OUTPUT_COUNT, false};
+    for (size_t m = 0; m < t->nmetrics; m++) {
+        snprintf(r->metric[m], 64, "%s", g->mnames[m]);
+        r->kind[m] = g->mkinds[m];
+        static const char *const suffix[3] = {"", "_sd", "_hw"};
+        for (int x = 0; x < 3; x++) {
+            struct results_col *c = &r->sum.cols[1 + 3 * m + (size_t)x];
+            snprintf(c->name, sizeof c->name, "%s%s", g->mnames[m], suffix[x]);
+            c->kind = x ? OUTPUT_REAL : g->mkinds[m];
+            c->stat = true;
+        }
+    }
+    int rc = 0;
+    for (size_t p = 0; p < g->npoints && rc == 0; p++) {
+        char idx[32];
+        const char *labels[1 + EXP_MAX_AXES];
+        snprintf(idx, sizeof idx, "%zu", p);
+        labels[0] = idx;
         for (size_t k = 0; k < g->naxes; k++)
-            snprintf(r->values[p][k], 128, "%s", g->pv[p][k]);
-    for (size_t m = 0; m < t->nmetrics; m++)
-        snprintf(r->metric[m], 64, "%s", t->names[m]);
-    return 0;
+            snprintf(r->values[p][k], 128, "%s", g->pv[p][k]), labels[1 + k] = g->pv[p][k];
+        row[0] = (double)reps;
+        for (size_t m = 0; m < t->nmetrics; m++) {
+            struct stats st;
+            point_stat(t, reps, p, m, &st);
+            r->mean[p * t->nmetrics + m] = row[1 + 3 * m] = st.mean;
+            r->sd[p * t->nmetrics + m] = row[2 + 3 * m] = st.sd;
+            r->hw[p * t->nmetrics + m] = row[3 + 3 * m] = st.hw;
+        }
+        rc = results_add(&r->sum, labels, row);
+    }
+    free(row);
+    return rc;
+}
+
+static int write_sweep_csv(const char *dir, const struct exp_result *res, char *err, size_t errsz)
+{
+    struct output_file of;
+    if (output_file_open(&of, dir, "sweep.csv", err, errsz) != 0)
+        return -1;
+    results_write_csv(of.f, &res->sum);
+    return output_file_commit(&of, err, errsz);
 }
 
 static int write_status(const char *dir, bool complete, size_t done, size_t total, char *err,
@@ -654,16 +693,16 @@ static const char *shown_cell(const char *v, char *buf, size_t bufsz)
 /* Job j's metric cells (f[0..nmetrics)) into t: each empty (no value) or a
  * value its column's kind allows (output_value_ok). Returns true, or false
  * with a message naming the file, line, column, value and what is allowed. */
-static bool take_values(struct table *t, size_t j, char **f, const char *path, unsigned line,
-                        char *err, size_t errsz)
+static bool take_values(struct table *t, const struct layout *lay, size_t j, char **f, const char *path,
+                        unsigned line, char *err, size_t errsz)
 {
     for (size_t m = 0; m < t->nmetrics; m++) {
         double *v = &t->v[j * t->nmetrics + m];
-        if (csv_double(f[m], v) && (isnan(*v) || output_value_ok(t->kinds[m], *v)))
+        if (csv_double(f[m], v) && (isnan(*v) || output_value_ok(lay->mkinds[m], *v)))
             continue;
         char shown[48];
         snprintf(err, errsz, "%s:%u: '%s' in column %s is not %s", path, line,
-                 shown_cell(f[m], shown, sizeof shown), t->names[m], output_kind_allows(t->kinds[m]));
+                 shown_cell(f[m], shown, sizeof shown), lay->mnames[m], output_kind_allows(lay->mkinds[m]));
         return false;
     }
     return true;
@@ -687,7 +726,7 @@ static int read_jobs(const char *path, const struct layout *lay, size_t reps, st
     size_t hlen = 0;
     FILE *hf = open_memstream(&hdr, &hlen);
     if (hf != NULL) {
-        jobs_header(hf, lay, t);
+        jobs_header(hf, lay);
         fclose(hf);
     }
     bool more, ok = f != NULL && hdr != NULL, said = false;
@@ -710,14 +749,14 @@ static int read_jobs(const char *path, const struct layout *lay, size_t reps, st
              csv_uint(f[2], UINT64_MAX, &rp) && pt == j / reps && rp == j % reps && !t->done[j];
         for (size_t k = 0; ok && k < lay->naxes; k++)
             ok = strcmp(f[3 + k], lay->pv[j / reps][k]) == 0;
-        if (ok && !take_values(t, (size_t)j, f + first, path, c.line, err, errsz))
+        if (ok && !take_values(t, lay, (size_t)j, f + first, path, c.line, err, errsz))
             ok = false, said = true;
         if (ok)
             t->done[j] = true;
     }
     if (!ok && !said)
         snprintf(err, errsz, "%s:%u: %s", path, c.line,
-                 c.line <= 1 ? "not the jobs.csv header of this experiment"
+                 c.line <= 1 ? "not the jobs.csv header of this experiment (its columns differ from experiment.csv's)"
                              : "a malformed row (job out of range or twice, wrong point, replication, "
                                "key value or field count)");
     free(f);
@@ -744,6 +783,11 @@ static const char *meta_differs(const struct layout *a, size_t ra, const struct 
                 return "the grid differs (other --grid keys or values)";
     if (ra != rb)
         return "the number of replications differs (another --reps)";
+    if (a->nmetrics != b->nmetrics)
+        return "the columns differ (another version's summary, or other services, caches or layers)";
+    for (size_t m = 0; m < a->nmetrics; m++)
+        if (strcmp(a->mnames[m], b->mnames[m]) != 0 || a->mkinds[m] != b->mkinds[m])
+            return "the columns differ (another version's summary, or other services, caches or layers)";
     return NULL;
 }
 
@@ -787,7 +831,7 @@ static int check_previous(const struct exp_spec *spec, const struct layout *lay,
         return 2;
     }
     const char *why = meta_differs(lay, reps, fp, &theirs, rt, &ft);
-    free(theirs.pv);
+    layout_fini(&theirs);
     if (why != NULL) {
         snprintf(err, errsz, "--resume: %s holds another experiment: %s", spec->dir, why);
         return 2;
@@ -867,21 +911,28 @@ static int load_points(const struct exp_spec *spec, const struct grid *g, struct
     return 0;
 }
 
-size_t exp_metric_names(char names[][64], enum output_kind *kinds, size_t max, int *cols,
-                        size_t maxcols)
+/* Point 0's summary columns into cols; every other point must have the
+ * same (a grid that added a service, cache or layer would mix columns).
+ * Returns 0, or 2 with a message. */
+static int point_columns(const struct grid *g, const struct scenario *points, struct summary_cols *cols,
+                         char *err, size_t errsz)
 {
-    struct output_column sc[OUTPUT_MAX_COLUMNS];
-    size_t nc = output_summary_columns(sc, OUTPUT_MAX_COLUMNS), nm = 0;
-    for (size_t c = 0; c < nc && c < maxcols; c++) {
-        cols[c] = !output_kind_is_metric(sc[c].kind) || nm == max ? -1 : (int)nm;
-        if (cols[c] < 0)
-            continue;
-        snprintf(names[nm], 64, "%.63s", sc[c].name); /* both char[64] */
-        if (kinds != NULL)
-            kinds[nm] = sc[c].kind;
-        nm++;
+    if (summary_cols_init(cols, &points[0], err, errsz) != 0)
+        return 2;
+    for (size_t p = 1; p < g->npoints; p++) {
+        struct summary_cols other;
+        if (summary_cols_init(&other, &points[p], err, errsz) != 0)
+            return 2;
+        bool same = summary_cols_equal(cols, &other);
+        summary_cols_fini(&other);
+        if (!same) {
+            snprintf(err, errsz, "point %zu of the grid has other summary columns than point 0 (a grid "
+                                 "value changes the scenario's services, caches or layers): sweep each "
+                                 "shape on its own", p);
+            return 2;
+        }
     }
-    return nm;
+    return 0;
 }
 
 /* Runs jobs[0..njobs) on the spec's threads, each recorded in log as it
@@ -978,26 +1029,26 @@ static int finish_files(const struct exp_spec *spec, const struct layout *lay, s
     if (write_jobs_csv(spec->dir, lay, reps, t, err, errsz) != 0 ||
         write_status(spec->dir, mine_done, ndone, ntotal, err, errsz) != 0)
         return 1;
-    if (result && (!mine_done || complete)) {
-        if (fill_result(result, lay, reps, t) != 0) {
-            snprintf(err, errsz, "out of memory for the results");
-            return 1;
-        }
-        result->done = ndone;
+    struct exp_result local, *res = result ? result : &local;
+    bool fill = result ? !mine_done || complete : mine_done && complete;
+    if (fill && fill_result(res, lay, reps, t) != 0) {
+        if (res == &local)
+            exp_result_fini(&local);
+        snprintf(err, errsz, "out of memory for the results");
+        return 1;
     }
+    res->done = ndone;
+    int rc = 0;
     if (!mine_done) {
-        if (result) /* what the finished replications say */
-            for (size_t p = 0; p < lay->npoints; p++)
-                for (size_t m = 0; m < t->nmetrics; m++)
-                    point_stat(t, reps, p, m, &result->mean[p * t->nmetrics + m],
-                               &result->sd[p * t->nmetrics + m], &result->hw[p * t->nmetrics + m]);
         snprintf(err, errsz, "interrupted: %zu of %zu jobs done and kept in %s/jobs.csv; run the same command with --resume to finish",
                  ndone, ntotal, spec->dir);
-        return 3;
+        rc = 3;
+    } else if (complete && write_sweep_csv(spec->dir, res, err, errsz) != 0) {
+        rc = 1;
     }
-    if (complete && write_sweep_csv(spec->dir, lay, reps, t, result, err, errsz) != 0)
-        return 1;
-    return 0;
+    if (fill && res == &local)
+        exp_result_fini(&local);
+    return rc;
 }
 
 /* The jobs of this shard that are not done yet, into jobs; their count,
@@ -1016,17 +1067,14 @@ static size_t jobs_to_run(const struct exp_spec *spec, const struct table *t, si
     return nmine;
 }
 
-/* Allocates the table of njobs × the summary's metrics, every value NaN
- * (no value) until its job is done; cols maps summary columns to metrics. */
-static int table_init(struct table *t, size_t njobs, int *cols, size_t *ncols)
+/* Allocates the table of njobs × nmetrics, every value NaN (no value)
+ * until its job is done. */
+static int table_init(struct table *t, size_t njobs, size_t nmetrics)
 {
-    for (size_t c = 0; c < 256; c++)
-        cols[c] = -1;
-    t->nmetrics = exp_metric_names(t->names, t->kinds, MAX_METRICS, cols, 256);
-    *ncols = 256;
+    t->nmetrics = nmetrics;
     t->njobs = njobs;
-    t->v = malloc(njobs * t->nmetrics * sizeof *t->v);
-    t->done = calloc(njobs, sizeof *t->done);
+    t->v = malloc((njobs * t->nmetrics > 0 ? njobs * t->nmetrics : 1) * sizeof *t->v);
+    t->done = calloc(njobs ? njobs : 1, sizeof *t->done);
     if (!t->v || !t->done)
         return -1;
     for (size_t i = 0; i < njobs * t->nmetrics; i++)
@@ -1041,23 +1089,28 @@ int exp_run(const struct exp_spec *spec, struct scenario_diag *diag, struct exp_
     struct scenario *points = NULL;
     struct table t = {0};
     struct layout lay = {0};
+    struct summary_cols cols = {0};
     struct fingerprint fp;
-    size_t *jobs = NULL, reps = spec->reps ? spec->reps : 1, ncols, ntotal;
-    int cols[256];
+    size_t *jobs = NULL, reps = spec->reps ? spec->reps : 1, ntotal;
     FILE *log = NULL;
     int rc = build_grid(spec, &g, err, errsz);
     if (rc != 0)
         goto out;
     points = calloc(g.npoints, sizeof *points);
     jobs = malloc(g.npoints * reps * sizeof *jobs);
-    if (!points || !jobs || table_init(&t, g.npoints * reps, cols, &ncols) != 0 ||
-        layout_of_grid(&lay, &g) != 0) {
+    if (!points || !jobs) {
         snprintf(err, errsz, "out of memory for %zu jobs", g.npoints * reps);
         rc = 1;
         goto out;
     }
-    if ((rc = load_points(spec, &g, points, diag)) != 0)
+    if ((rc = load_points(spec, &g, points, diag)) != 0 ||
+        (rc = point_columns(&g, points, &cols, err, errsz)) != 0)
         goto out;
+    if (table_init(&t, g.npoints * reps, results_metrics(&cols)) != 0 || layout_of_grid(&lay, &g, &cols) != 0) {
+        snprintf(err, errsz, "out of memory for %zu jobs", g.npoints * reps);
+        rc = 1;
+        goto out;
+    }
     if (fingerprint_of(&points[0], &lay, &fp) != 0) {
         snprintf(err, errsz, "out of memory for the fingerprint");
         rc = 1;
@@ -1070,27 +1123,20 @@ int exp_run(const struct exp_spec *spec, struct scenario_diag *diag, struct exp_
     outdir_join(path, sizeof path, spec->dir, "jobs.csv");
     if (spec->resume && (rc = read_jobs(path, &lay, reps, &t, err, errsz)) == 2)
         goto out;
-    if (spec->given0 != NULL && !t.done[0] && in_shard(spec, 0)) {
-        char *row = strdup(spec->given0);
-        if (row == NULL) {
-            snprintf(err, errsz, "out of memory for job 0's row");
-            rc = 1;
-            goto out;
-        }
-        take_row(&t, cols, ncols, 0, row);
-        free(row);
-    }
+    if (spec->given0 != NULL && !t.done[0] && in_shard(spec, 0))
+        take_row(&t, &cols, 0, spec->given0);
     size_t nmine = jobs_to_run(spec, &t, jobs, &ntotal);
     if ((rc = start_files(spec, &lay, reps, &fp, &t, ntotal, &log, err, errsz)) != 0)
         goto out;
     struct worker_ctx w = {.points = points, .reps = reps, .jobs = jobs, .njobs = nmine, .t = &t,
-                           .cols = cols, .ncols = ncols, .stop = spec->stop, .lay = &lay, .log = log};
+                           .cols = &cols, .stop = spec->stop, .lay = &lay, .log = log};
     if ((rc = run_jobs(spec, &w, err, errsz)) == 0)
         rc = finish_files(spec, &lay, reps, &t, ntotal, result, err, errsz);
 out:
     if (log)
         fclose(log);
-    free(lay.pv);
+    layout_fini(&lay);
+    summary_cols_fini(&cols);
     free(points);
     free(t.v);
     free(t.done);
@@ -1122,7 +1168,7 @@ static int merge_meta(const char *const *dirs, size_t ndirs, struct layout *lay,
             *lay = l, *reps = r, *fp = f;
             continue;
         }
-        free(l.pv);
+        layout_fini(&l);
         if (why != NULL) {
             snprintf(err, errsz, "%s: a shard of another experiment than %s: %s", dirs[d], dirs[0], why);
             return 2;
@@ -1138,9 +1184,8 @@ static int merge_meta(const char *const *dirs, size_t ndirs, struct layout *lay,
 static int jobs_can_fit(const char *const *dirs, size_t ndirs, const struct layout *lay, size_t reps,
                         char *err, size_t errsz)
 {
-    char names[MAX_METRICS][64], path[PATH_MAX + 64];
-    int cols[256];
-    uint64_t bytes = 0, row = 3 + lay->naxes + exp_metric_names(names, NULL, MAX_METRICS, cols, 256);
+    char path[PATH_MAX + 64];
+    uint64_t bytes = 0, row = 3 + lay->naxes + lay->nmetrics;
     for (size_t d = 0; d < ndirs; d++) {
         struct stat st;
         outdir_join(path, sizeof path, dirs[d], "jobs.csv");
@@ -1173,19 +1218,18 @@ static int out_holds_no_input(const char *const *dirs, size_t ndirs, const char 
     return 0;
 }
 
-int exp_merge(const char *const *dirs, size_t ndirs, const char *out, bool force, char *err,
-              size_t errsz)
+int exp_merge(const char *const *dirs, size_t ndirs, const char *out, bool force, struct exp_result *res,
+              char *err, size_t errsz)
 {
     char path[PATH_MAX + 64];
-    int cols[256];
-    size_t reps = 0, ncols;
+    size_t reps = 0;
     struct layout lay = {0};
     struct table t = {0};
     struct fingerprint fp;
     int rc = merge_meta(dirs, ndirs, &lay, &reps, &fp, err, errsz);
     if (rc == 0)
         rc = jobs_can_fit(dirs, ndirs, &lay, reps, err, errsz);
-    if (rc == 0 && table_init(&t, lay.npoints * reps, cols, &ncols) != 0) {
+    if (rc == 0 && table_init(&t, lay.npoints * reps, lay.nmetrics) != 0) {
         snprintf(err, errsz, "out of memory for %zu jobs", lay.npoints * reps);
         rc = 1;
     }
@@ -1208,13 +1252,99 @@ int exp_merge(const char *const *dirs, size_t ndirs, const char *out, bool force
         rc = out_holds_no_input(dirs, ndirs, out, err, errsz);
     if (rc == 0)
         rc = outdir_prepare(out, force, false, err, errsz);
-    if (rc == 0 && (write_experiment_csv(out, &lay, reps, &fp, err, errsz) != 0 ||
-                    write_jobs_csv(out, &lay, reps, &t, err, errsz) != 0 ||
-                    write_status(out, true, t.njobs, t.njobs, err, errsz) != 0 ||
-                    write_sweep_csv(out, &lay, reps, &t, NULL, err, errsz) != 0))
+    if (rc == 0 && fill_result(res, &lay, reps, &t) != 0) {
+        snprintf(err, errsz, "out of memory for the results");
         rc = 1;
-    free(lay.pv);
+    }
+    if (rc == 0) {
+        res->done = t.njobs;
+        if (write_experiment_csv(out, &lay, reps, &fp, err, errsz) != 0 ||
+            write_jobs_csv(out, &lay, reps, &t, err, errsz) != 0 ||
+            write_status(out, true, t.njobs, t.njobs, err, errsz) != 0 ||
+            write_sweep_csv(out, res, err, errsz) != 0)
+            rc = 1;
+    }
+    layout_fini(&lay);
     free(t.v);
     free(t.done);
+    return rc;
+}
+
+/* ---- run --reps and the columns of a sweep directory ---- */
+
+int exp_columns(const char *dir, struct summary_cols *cols, char *err, size_t errsz)
+{
+    char path[PATH_MAX + 64];
+    struct layout l = {0};
+    size_t reps;
+    struct fingerprint fp;
+    if (outdir_join(path, sizeof path, dir, "experiment.csv") != 0) {
+        snprintf(err, errsz, "%.60s...: a path longer than the system's limit", dir);
+        return 2;
+    }
+    if (read_meta(path, &l, &reps, &fp, err, errsz) != 0)
+        return 2;
+    cols->n = l.nmetrics;
+    cols->c = calloc(l.nmetrics ? l.nmetrics : 1, sizeof *cols->c);
+    for (size_t m = 0; cols->c != NULL && m < l.nmetrics; m++) {
+        snprintf(cols->c[m].name, sizeof cols->c[m].name, "%s", l.mnames[m]);
+        cols->c[m].kind = l.mkinds[m];
+    }
+    layout_fini(&l);
+    if (cols->c == NULL) {
+        snprintf(err, errsz, "out of memory for the columns");
+        return 1;
+    }
+    return 0;
+}
+
+int exp_reps_table(const struct exp_result *res, const char *scenario, bool complete, struct results *out)
+{
+    const struct results *sum = &res->sum;
+    if (results_init(out, 1, sum->ncols) != 0)
+        return -1;
+    snprintf(out->label_names[0], sizeof out->label_names[0], "scenario");
+    memcpy(out->cols, sum->cols, sum->ncols * sizeof *sum->cols);
+    double *row = malloc((sum->ncols ? sum->ncols : 1) * sizeof *row);
+    if (row == NULL || sum->nrows == 0) {
+        free(row);
+        return -1;
+    }
+    memcpy(row, sum->v, sum->ncols * sizeof *row);
+    row[0] = (double)res->done; /* reps: the replications done */
+    long c = results_find(sum, "complete");
+    if (!complete && c >= 0) /* an interrupted set of replications is not complete */
+        row[c] = 0, row[c + 1] = row[c + 2] = NAN;
+    int rc = results_add(out, &scenario, row);
+    free(row);
+    return rc;
+}
+
+int exp_replicate(const struct exp_spec *spec, const char *dir, struct scenario_diag *diag,
+                  struct exp_result *res, char *err, size_t errsz)
+{
+    char tmp[PATH_MAX + 64], from[PATH_MAX + 64], to[PATH_MAX + 64];
+    if (outdir_join(tmp, sizeof tmp, dir, ".replications") != 0 ||
+        outdir_join(from, sizeof from, tmp, "jobs.csv") != 0 ||
+        outdir_join(to, sizeof to, dir, "replications.csv") != 0) {
+        snprintf(err, errsz, "%s: the path is too long", dir);
+        return 1;
+    }
+    struct exp_spec r = *spec;
+    r.ngrid = 0;
+    r.shard_n = r.shard_k = 0;
+    r.resume = r.force = false;
+    r.dir = tmp;
+    int rc = exp_run(&r, diag, res, err, errsz);
+    if (rc != 0 && !(rc == 3 && res->metric != NULL)) {
+        outdir_remove_ours(tmp);
+        return rc;
+    }
+    if (rename(from, to) != 0) {
+        snprintf(err, errsz, "cannot rename %s: %s", from, strerror(errno));
+        outdir_remove_ours(tmp);
+        return 1;
+    }
+    outdir_remove_ours(tmp);
     return rc;
 }

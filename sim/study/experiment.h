@@ -9,9 +9,13 @@
  * whatever the thread count. `--shard K/N` runs only the jobs with
  * j mod N = K − 1. A run directory holds:
  *   experiment.csv  the grid (keys, points, reps): what merge checks
- *   jobs.csv        one row per job run here: every summary metric, exact
- *   sweep.csv       one row per point: the mean and 95 % Student-t
- *                   half-width of each metric (only when every job is here)
+ *   experiment.csv  also the metric columns (column,NAME,KIND: the
+ *                   scenario's summary columns, services', caches' and
+ *                   layers' included; format 2)
+ *   jobs.csv        one row per job run here: every metric, exact
+ *   sweep.csv       one row per point: reps, then the mean, sd and 95 %
+ *                   Student-t half-width of each metric (stats.h; only
+ *                   when every job is here)
  * `merge` reads shard directories' jobs.csv and writes the same sweep.csv,
  * byte for byte, that one machine would have. Wall-clock times are left
  * out so that the outputs depend only on the scenario and the seed.
@@ -25,9 +29,11 @@
 #include <stddef.h>
 
 #include "output.h"
+#include "results.h"
 #include "scenario.h"
 
 #define EXP_MAX_AXES 8
+#define EXP_MAX_REPS 100000u /* --reps */
 #define EXP_MAX_SHARDS 65u /* shard directories merge takes (and so --shard K/N at most) */
 
 struct exp_spec {
@@ -44,8 +50,9 @@ struct exp_spec {
     volatile sig_atomic_t *stop; /* set by a signal: stop after the jobs running */
     bool resume;                 /* keep the jobs already in dir/jobs.csv */
     bool force;                  /* write into a foreign directory (outdir.h) */
-    const char *given0;          /* job 0's summary.csv row (no header), already run by the
-                                  * caller on the same scenario: taken, not run again (run --reps) */
+    const double *given0;        /* job 0's summary row (summary_row: every column), already run
+                                  * by the caller on the same scenario: taken, not run again
+                                  * (run --reps) */
 };
 
 /* A finished experiment, in memory. */
@@ -54,8 +61,10 @@ struct exp_result {
     char axis_keys[EXP_MAX_AXES][128];
     char (*values)[EXP_MAX_AXES][128]; /* per point */
     char (*metric)[64];                /* metric names */
+    enum output_kind *kind;            /* metric kinds */
     double *mean, *sd, *hw;            /* npoints × nmetrics; sd, hw NaN when reps < 2 */
     size_t done;                       /* jobs done (fewer than npoints × reps when interrupted) */
+    struct results sum;                /* sweep.csv: point, keys, reps, each metric's mean, sd, hw */
 };
 
 void exp_result_fini(struct exp_result *r);
@@ -66,14 +75,6 @@ void exp_result_fini(struct exp_result *r);
  * written to out (each up to 127 chars), or 0 with a message in err. */
 size_t exp_expand_axis(const char *text, char *key, size_t keysz, char out[][128], size_t max,
                        char *err, size_t errsz);
-
-/* The metric columns of jobs.csv and sweep.csv: every summary.csv column
- * whose kind is a metric (output_kind_is_metric: not the scenario's name,
- * the seed or wall-clock time). Writes up to max names, and their kinds
- * unless kinds is NULL; cols[c] is summary column c's metric index, or -1.
- * Returns the number of metrics. */
-size_t exp_metric_names(char names[][64], enum output_kind *kinds, size_t max, int *cols,
-                        size_t maxcols);
 
 /* Runs the experiment into spec->dir. Everything is checked before the
  * directory is touched: the grid, every point's scenario, the directory
@@ -94,10 +95,28 @@ bool exp_unfinished(const char *dir);
 
 /* Merges shard directories into out. Every shard's files are read as
  * hostile input and checked (csvread.h) before out is touched (with
- * outdir_prepare: force as for sweep). Returns 0, or 2 (malformed,
+ * outdir_prepare: force as for sweep), and fills res with the merged
+ * result (exp_result_fini frees it, whatever the outcome). Returns 0, or 2 (malformed,
  * inconsistent or incomplete shards, naming file and line, or out refused)
  * / 1 (I/O) with a message in err. */
-int exp_merge(const char *const *dirs, size_t ndirs, const char *out, bool force, char *err,
-              size_t errsz);
+int exp_merge(const char *const *dirs, size_t ndirs, const char *out, bool force, struct exp_result *res,
+              char *err, size_t errsz);
+
+/* The metric columns dir/experiment.csv records (a sweep or shard
+ * directory, read as hostile input), into cols (summary_cols_fini frees
+ * them; their descriptors are NULL: names and kinds only). Returns 0, or
+ * 2 / 1 with a message. */
+int exp_columns(const char *dir, struct summary_cols *cols, char *err, size_t errsz);
+
+/* run --reps: the replications of spec's scenario (no grid; replication 0
+ * may be spec->given0) run in DIR/.replications, whose jobs.csv becomes
+ * DIR/replications.csv; the result in res. Returns as exp_run. */
+int exp_replicate(const struct exp_spec *spec, const char *dir, struct scenario_diag *diag,
+                  struct exp_result *res, char *err, size_t errsz);
+
+/* run --reps' summary.csv: the scenario, then reps (those done) and each
+ * metric's mean, sd and half-width (complete's: 0 when not complete).
+ * Returns 0, or -1 when memory is short (out: results_fini). */
+int exp_reps_table(const struct exp_result *res, const char *scenario, bool complete, struct results *out);
 
 #endif

@@ -5,7 +5,6 @@
 
 #include "screen.h"
 
-#include "csvread.h"
 #include "tune.h"
 
 #include <math.h>
@@ -13,8 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SCREEN_MAX_BYTES ((size_t)256 << 20)
-#define SCREEN_MAX_COLUMNS 4096
 #define NSHOWN 10 /* the columns below, and the sort metric when it is none of them */
 #define CELL 56 /* two numbers of up to 23 characters and " ± " */
 
@@ -35,7 +32,8 @@ static const struct shown {
 };
 #define NFIXED (sizeof shown / sizeof shown[0])
 
-int screen_parse_sort(const char *text, struct screen_sort *s, char *err, size_t errsz)
+int screen_parse_sort(const char *text, const struct summary_cols *cols, struct screen_sort *s, char *err,
+                      size_t errsz)
 {
     s->dir = -1;
     const char *m = text;
@@ -48,9 +46,7 @@ int screen_parse_sort(const char *text, struct screen_sort *s, char *err, size_t
         return 2;
     }
     snprintf(s->metric, sizeof s->metric, "%s", m);
-    if (strcmp(m, "peak_rate_1s") == 0) /* compare's own column */
-        return 0;
-    return tune_check_metric(m, "--sort", err, errsz) ? 0 : 2;
+    return cols == NULL || tune_check_metric(cols, m, "--sort", err, errsz) ? 0 : 2;
 }
 
 /* The unit of a metric's kind, from its name: shares (and recovered) in
@@ -104,71 +100,76 @@ struct row {
     size_t seq;        /* its place in the table: ties keep it */
 };
 
-static int find(char **head, size_t n, const char *name)
+static int find(const struct results *t, const char *name)
 {
-    for (size_t c = 0; c < n; c++)
-        if (strcmp(head[c], name) == 0)
-            return (int)c;
-    return -1;
+    return (int)results_find(t, name);
 }
 
-static int find_hw(char **head, size_t n, const char *name)
+static int find_hw(const struct results *t, const char *name)
 {
     char hw[80];
     snprintf(hw, sizeof hw, "%s_hw", name);
-    return find(head, n, hw);
+    return find(t, hw);
 }
 
-static double number(char **f, int c)
+static int find_label(const struct results *t, const char *name)
 {
-    double x;
-    return c >= 0 && f[c][0] != '\0' && csv_double(f[c], &x) ? x : NAN;
+    for (size_t k = 0; k < t->nlabels; k++)
+        if (strcmp(t->label_names[k], name) == 0)
+            return (int)k;
+    return -1;
 }
 
-/* The columns shown from this header, the sort metric last if it is not
+static double number(const struct results *t, size_t i, int c)
+{
+    return c >= 0 ? t->v[i * t->ncols + (size_t)c] : NAN;
+}
+
+/* The columns shown from this table, the sort metric last if it is not
  * among them. Returns their number. */
-static size_t pick_columns(char **head, size_t n, const struct screen_sort *sort, struct colref *cols)
+static size_t pick_columns(const struct results *t, const struct screen_sort *sort, struct colref *cols)
 {
     size_t k = 0;
     bool sorted_shown = sort->metric[0] == '\0';
     for (size_t i = 0; i < NFIXED; i++) {
         const char *name = shown[i].metric;
-        if (find(head, n, name) < 0 || (shown[i].unless != NULL && find(head, n, shown[i].unless) >= 0))
+        if (find(t, name) < 0 || (shown[i].unless != NULL && find(t, shown[i].unless) >= 0))
             continue;
         struct colref *c = &cols[k++];
         unit_of(name, &c->scale, &c->decimals);
         c->decimals = c->decimals < 0 ? 0 : c->decimals; /* counts and rates: whole */
-        c->v = find(head, n, name), c->hw = find_hw(head, n, name), c->name = name;
+        c->v = find(t, name), c->hw = find_hw(t, name), c->name = name;
         snprintf(c->head, sizeof c->head, "%s", shown[i].head);
         sorted_shown = sorted_shown || strcmp(name, sort->metric) == 0;
     }
-    if (!sorted_shown && find(head, n, sort->metric) >= 0) { /* in its kind's unit, named in the head */
+    if (!sorted_shown && find(t, sort->metric) >= 0) { /* in its kind's unit, named in the head */
         struct colref *c = &cols[k++];
         const char *unit = unit_of(sort->metric, &c->scale, &c->decimals);
-        c->v = find(head, n, sort->metric), c->hw = find_hw(head, n, sort->metric), c->name = sort->metric;
+        c->v = find(t, sort->metric), c->hw = find_hw(t, sort->metric), c->name = sort->metric;
         snprintf(c->head, sizeof c->head, "%s%s", sort->metric, unit);
     }
     return k;
 }
 
-/* The label of a row: the variant, the grid values (KEY=VALUE with the
+/* The label of row i: the variant, the grid values (KEY=VALUE with the
  * key's last part), or the given label. */
-static void row_label(char **head, char **f, int variant, int from, int to, const char *label, char *out,
-                      size_t size)
+static void row_label(const struct results *t, size_t i, const char *label, char *out, size_t size)
 {
+    int variant = find_label(t, "variant"), point = find_label(t, "point");
+    const char *const *f = (const char *const *)&t->labels[i * t->nlabels];
     if (variant >= 0) {
         snprintf(out, size, "%s", f[variant]);
         return;
     }
-    if (from < 0 || from >= to) {
+    if (point < 0 || (size_t)point + 1 >= t->nlabels) {
         snprintf(out, size, "%s", label ? label : "");
         return;
     }
     size_t used = 0;
     out[0] = '\0';
-    for (int c = from; c < to && used < size; c++) {
-        const char *key = strrchr(head[c], '.');
-        int w = snprintf(out + used, size - used, "%s%s=%s", used ? " " : "", key ? key + 1 : head[c], f[c]);
+    for (size_t c = (size_t)point + 1; c < t->nlabels && used < size; c++) {
+        const char *key = strrchr(t->label_names[c], '.');
+        int w = snprintf(out + used, size - used, "%s%s=%s", used ? " " : "", key ? key + 1 : t->label_names[c], f[c]);
         used += w > 0 ? (size_t)w : 0;
     }
 }
@@ -229,46 +230,27 @@ static void recovered_cell(const struct row *r, char *out)
         snprintf(out, CELL, "%.0f %% %.0f s", 100 * r->rec, r->rec_s);
 }
 
-/* Reads the rows: returns their number, or -1 with a message. */
-static long read_rows(struct csv *t, const struct screen_spec *s, struct colref *cols, size_t *ncols,
+/* The rows of the table: returns their number, or -1 with a message. */
+static long read_rows(const struct results *t, const struct screen_spec *s, struct colref *cols, size_t *ncols,
                       struct row **rows, int *has_rec, char *err, size_t errsz)
 {
-    static _Thread_local char *f[SCREEN_MAX_COLUMNS]; /* 32 KiB: off the stack */
-    char *head[SCREEN_MAX_COLUMNS];
-    bool more;
-    size_t nh = csv_next(t, head, SCREEN_MAX_COLUMNS, &more), cap = 0;
-    if (nh == 0 || more) {
-        snprintf(err, errsz, "%s/%s: %s", s->dir, s->file, nh ? "too many columns" : "empty");
+    *ncols = pick_columns(t, &s->sort, cols);
+    int rec = find(t, "recovered"), rec_s = find(t, "recovery_s");
+    *has_rec = rec >= 0;
+    *rows = calloc(t->nrows ? t->nrows : 1, sizeof **rows);
+    if (*rows == NULL) {
+        snprintf(err, errsz, "out of memory");
         return -1;
     }
-    *ncols = pick_columns(head, nh, &s->sort, cols);
-    int variant = find(head, nh, "variant"), point = find(head, nh, "point"), reps = find(head, nh, "reps");
-    int rec = find(head, nh, "recovered"), rec_s = find(head, nh, "recovery_s");
-    *has_rec = rec >= 0;
-    long n = 0;
-    size_t k;
-    while ((k = csv_next(t, f, SCREEN_MAX_COLUMNS, &more)) > 0) {
-        if (k != nh || more) {
-            snprintf(err, errsz, "%s/%s:%u: %zu fields, the header has %zu", s->dir, s->file, t->line, k, nh);
-            return -1;
-        }
-        if ((size_t)n == cap) {
-            cap = cap ? 2 * cap : 64;
-            struct row *m = realloc(*rows, cap * sizeof **rows);
-            if (m == NULL) {
-                snprintf(err, errsz, "out of memory");
-                return -1;
-            }
-            *rows = m;
-        }
-        struct row *r = &(*rows)[n];
-        r->seq = (size_t)n++;
-        row_label(head, f, variant, point >= 0 ? point + 1 : -1, reps, s->label, r->label, sizeof r->label);
+    for (size_t i = 0; i < t->nrows; i++) {
+        struct row *r = &(*rows)[i];
+        r->seq = i;
+        row_label(t, i, s->label, r->label, sizeof r->label);
         for (size_t c = 0; c < *ncols; c++)
-            r->v[c] = number(f, cols[c].v), r->hw[c] = number(f, cols[c].hw);
-        r->rec = number(f, rec), r->rec_s = number(f, rec_s);
+            r->v[c] = number(t, i, cols[c].v), r->hw[c] = number(t, i, cols[c].hw);
+        r->rec = number(t, i, rec), r->rec_s = number(t, i, rec_s);
     }
-    return n;
+    return (long)t->nrows;
 }
 
 /* The columns text takes on a terminal: its UTF-8 characters (± is two bytes). */
@@ -329,20 +311,11 @@ static int widths(const struct row *rows, size_t n, const size_t *idx, size_t ni
 
 int screen_print(FILE *f, const struct screen_spec *s, char *err, size_t errsz)
 {
-    char path[4400];
-    if (snprintf(path, sizeof path, "%s/%s", s->dir, s->file) >= (int)sizeof path) {
-        snprintf(err, errsz, "%s/%s: path too long", s->dir, s->file);
-        return -1;
-    }
-    struct csv t;
-    if (csv_open(&t, path, SCREEN_MAX_BYTES, err, errsz) != 0)
-        return -1;
     struct colref cols[NSHOWN];
     struct row *rows = NULL;
     size_t ncols = 0;
     int has_rec = 0;
-    long n = read_rows(&t, s, cols, &ncols, &rows, &has_rec, err, errsz);
-    csv_close(&t);
+    long n = read_rows(s->table, s, cols, &ncols, &rows, &has_rec, err, errsz);
     if (n < 0) {
         free(rows);
         return -1;

@@ -1,7 +1,7 @@
 /*
  * screen — the compact table a command prints from the summary table it
  * has just written (run --reps: summary.csv; compare: summary.csv; sweep
- * and merge: sweep.csv), read back as any file is (csvread: hostile).
+ * and merge: sweep.csv), from the numbers in memory (results.h).
  *
  * One row per variant or point, labelled by the variant, the grid values
  * or the scenario; the columns are a few metrics in one unit per kind of
@@ -11,7 +11,7 @@
  * sorted by any metric (--sort max:METRIC, min:METRIC or METRIC, smallest
  * first); a table longer than `show` rows prints its first and last
  * show/2 (the best and the worst when sorted) and says how many it left
- * out. Costs: one read of the table, O(rows log rows) for the sort.
+ * out. Costs: O(rows log rows) for the sort.
  */
 #ifndef RS_SCREEN_H
 #define RS_SCREEN_H
@@ -19,17 +19,23 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "results.h"
+#include "summary.h"
+
 struct screen_sort {
     char metric[64]; /* empty: the table's own order */
     int dir;         /* +1 largest first, -1 smallest first */
 };
 
-/* Parses --sort's value (max:METRIC, min:METRIC or METRIC) and checks the
- * metric (tune_check_metric). Returns 0, or 2 with a message. */
-int screen_parse_sort(const char *text, struct screen_sort *s, char *err, size_t errsz);
+/* Parses --sort's value (max:METRIC, min:METRIC or METRIC) and, with
+ * cols, checks the metric is one of the scenario's (tune_check_metric).
+ * Returns 0, or 2 with a message. */
+int screen_parse_sort(const char *text, const struct summary_cols *cols, struct screen_sort *s, char *err,
+                      size_t errsz);
 
 struct screen_spec {
-    const char *dir, *file;   /* the table: dir/file */
+    const struct results *table;
+    const char *file;         /* the file that holds the table, for "all in FILE" */
     const char *label;        /* the rows' label when the table has no variant or grid columns */
     struct screen_sort sort;
     size_t show;              /* at most this many rows (0: all) */
@@ -39,8 +45,7 @@ struct screen_spec {
  * with the unit: "99.97 % ± 0.02", "46.8 ms ± 0.3", "28.0 s", "2.607". */
 void screen_format(char *out, size_t size, const char *metric, double value, double hw);
 
-/* Prints the table. Returns 0, or -1 with a message (the table unreadable
- * or malformed). */
+/* Prints the table. Returns 0, or -1 with a message (out of memory). */
 int screen_print(FILE *f, const struct screen_spec *s, char *err, size_t errsz);
 
 #endif

@@ -59,50 +59,52 @@ static bool parse_constraint(const char *text, char *metric, size_t msz, int *di
 
 /* The metric nearest to name: one that ends in _NAME (p99: lat_p99), or
  * at most 2 edits away; NULL if none. */
-static const char *near_metric(const char *name, char names[][64], size_t n)
+static const char *near_metric(const char *name, const struct summary_cols *cols)
 {
     size_t len = strlen(name), best_d = 3;
     const char *best = NULL;
-    for (size_t m = 0; m < n; m++) {
-        size_t l = strlen(names[m]);
-        if (l > len && names[m][l - len - 1] == '_' && strcmp(names[m] + l - len, name) == 0)
-            return names[m];
+    for (size_t m = 0; m < cols->n; m++) {
+        const char *c = cols->c[m].name;
+        size_t l = strlen(c);
+        if (output_kind_is_metric(cols->c[m].kind) && l > len && c[l - len - 1] == '_' &&
+            strcmp(c + l - len, name) == 0)
+            return c;
     }
-    for (size_t m = 0; m < n; m++) {
-        size_t d = scenario_edit_distance(name, names[m]);
-        if (d < best_d)
-            best = names[m], best_d = d;
+    for (size_t m = 0; m < cols->n; m++) {
+        size_t d = scenario_edit_distance(name, cols->c[m].name);
+        if (output_kind_is_metric(cols->c[m].kind) && d < best_d)
+            best = cols->c[m].name, best_d = d;
     }
     return best;
 }
 
-/* Whether name is a metric of jobs.csv (the summary's columns); says
- * which are when it is not. */
-bool tune_check_metric(const char *name, const char *option, char *err, size_t errsz)
+/* Whether name is a metric of the scenario's summary (cols); says which
+ * are when it is not. */
+bool tune_check_metric(const struct summary_cols *cols, const char *name, const char *option, char *err,
+                       size_t errsz)
 {
-    char names[128][64];
-    int cols[256];
-    size_t n = exp_metric_names(names, NULL, 128, cols, 256), used;
-    for (size_t m = 0; m < n; m++)
-        if (strcmp(names[m], name) == 0)
-            return true;
-    const char *near = near_metric(name, names, n);
+    long i = summary_cols_find(cols, name);
+    if (i >= 0 && output_kind_is_metric(cols->c[i].kind))
+        return true;
+    const char *near = near_metric(name, cols);
     if (near != NULL) {
         snprintf(err, errsz, "%s %s: no such metric; did you mean '%s'? (retrystorm list metrics)", option, name,
                  near);
         return false;
     }
     int w = snprintf(err, errsz, "%s %s: no such metric; the metrics are:", option, name);
-    used = w > 0 ? (size_t)w : 0;
-    for (size_t m = 0; m < n && used < errsz; m++) {
-        w = snprintf(err + used, errsz - used, " %s", names[m]);
+    size_t used = w > 0 ? (size_t)w : 0;
+    for (size_t m = 0; m < cols->n && used < errsz; m++) {
+        if (!output_kind_is_metric(cols->c[m].kind))
+            continue;
+        w = snprintf(err + used, errsz - used, " %s", cols->c[m].name);
         used += w > 0 ? (size_t)w : 0;
     }
     return false;
 }
 
-int tune_parse(struct tune_spec *t, const char *const *objectives, size_t nobjective,
-               const char *const *constraints, size_t nconstraint, char *err, size_t errsz)
+int tune_parse(struct tune_spec *t, const struct summary_cols *cols, const char *const *objectives,
+               size_t nobjective, const char *const *constraints, size_t nconstraint, char *err, size_t errsz)
 {
     memset(t, 0, sizeof *t);
     for (size_t i = 0; i < nobjective && i < TUNE_MAX_OBJECTIVES; i++) {
@@ -113,7 +115,7 @@ int tune_parse(struct tune_spec *t, const char *const *objectives, size_t nobjec
         }
         t->osign[i] = v[1] == 'a' ? 1 : -1;
         snprintf(t->oname[i], sizeof t->oname[i], "%s", v + 4);
-        if (!tune_check_metric(t->oname[i], "--objective", err, errsz))
+        if (!tune_check_metric(cols, t->oname[i], "--objective", err, errsz))
             return 2;
         t->nobjective++;
     }
@@ -123,7 +125,7 @@ int tune_parse(struct tune_spec *t, const char *const *objectives, size_t nobjec
                      constraints[i]);
             return 2;
         }
-        if (!tune_check_metric(t->cname[i], "--constraint", err, errsz))
+        if (!tune_check_metric(cols, t->cname[i], "--constraint", err, errsz))
             return 2;
         t->nconstraint++;
     }
@@ -274,74 +276,61 @@ void tune_rank_fini(struct tune_rank *k)
     memset(k, 0, sizeof *k);
 }
 
-/* ",x" with x when it is a finite number, else "," (an empty cell: no NaN
- * or infinity is ever written). */
-static void cell(FILE *f, double x)
-{
-    fputc(',', f);
-    if (isfinite(x))
-        fprintf(f, "%.9g", x);
-}
 
-/* The metrics of tune.csv: the objectives', then the constraints' not
- * already there (a metric is one pair of columns however often named).
- * Returns their number. */
-static size_t csv_metrics(const struct tune_spec *t, const struct tune_rank *k, size_t *m, const char **name)
+/* tune.csv's table: rank (empty: infeasible), point and grid values, then
+ * feasible, pareto, tied and score, then the sweep's columns (reps, each
+ * metric's mean, sd and half-width). Returns 0, or -1 when memory is short. */
+static int tune_table(const struct tune_spec *t, const struct exp_result *r, const struct tune_rank *k,
+                      struct results *out)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < t->nobjective + t->nconstraint; i++) {
-        size_t x = i < t->nobjective ? k->oi[i] : k->ci[i - t->nobjective];
-        bool seen = false;
-        for (size_t j = 0; j < n; j++)
-            seen = seen || m[j] == x;
-        if (!seen)
-            m[n] = x, name[n++] = i < t->nobjective ? t->oname[i] : t->cname[i - t->nobjective];
-    }
-    return n;
-}
-
-/* One row of tune.csv: point p at rank `rank` (0: infeasible, no rank). */
-static void csv_row(FILE *f, const struct tune_spec *t, const struct exp_result *r,
-                    const struct tune_rank *k, size_t rank, size_t p)
-{
-    size_t nm = r->nmetrics, m[TUNE_MAX_OBJECTIVES + TUNE_MAX_CONSTRAINTS];
-    const char *name[TUNE_MAX_OBJECTIVES + TUNE_MAX_CONSTRAINTS];
-    size_t n = csv_metrics(t, k, m, name);
-    if (rank)
-        fprintf(f, "%zu,%zu", rank, p);
-    else
-        fprintf(f, ",%zu", p);
+    static const char *const flags[4] = {"feasible", "pareto", "tied", "score"};
+    const struct results *sum = &r->sum;
+    if (results_init(out, 2 + r->naxes, 4 + sum->ncols) != 0)
+        return -1;
+    snprintf(out->label_names[0], sizeof out->label_names[0], "rank");
+    snprintf(out->label_names[1], sizeof out->label_names[0], "point");
     for (size_t j = 0; j < r->naxes; j++)
-        fprintf(f, ",%s", r->values[p][j]);
-    fprintf(f, ",%d,%d,%d", k->feasible[p], k->feasible[p] && k->pareto[p], k->tied[p]);
-    cell(f, k->feasible[p] ? k->score[p] * t->osign[0] : NAN);
-    for (size_t i = 0; i < n; i++) {
-        cell(f, r->mean[p * nm + m[i]]);
-        cell(f, r->hw[p * nm + m[i]]);
+        snprintf(out->label_names[2 + j], sizeof out->label_names[0], "%s", r->axis_keys[j]);
+    for (int i = 0; i < 4; i++)
+        out->cols[i] = (struct results_col){"", i < 3 ? OUTPUT_FLAG : OUTPUT_REAL, i == 3};
+    for (int i = 0; i < 4; i++)
+        snprintf(out->cols[i].name, sizeof out->cols[i].name, "%s", flags[i]);
+    memcpy(out->cols + 4, sum->cols, sum->ncols * sizeof *sum->cols);
+    double *row = malloc((4 + sum->ncols) * sizeof *row);
+    int rc = row == NULL ? -1 : 0;
+    for (size_t a = 0; a < r->npoints && rc == 0; a++) { /* by rank, then the infeasible in grid order */
+        size_t p = a < k->nf ? k->order[a] : 0, skip = 0;
+        if (a >= k->nf) /* the (a − nf)th infeasible point */
+            for (p = 0; p < r->npoints; p++)
+                if (!k->feasible[p] && skip++ == a - k->nf)
+                    break;
+        char rank[32] = "", pt[32];
+        if (a < k->nf)
+            snprintf(rank, sizeof rank, "%zu", a + 1);
+        snprintf(pt, sizeof pt, "%zu", p);
+        const char *labels[2 + EXP_MAX_AXES] = {rank, pt};
+        for (size_t j = 0; j < r->naxes; j++)
+            labels[2 + j] = r->values[p][j];
+        row[0] = k->feasible[p], row[1] = k->feasible[p] && k->pareto[p], row[2] = k->tied[p];
+        row[3] = k->feasible[p] ? k->score[p] * t->osign[0] : NAN;
+        memcpy(row + 4, &sum->v[p * sum->ncols], sum->ncols * sizeof *row);
+        rc = results_add(out, labels, row);
     }
-    fputc('\n', f);
+    free(row);
+    return rc;
 }
 
 int tune_write_csv(const char *dir, const struct tune_spec *t, const struct exp_result *r,
-                   const struct tune_rank *k, char *err, size_t errsz)
+                   const struct tune_rank *k, struct results *table, char *err, size_t errsz)
 {
+    if (tune_table(t, r, k, table) != 0) {
+        snprintf(err, errsz, "out of memory for tune.csv");
+        return -1;
+    }
     struct output_file of;
     if (output_file_open(&of, dir, "tune.csv", err, errsz) != 0)
         return -1;
-    fprintf(of.f, "rank,point");
-    for (size_t j = 0; j < r->naxes; j++)
-        fprintf(of.f, ",%s", r->axis_keys[j]);
-    fprintf(of.f, ",feasible,pareto,tied,score");
-    size_t m[TUNE_MAX_OBJECTIVES + TUNE_MAX_CONSTRAINTS];
-    const char *name[TUNE_MAX_OBJECTIVES + TUNE_MAX_CONSTRAINTS];
-    for (size_t i = 0, n = csv_metrics(t, k, m, name); i < n; i++)
-        fprintf(of.f, ",%s,%s_hw", name[i], name[i]);
-    fputc('\n', of.f);
-    for (size_t a = 0; a < k->nf; a++)
-        csv_row(of.f, t, r, k, a + 1, k->order[a]);
-    for (size_t p = 0; p < r->npoints; p++) /* the infeasible ones after, in grid order */
-        if (!k->feasible[p])
-            csv_row(of.f, t, r, k, 0, p);
+    results_write_csv(of.f, table);
     return output_file_commit(&of, err, errsz);
 }
 

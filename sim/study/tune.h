@@ -25,6 +25,7 @@
 #include <stdio.h>
 
 #include "experiment.h"
+#include "summary.h"
 
 #define TUNE_MAX_OBJECTIVES 8
 #define TUNE_MAX_CONSTRAINTS 16
@@ -49,12 +50,14 @@ struct tune_rank {
 
 /* Parses and checks the objectives and constraints. Returns 0, or 2 with a
  * message in err naming the option and what is allowed (the metrics). */
-int tune_parse(struct tune_spec *t, const char *const *objectives, size_t nobjective,
-               const char *const *constraints, size_t nconstraint, char *err, size_t errsz);
+int tune_parse(struct tune_spec *t, const struct summary_cols *cols, const char *const *objectives,
+               size_t nobjective, const char *const *constraints, size_t nconstraint, char *err, size_t errsz);
 
-/* Whether name is a metric of the summary (a column of jobs.csv); when
- * not, err names the option, and the nearest metric or all of them. */
-bool tune_check_metric(const char *name, const char *option, char *err, size_t errsz);
+/* Whether name is a metric of the scenario's summary (cols: its services',
+ * caches' and layers' columns included); when not, err names the option,
+ * and the nearest metric or all of them. */
+bool tune_check_metric(const struct summary_cols *cols, const char *name, const char *option, char *err,
+                       size_t errsz);
 
 /* Ranks the points of r. Returns 0, or -1 (out of memory, or a metric
  * missing from r, with a message). */
@@ -63,9 +66,11 @@ int tune_rank(const struct tune_spec *t, const struct exp_result *r, struct tune
 void tune_rank_fini(struct tune_rank *k);
 
 /* tune.csv in dir: the feasible points by rank, then the others in grid
- * order. Returns 0, or -1 with a message. */
+ * order, each with every column of the sweep's summary; its table into
+ * table (results_fini frees it) for summary.json. Returns 0, or -1 with a
+ * message. */
 int tune_write_csv(const char *dir, const struct tune_spec *t, const struct exp_result *r,
-                   const struct tune_rank *k, char *err, size_t errsz);
+                   const struct tune_rank *k, struct results *table, char *err, size_t errsz);
 
 /* The human report: the best five feasible points, or that none is. */
 void tune_print(FILE *f, const char *scenario, const char *dir, const struct tune_spec *t,
