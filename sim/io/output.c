@@ -8,6 +8,7 @@
 
 #include "jsonout.h"
 #include "outdir.h"
+#include "scenario.h"
 
 #include <errno.h>
 #include <float.h>

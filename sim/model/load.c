@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "simctx.h"
+#include "scenario.h" /* scenario_trace_text, until the run is handed its arrivals */
 #include "trace.h"
 
 static rs_time interarrival(struct sim *s)

@@ -20,7 +20,7 @@
 
 #include "cache.h"
 #include "metrics.h"
-#include "scenario.h"
+#include "config.h"
 
 struct sim;
 

@@ -35,7 +35,7 @@
 #include "metrics.h"
 #include "pool.h"
 #include "rng.h"
-#include "scenario.h"
+#include "config.h"
 #include "sim.h"
 
 #define NO_PARENT UINT32_MAX
