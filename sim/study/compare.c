@@ -18,6 +18,7 @@
 #include "metrics.h"
 #include "output.h"
 #include "sim.h"
+#include "trace.h"
 
 struct axis {
     char key[128];
@@ -588,7 +589,7 @@ static int run_replication(const struct compare_spec *spec, const struct variant
                            const char *vdir, const char *prefix, char *row, size_t rowsz, char **line,
                            char *err, size_t errsz)
 {
-    struct sim *s = sim_create(&vs->scs[v], r, err, errsz);
+    struct sim *s = trace_sim_create(&vs->scs[v], r, err, errsz);
     if (s != NULL)
         sim_set_stop(s, spec->stop);
     if (s == NULL || sim_run(s, NULL, NULL, err, errsz) != 0) {

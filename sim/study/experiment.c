@@ -24,6 +24,7 @@
 #include "outdir.h"
 #include "output.h"
 #include "sim.h"
+#include "trace.h"
 
 #define MAX_VALUES 10000
 #define MAX_METRICS 128
@@ -260,7 +261,7 @@ static void take_row(struct table *t, const int *cols, size_t ncols, size_t j, c
 static int summary_row(const struct scenario *sc, uint32_t rep, volatile sig_atomic_t *stop,
                        bool *complete, char **text, char *err, size_t errsz)
 {
-    struct sim *s = sim_create(sc, rep, err, errsz);
+    struct sim *s = trace_sim_create(sc, rep, err, errsz);
     if (s == NULL)
         return -1;
     sim_set_stop(s, stop);
