@@ -55,7 +55,7 @@ for arg in "$@"; do
         { fail "$layer cannot include $other's $h:"; head -5 "$tmp/out"; }
     elif compile "$layer" "$dirs" "$h"; then
       fail "$layer can include $other's $h (a higher or side layer): its include directories are $dirs"
-    elif ! grep -q "$h: No such file" "$tmp/out"; then
+    elif ! grep -qE "$h: No such file|'$h' file not found" "$tmp/out"; then # GCC, Clang
       fail "$layer including $other's $h failed, but not for want of the header:"; head -5 "$tmp/out"
     fi
   done
