@@ -18,6 +18,7 @@
 
 #include "scenario.h"
 #include "sim.h"
+#include "trace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -78,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             small = small && (!sc.phases[i].has_rate || sc.phases[i].rate <= 10);
         if (small) {
             char err[512];
-            struct sim *s = sim_create(&sc, 0, err, sizeof err);
+            struct sim *s = trace_sim_create(&sc, 0, err, sizeof err);
             if (s != NULL) {
                 /* a run may refuse to go on when time stops advancing;
                  * any other failure is a broken invariant */

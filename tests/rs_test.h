@@ -18,6 +18,7 @@
 #include "output.h"
 #include "scenario.h"
 #include "sim.h"
+#include "trace.h"
 
 static inline void load_or_fail(struct scenario *sc, const char *text, const char *const *sets,
                                 size_t nsets)
@@ -34,7 +35,7 @@ static inline void load_or_fail(struct scenario *sc, const char *text, const cha
 static inline struct sim *run_or_fail(const struct scenario *sc, uint32_t rep)
 {
     char err[512];
-    struct sim *s = sim_create(sc, rep, err, sizeof err);
+    struct sim *s = trace_sim_create(sc, rep, err, sizeof err);
     if (s == NULL)
         fail_msg("sim_create: %s", err);
     if (sim_run(s, NULL, NULL, err, sizeof err) != 0)

@@ -212,7 +212,7 @@ static long create_fails_cleanly(const struct scenario *sc, const char *what)
         char err[512] = "";
         live = 0;
         arm(n, K_ALL);
-        struct sim *s = sim_create(sc, 0, err, sizeof err);
+        struct sim *s = trace_sim_create(sc, 0, err, sizeof err);
         long hit = disarm();
         if (hit == 0) { /* it made fewer than n: done */
             if (s == NULL)
@@ -237,7 +237,7 @@ static long run_checks_fail_cleanly(const struct scenario *sc, const char *what)
     for (long n = 1; n < MAX_ALLOCS; n++) {
         char err[512] = "";
         live = 0;
-        struct sim *s = sim_create(sc, 0, err, sizeof err);
+        struct sim *s = trace_sim_create(sc, 0, err, sizeof err);
         if (s == NULL)
             fail_msg("%s: sim_create: %s", what, err);
         arm(n, K_CALLOC);

@@ -148,7 +148,7 @@ static void same_with_hints(const char *text, uint64_t least)
     struct sim *run[2];
     char err[512];
     for (int i = 0; i < 2; i++) {
-        run[i] = sim_create(&sc, 0, err, sizeof err);
+        run[i] = trace_sim_create(&sc, 0, err, sizeof err);
         if (run[i] == NULL)
             fail_msg("sim_create: %s", err);
         assert_false(run[i]->prefetch); /* fewer than 65,536 clients */
@@ -319,7 +319,7 @@ static void trace_gone_bad_before_the_run(void **state)
     load_or_fail(&sc, text, NULL, 0);
     scratch_write(&scr, bad, strlen(bad));
     char err[512] = "";
-    assert_null(sim_create(&sc, 0, err, sizeof err));
+    assert_null(trace_sim_create(&sc, 0, err, sizeof err));
     assert_non_null(strstr(err, "rates.csv:1: header 'when,what'; allowed: t,rate"));
     scratch_remove(&scr);
 }

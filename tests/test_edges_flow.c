@@ -21,7 +21,7 @@ static struct sim *create_text(const char *text)
     struct scenario sc;
     load_or_fail(&sc, text, NULL, 0);
     char err[512];
-    struct sim *s = sim_create(&sc, 0, err, sizeof err);
+    struct sim *s = trace_sim_create(&sc, 0, err, sizeof err);
     if (s == NULL)
         fail_msg("sim_create: %s", err);
     return s;
@@ -157,7 +157,7 @@ static void trace_that_changed_is_reported(void **state)
     load_or_fail(&sc, text, NULL, 0);
     scratch_write(&scr, bad, strlen(bad));
     char err[512];
-    struct sim *s = sim_create(&sc, 0, err, sizeof err);
+    struct sim *s = trace_sim_create(&sc, 0, err, sizeof err);
     if (s == NULL)
         fail_msg("sim_create: %s", err);
     err[0] = '\0';

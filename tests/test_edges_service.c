@@ -54,7 +54,7 @@ static struct sim *run_with_draws(const char *text, const char *const *sets, siz
     struct scenario sc;
     char err[512];
     load_or_fail(&sc, text, sets, nsets);
-    struct sim *s = sim_create(&sc, 0, err, sizeof err);
+    struct sim *s = trace_sim_create(&sc, 0, err, sizeof err);
     if (s == NULL)
         fail_msg("sim_create: %s", err);
     const gsl_rng_type *own = s->rng.s[RNG_ERRORS]->type;

@@ -172,7 +172,7 @@ static void check_cases(bool hedging)
         char err[512];
         uint64_t counts[2][3];
         for (int k = 0; k < 2; k++) {
-            struct sim *s = sim_create(&sc, 0, err, sizeof err);
+            struct sim *s = trace_sim_create(&sc, 0, err, sizeof err);
             if (s == NULL || sim_run(s, NULL, NULL, err, sizeof err) != 0)
                 fail_msg("case %u: %s\n%s", seed, err, text);
             const struct metrics *m = sim_metrics(s);

@@ -316,7 +316,7 @@ static void footprint_counts_every_array(void **state)
         load_or_fail(&sc, text, NULL, 0);
         double est = sim_footprint(&sc, NULL), before = allocated_now();
         char err[512];
-        struct sim *s = sim_create(&sc, 0, err, sizeof err);
+        struct sim *s = trace_sim_create(&sc, 0, err, sizeof err);
         assert_non_null(s);
         double got = allocated_now() - before;
         sim_destroy(s);

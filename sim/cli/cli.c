@@ -28,6 +28,7 @@
 #include "screen.h"
 #include "scenario.h"
 #include "sim.h"
+#include "trace.h"
 #include "tune.h"
 #ifdef RS_SERVE
 #include "serve.h"
@@ -1090,7 +1091,7 @@ static int simulate(const struct scenario *sc, const char *work, const char *dir
 {
     char err[4600];
     double t0 = wall_now();
-    struct sim *s = sim_create(sc, 0, err, sizeof err);
+    struct sim *s = trace_sim_create(sc, 0, err, sizeof err);
     if (s == NULL) {
         fprintf(stderr, "retrystorm: %s\n", err);
         return 1;

@@ -553,3 +553,76 @@ int outdir_install(const char *work, const char *path, bool force, char *err, si
     snprintf(err + n, errsz - n, "; the outputs are left in %s", work);
     return 1;
 }
+
+/* ---- atomic files (struct output_file) ---- */
+
+int output_file_open(struct output_file *of, const char *dir, const char *name, char *err, size_t errsz)
+{
+    memset(of, 0, sizeof *of);
+    of->dirfd = -1;
+    snprintf(of->name, sizeof of->name, "%s", name);
+    snprintf(of->shown, sizeof of->shown, "%.4000s/%s", dir, name);
+    of->dirfd = outdir_open_dirfd(dir);
+    int fd = of->dirfd >= 0 ? outdir_tmpfile(of->dirfd, name, of->tmp, sizeof of->tmp) : -1;
+    of->f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (of->f == NULL) {
+        snprintf(err, errsz, "cannot write %s: %s", of->shown, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        else
+            of->tmp[0] = '\0'; /* no file of ours by that name */
+        output_file_discard(of);
+        return -1;
+    }
+    return 0;
+}
+
+/* Flushes, syncs and closes; the file stays under its temporary name. */
+int output_file_close(struct output_file *of, char *err, size_t errsz)
+{
+    int bad = ferror(of->f) | fflush(of->f) | fsync(fileno(of->f));
+    if (fclose(of->f) != 0)
+        bad = 1;
+    of->f = NULL;
+    if (bad) {
+        snprintf(err, errsz, "error writing %s: %s", of->shown, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* Renames the closed temporary into place and closes the directory. */
+int output_file_rename(struct output_file *of, char *err, size_t errsz)
+{
+    if (renameat(of->dirfd, of->tmp, of->dirfd, of->name) != 0) {
+        snprintf(err, errsz, "cannot rename %s into place: %s", of->shown, strerror(errno));
+        return -1;
+    }
+    of->tmp[0] = '\0';
+    fsync(of->dirfd); /* the rename itself survives a power cut */
+    close(of->dirfd);
+    of->dirfd = -1;
+    return 0;
+}
+
+int output_file_commit(struct output_file *of, char *err, size_t errsz)
+{
+    if (output_file_close(of, err, errsz) != 0 || output_file_rename(of, err, errsz) != 0) {
+        output_file_discard(of);
+        return -1;
+    }
+    return 0;
+}
+
+void output_file_discard(struct output_file *of)
+{
+    if (of->f != NULL)
+        fclose(of->f);
+    of->f = NULL;
+    if (of->tmp[0] && of->dirfd >= 0)
+        unlinkat(of->dirfd, of->tmp, 0);
+    of->tmp[0] = '\0';
+    if (of->dirfd >= 0)
+        close(of->dirfd);
+    of->dirfd = -1;
+}

@@ -18,6 +18,10 @@
  * directory can redirect a write. Work directories come from mkdtemp. Paths
  * longer than PATH_MAX are an error, never truncated.
  *
+ * Files are written the same way (struct output_file: open, write, commit
+ * or discard), here, so that this module is the one owner of what may be
+ * created or replaced.
+ *
  * Costs: classifying or cleaning a directory reads it once (and each
  * subdirectory, one level down); every other operation is a few syscalls.
  */
@@ -26,6 +30,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 enum outdir_kind { OUTDIR_ABSENT, OUTDIR_EMPTY, OUTDIR_OURS, OUTDIR_FOREIGN };
 
@@ -84,5 +89,24 @@ int outdir_join(char *out, size_t size, const char *dir, const char *name);
 /* Opens `path` as a directory without following a final symbolic link;
  * -1 with errno otherwise. */
 int outdir_open_dirfd(const char *path);
+
+/* A file written under an unpredictable temporary name in a directory
+ * (outdir_tmpfile: O_CREAT|O_EXCL|O_NOFOLLOW relative to the directory's
+ * fd) and renamed into place by commit; discard removes the temporary. */
+struct output_file {
+    FILE *f;
+    int dirfd;
+    char tmp[300], name[256], shown[4400]; /* shown: DIR/NAME, for messages */
+};
+int output_file_open(struct output_file *of, const char *dir, const char *name, char *err,
+                     size_t errsz);
+int output_file_commit(struct output_file *of, char *err, size_t errsz);
+void output_file_discard(struct output_file *of);
+/* commit's two halves, for a writer of several files that renames none
+ * before all are written: close flushes, syncs and closes (the file stays
+ * under its temporary name); rename puts it in place and closes the
+ * directory. Each returns 0, or -1 with a message (then discard). */
+int output_file_close(struct output_file *of, char *err, size_t errsz);
+int output_file_rename(struct output_file *of, char *err, size_t errsz);
 
 #endif

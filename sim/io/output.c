@@ -9,6 +9,7 @@
 #include "jsonout.h"
 #include "outdir.h"
 #include "results.h"
+#include "scenario.h"
 
 #include <errno.h>
 #include <float.h>
@@ -95,79 +96,6 @@ void output_summarise(const struct sim *s, double wall_s, struct summary *o)
     o->events = m->events;
     o->wall_s = wall_s;
     o->complete = sim_complete(s);
-}
-
-/* ---- atomic files ---- */
-
-int output_file_open(struct output_file *of, const char *dir, const char *name, char *err, size_t errsz)
-{
-    memset(of, 0, sizeof *of);
-    of->dirfd = -1;
-    snprintf(of->name, sizeof of->name, "%s", name);
-    snprintf(of->shown, sizeof of->shown, "%.4000s/%s", dir, name);
-    of->dirfd = outdir_open_dirfd(dir);
-    int fd = of->dirfd >= 0 ? outdir_tmpfile(of->dirfd, name, of->tmp, sizeof of->tmp) : -1;
-    of->f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (of->f == NULL) {
-        snprintf(err, errsz, "cannot write %s: %s", of->shown, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        else
-            of->tmp[0] = '\0'; /* no file of ours by that name */
-        output_file_discard(of);
-        return -1;
-    }
-    return 0;
-}
-
-/* Flushes, syncs and closes; the file stays under its temporary name. */
-static int file_close(struct output_file *of, char *err, size_t errsz)
-{
-    int bad = ferror(of->f) | fflush(of->f) | fsync(fileno(of->f));
-    if (fclose(of->f) != 0)
-        bad = 1;
-    of->f = NULL;
-    if (bad) {
-        snprintf(err, errsz, "error writing %s: %s", of->shown, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
-/* Renames the closed temporary into place and closes the directory. */
-static int file_rename(struct output_file *of, char *err, size_t errsz)
-{
-    if (renameat(of->dirfd, of->tmp, of->dirfd, of->name) != 0) {
-        snprintf(err, errsz, "cannot rename %s into place: %s", of->shown, strerror(errno));
-        return -1;
-    }
-    of->tmp[0] = '\0';
-    fsync(of->dirfd); /* the rename itself survives a power cut */
-    close(of->dirfd);
-    of->dirfd = -1;
-    return 0;
-}
-
-int output_file_commit(struct output_file *of, char *err, size_t errsz)
-{
-    if (file_close(of, err, errsz) != 0 || file_rename(of, err, errsz) != 0) {
-        output_file_discard(of);
-        return -1;
-    }
-    return 0;
-}
-
-void output_file_discard(struct output_file *of)
-{
-    if (of->f != NULL)
-        fclose(of->f);
-    of->f = NULL;
-    if (of->tmp[0] && of->dirfd >= 0)
-        unlinkat(of->dirfd, of->tmp, 0);
-    of->tmp[0] = '\0';
-    if (of->dirfd >= 0)
-        close(of->dirfd);
-    of->dirfd = -1;
 }
 
 int output_mkdir(const char *dir, char *err, size_t errsz) { return outdir_mkdir(dir, err, errsz); }
@@ -496,11 +424,11 @@ int output_write_dir(const char *dir, const struct sim *s, const struct summary 
         if (output_file_open(&of[i], dir, files[i].name, err, errsz) != 0)
             goto fail;
         files[i].write(of[i].f, s, sum);
-        if (file_close(&of[i], err, errsz) != 0)
+        if (output_file_close(&of[i], err, errsz) != 0)
             goto fail;
     }
     for (i = 0; i < F_N; i++)
-        if (output_file_name(s, i) != NULL && file_rename(&of[i], err, errsz) != 0)
+        if (output_file_name(s, i) != NULL && output_file_rename(&of[i], err, errsz) != 0)
             goto fail;
     return 0;
 fail:

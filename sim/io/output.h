@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "outdir.h" /* struct output_file */
 #include "sim.h"
 #include "summary.h"
 
@@ -40,19 +41,6 @@ int output_write_dir(const char *dir, const struct sim *s, const struct summary 
 size_t output_nfiles(void);
 const char *output_file_name(const struct sim *s, size_t i);
 void output_write_file(FILE *f, size_t i, const struct sim *s, const struct summary *sum);
-
-/* A file written under an unpredictable temporary name in a directory
- * (outdir_tmpfile: O_CREAT|O_EXCL|O_NOFOLLOW relative to the directory's
- * fd) and renamed into place by commit; discard removes the temporary. */
-struct output_file {
-    FILE *f;
-    int dirfd;
-    char tmp[300], name[256], shown[4400]; /* shown: DIR/NAME, for messages */
-};
-int output_file_open(struct output_file *of, const char *dir, const char *name, char *err,
-                     size_t errsz);
-int output_file_commit(struct output_file *of, char *err, size_t errsz);
-void output_file_discard(struct output_file *of);
 
 /* Creates dir and its parents if absent, and marks it a retrystorm output
  * only if it created it (outdir_mkdir); -1 with a message when it cannot. */

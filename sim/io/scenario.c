@@ -10,12 +10,13 @@
  * last. Sections and duplicate keys are found through hash tables, so that
  * loading is linear in the size of the file however many sections it has.
  *
- * This file holds the loading itself: the list of messages, the entry list
- * and its hash index, the line reader, overrides and the entry points. The
+ * This file holds the loading itself: the entry list and its hash index, the line reader, overrides and the entry points. The
  * key table and the value parsers are in scenario_keys.c, applying an entry
  * in scenario_apply.c, the cross-field rules in scenario_check.c, the
  * limits on the run's size in scenario_limits.c, and the effective
- * scenario's INI in scenario_ini.c; scenario_int.h is what they share.
+ * scenario's INI in scenario_ini.c, the list of messages and "did you
+ * mean" in scenario_diag.c (a leaf: every other part calls it, it calls
+ * none); scenario_int.h is what they share.
  */
 #define _XOPEN_SOURCE 700 /* strdup, strndup, fdopen, and POSIX 2008 */
 
@@ -33,120 +34,6 @@
 
 /* A line, its \r\n and a NUL fit in libinih's buffer. */
 _Static_assert(SCENARIO_MAX_LINE + 3 <= INI_MAX_LINE, "INI_MAX_LINE is too small");
-
-/* ---- diagnostics ---- */
-
-/* Appends a message, unconditionally. */
-static void diag_push(struct scenario_diag *d, const char *msg)
-{
-    if (d->n == d->cap) {
-        size_t ncap = d->cap ? d->cap * 2 : 8;
-        char **nm = realloc(d->msg, ncap * sizeof *nm);
-        if (nm == NULL) {
-            fprintf(stderr, "retrystorm: out of memory (%zu bytes for messages)\n", ncap * sizeof *nm);
-            abort();
-        }
-        d->msg = nm;
-        d->cap = ncap;
-    }
-    d->msg[d->n] = strdup(msg);
-    if (d->msg[d->n] == NULL) {
-        fprintf(stderr, "retrystorm: out of memory (%zu bytes for a message)\n", strlen(msg) + 1);
-        abort();
-    }
-    d->n++;
-}
-
-/* Counts a problem that is not to be listed, when the current load has
- * listed SCENARIO_MAX_MESSAGES already: then the caller need not work out
- * its message. */
-bool scn_diag_skip(struct scenario_diag *d)
-{
-    if (d->n - d->start < SCENARIO_MAX_MESSAGES)
-        return false;
-    d->more++;
-    return true;
-}
-
-/* Adds a problem: listed while the current load has listed fewer than
- * SCENARIO_MAX_MESSAGES, else only counted (and not even formatted). */
-void scn_diag_add(struct scenario_diag *d, const char *fmt, ...)
-{
-    if (scn_diag_skip(d))
-        return;
-    char buf[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    diag_push(d, buf);
-}
-
-/* A load's messages start here. */
-static void diag_begin(struct scenario_diag *d)
-{
-    d->start = d->n;
-    d->more = 0;
-}
-
-/* Ends a load: one line for the problems not listed; returns how many
- * problems the load found, listed or not. */
-static int diag_end(struct scenario_diag *d, const char *source)
-{
-    size_t total = d->n - d->start + d->more;
-    if (d->more > 0) {
-        char buf[600];
-        snprintf(buf, sizeof buf, "%s: ... and %zu more problem%s (only the first %d are listed)",
-                 source, d->more, d->more == 1 ? "" : "s", SCENARIO_MAX_MESSAGES);
-        diag_push(d, buf);
-    }
-    return total > INT_MAX ? INT_MAX : (int)total;
-}
-
-void scenario_diag_fini(struct scenario_diag *d)
-{
-    for (size_t i = 0; i < d->n; i++)
-        free(d->msg[i]);
-    free(d->msg);
-    *d = (struct scenario_diag){0};
-}
-
-const char *scenario_nearest(const char *word, const char *const *names)
-{
-    const char *best = NULL;
-    size_t best_d = 3;
-    for (size_t i = 0; names[i] != NULL; i++) {
-        size_t d = scenario_edit_distance(word, names[i]);
-        if (d < best_d)
-            best = names[i], best_d = d;
-    }
-    return best;
-}
-
-size_t scenario_edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 63 || lb > 63)
-        return 64;
-    size_t row[64];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            if (row[j] + 1 < best)
-                best = row[j] + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
 
 /* ---- the entry list ---- */
 
@@ -171,16 +58,6 @@ static struct entry *entries_add(struct entries *es)
     struct entry *e = &es->e[es->n++];
     memset(e, 0, sizeof *e);
     return e;
-}
-
-/* "FILE:LINE" or "--set TEXT", for messages. */
-const char *scn_where(const struct entry *e, char *buf, size_t size)
-{
-    if (e->source == NULL)
-        snprintf(buf, size, "--set %s", e->set);
-    else
-        snprintf(buf, size, "%s:%d", e->source, e->line);
-    return buf;
 }
 
 /* Copies the n bytes at src into dst (size bytes), ending with "..." when
@@ -614,14 +491,14 @@ static int load_common(struct scenario *sc, struct reader *rd, const char *sourc
         sc->nlayers = 1;
     }
     free(es.e);
-    return diag_end(diag, source);
+    return scn_diag_end(diag, source);
 }
 
 int scenario_load_text(struct scenario *sc, const char *text, const char *source,
                        const char *const *sets, size_t nsets, struct scenario_diag *diag)
 {
     struct reader rd = {.s = text, .source = source};
-    diag_begin(diag);
+    scn_diag_begin(diag);
     return load_common(sc, &rd, source, NULL, false, sets, nsets, diag);
 }
 
@@ -629,7 +506,7 @@ int scenario_load_sealed(struct scenario *sc, const char *text, const char *sour
                          const char *const *sets, size_t nsets, struct scenario_diag *diag)
 {
     struct reader rd = {.s = text, .source = source};
-    diag_begin(diag);
+    scn_diag_begin(diag);
     return load_common(sc, &rd, source, NULL, true, sets, nsets, diag);
 }
 
@@ -665,7 +542,7 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
     if (f == NULL) {
         int err = errno;
         const char *near = nearest_builtin(path);
-        diag_begin(diag);
+        scn_diag_begin(diag);
         if (near != NULL)
             scn_diag_add(diag, "%s: cannot open: %s; did you mean the built-in '%s'? (retrystorm list)", path,
                          strerror(err), near);
@@ -673,16 +550,16 @@ int scenario_load(struct scenario *sc, const char *path, const char *const *sets
             scn_diag_add(diag, "%s: cannot open: %s (a scenario file, or a built-in: see 'retrystorm list')",
                          path, strerror(err));
         scn_defaults(sc);
-        return diag_end(diag, path);
+        return scn_diag_end(diag, path);
     }
-    diag_begin(diag);
+    scn_diag_begin(diag);
     struct stat st;
     if (fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode)) {
         scn_diag_add(diag, "%s: not a regular file (a scenario file, or a built-in: see 'retrystorm list')",
                      path);
         fclose(f);
         scn_defaults(sc);
-        return diag_end(diag, path);
+        return scn_diag_end(diag, path);
     }
     struct reader rd = {.f = f, .source = path};
     const char *slash = strrchr(path, '/');

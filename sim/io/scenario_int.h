@@ -2,8 +2,8 @@
  * scenario_int.h — what the files of the scenario loader share; internal to
  * sim/io/scenario*.c, not for other modules (scenario.h is the interface).
  *
- * scenario.c loads: messages, entries, the line reader, overrides and the
- * entry points. scenario_keys.c holds the key table and the value parsers,
+ * scenario.c loads: entries, the line reader, overrides and the entry
+ * points; scenario_diag.c holds the messages (a leaf every part calls). scenario_keys.c holds the key table and the value parsers,
  * scenario_apply.c applies entries to the struct and answers where a key
  * was set, scenario_check.c checks the cross-field rules and the service
  * graph, scenario_limits.c bounds the size of the run, and scenario_ini.c
@@ -17,7 +17,7 @@
 
 struct apply_ctx;
 
-/* ---- messages (scenario.c) ---- */
+/* ---- messages (scenario_diag.c) ---- */
 
 /* Adds a problem: listed while the current load has listed fewer than
  * SCENARIO_MAX_MESSAGES, else only counted. */
@@ -26,6 +26,11 @@ void scn_diag_add(struct scenario_diag *d, const char *fmt, ...)
 /* Counts a problem not to be listed, when the load has listed its fill;
  * true then, and the caller need not work out its message. */
 bool scn_diag_skip(struct scenario_diag *d);
+/* A load's messages start here. */
+void scn_diag_begin(struct scenario_diag *d);
+/* Ends a load: one line for the problems not listed; returns how many
+ * problems the load found, listed or not. */
+int scn_diag_end(struct scenario_diag *d, const char *source);
 
 /* ---- entries (scenario.c) ---- */
 
@@ -40,7 +45,7 @@ struct entry {
     const char *set;    /* an override: its --set text (the caller's) */
 };
 
-/* "FILE:LINE" or "--set TEXT", for messages; returns buf. */
+/* "FILE:LINE" or "--set TEXT", for messages; returns buf (scenario_diag.c). */
 const char *scn_where(const struct entry *e, char *buf, size_t size);
 
 /* ---- the key table (scenario_keys.c) ---- */

@@ -22,12 +22,19 @@
  * The reader only checks the rows one by one; what a row means (the last
  * rate holding to the end, nothing before the first row) is for its user.
  *
+ * trace_arrivals wraps a reader as the model's arrival source (sim.h), so
+ * that a run is handed its rows and opens nothing itself; a row that went
+ * bad since the scenario was checked is the run's error ("the trace changed
+ * during the run"), reported by sim_run with the reader's message.
+ *
  * Costs: open O(1) plus the header line; next O(length of the line) with no
  * allocation; check O(size of the file) in O(1) memory.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include "trace.h"
+
+#include "scenario.h" /* scenario_trace_text */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -381,4 +388,52 @@ unsigned long long trace_check(struct trace *t, void (*report)(void *ctx, const 
         info->last = at;
     }
     return bad;
+}
+
+static int source_next(void *ctx, rs_time *at, double *rate, char *err, size_t errsz)
+{
+    return trace_next(ctx, at, rate, err, errsz);
+}
+
+static void source_close(void *ctx)
+{
+    trace_close(ctx);
+    free(ctx);
+}
+
+int trace_arrivals(const struct scenario *sc, struct arrival_source *src, char *err,
+                   size_t errsz)
+{
+    *src = (struct arrival_source){0};
+    if (sc->trace[0] == '\0' || sc->model != LOAD_OPEN)
+        return 0;
+    struct trace *t = malloc(sizeof *t);
+    if (t == NULL) {
+        snprintf(err, errsz, "out of memory for the trace reader");
+        return -1;
+    }
+    int r = sc->trace_builtin
+                ? trace_open_text(t, scenario_trace_text(sc->trace), sc->trace, err, errsz)
+                : trace_open(t, sc->trace, err, errsz);
+    if (r != 0) {
+        free(t);
+        return -1;
+    }
+    *src = (struct arrival_source){source_next, source_close, t};
+    return 0;
+}
+
+struct sim *trace_sim_create(const struct scenario *sc, uint32_t replication, char *err,
+                             size_t errsz)
+{
+    struct sim *s = sim_create(sc, replication, err, errsz);
+    if (s == NULL)
+        return NULL;
+    struct arrival_source src;
+    if (trace_arrivals(sc, &src, err, errsz) != 0) {
+        sim_destroy(s);
+        return NULL;
+    }
+    sim_set_arrivals(s, src);
+    return s;
 }

@@ -17,6 +17,8 @@
  * TRACE_MAX_LINE characters, a NUL byte) is an error naming the file, the
  * line and what is allowed. Only a regular file is opened (never a fifo or
  * a device: no hang).
+ * A run reads its trace through the model's arrival source (sim.h), which
+ * trace_arrivals makes from a reader here: the model opens no file.
  * Costs: open O(1); next O(length of the line); check O(size of the file)
  * in O(1) memory.
  */
@@ -28,6 +30,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "config.h"
+#include "sim.h"
 #include "units.h"
 
 #define TRACE_MAX_LINE 200
@@ -65,5 +69,18 @@ struct trace_info {
  * Returns the number of bad rows; fills *info. Closes nothing. */
 unsigned long long trace_check(struct trace *t, void (*report)(void *ctx, const char *msg),
                                void *ctx, struct trace_info *info);
+
+/* The arrival source of sc's trace for a run (sim_set_arrivals): when sc
+ * is an open loop with a trace, the file (or the built-in trace) opened
+ * again and read one row at a time as the run reaches it; the source owns
+ * the reader and closes it. Returns 0 with *src filled (zeroed when sc
+ * needs none), or -1 with a message in err naming the trace (it may have
+ * changed since the scenario was checked). O(1) plus the header line. */
+int trace_arrivals(const struct scenario *sc, struct arrival_source *src, char *err,
+                   size_t errsz);
+/* sim_create with the scenario's arrivals handed in (trace_arrivals): how
+ * every command makes a run. Returns the run, or NULL with err. */
+struct sim *trace_sim_create(const struct scenario *sc, uint32_t replication, char *err,
+                             size_t errsz);
 
 #endif

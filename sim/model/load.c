@@ -23,8 +23,9 @@
  * boundaries or trace rows: each ramp's larger end, times 1 + a), and each
  * is kept with probability rate(t) / bound. A trace of rates (t,rate) gives
  * the base rate row by row, in place of [load] rate; a trace of timestamps
- * gives every arrival's instant. Traces are read one row at a time
- * (trace.c). Each function is O(log pending events) apart from
+ * gives every arrival's instant. A trace's rows come one at a time from
+ * the run's arrival source (sim.h; io/trace.c reads the file): the model
+ * opens nothing. Each function is O(log pending events) apart from
  * load_on_phase and the rate of a thinned arrival, O(phases).
  */
 #include <math.h>
@@ -33,7 +34,12 @@
 #include <string.h>
 
 #include "simctx.h"
-#include "trace.h"
+
+/* Whether the run's arrivals come from a trace. */
+static bool traced(const struct sim *s)
+{
+    return s->arrivals.next != NULL;
+}
 
 static rs_time interarrival(struct sim *s)
 {
@@ -57,7 +63,7 @@ static double phase_value(const struct phase_cfg *p, rs_time t)
  * phase starts or ends inside it): each ramp at its larger end. */
 static double rate_without_shape(const struct sim *s, rs_time t, rs_time upto)
 {
-    double rate = s->trace != NULL ? s->trace_rate : s->sc.rate, factor = 1.0;
+    double rate = traced(s) ? s->trace_rate : s->sc.rate, factor = 1.0;
     for (unsigned i = 0; i < s->sc.nphases; i++) {
         const struct phase_cfg *p = &s->sc.phases[i];
         if (!(p->start <= t && t < p->end) || !p->has_rate)
@@ -91,7 +97,7 @@ static rs_time segment_end(const struct sim *s)
             end = s->phase_times[i];
             break;
         }
-    return s->trace != NULL && s->trace_next_t > s->now ? units_min(end, s->trace_next_t) : end;
+    return traced(s) && s->trace_next_t > s->now ? units_min(end, s->trace_next_t) : end;
 }
 
 /* The rate candidates arrive at over the segment that starts now: the
@@ -143,7 +149,8 @@ static void start_request(struct sim *s, uint32_t client)
 static void read_trace_row(struct sim *s)
 {
     double rate = 0.0;
-    int r = trace_next(s->trace, &s->trace_next_t, &rate, s->trace_err, sizeof s->trace_err);
+    int r = s->arrivals.next(s->arrivals.ctx, &s->trace_next_t, &rate, s->trace_err,
+                             sizeof s->trace_err);
     s->trace_next_rate = rate;
     if (r == 1 && s->trace_next_t < s->sc.duration) {
         uint32_t type = s->sc.trace_format == TRACE_FORMAT_TIMES ? EV_ARRIVAL : EV_TRACE;
@@ -157,34 +164,26 @@ static void read_trace_row(struct sim *s)
         s->trace_err[0] = '\0';
 }
 
-int load_init(struct sim *s, char *err, size_t errsz)
+/* Whether the scenario's arrivals come from a trace: an open loop with one
+ * (a closed loop's clients think instead). */
+bool load_wants_arrivals(const struct sim *s)
 {
-    const struct scenario *sc = &s->sc;
-    if (sc->trace[0] == '\0' || sc->model != LOAD_OPEN)
-        return 0;
-    s->trace = malloc(sizeof *s->trace);
-    if (s->trace == NULL) {
-        snprintf(err, errsz, "out of memory for the trace reader");
-        return -1;
-    }
-    int r = sc->trace_builtin
-                ? trace_open_text(s->trace, scenario_trace_text(sc->trace), sc->trace, err, errsz)
-                : trace_open(s->trace, sc->trace, err, errsz);
-    if (r != 0) {
-        free(s->trace);
-        s->trace = NULL;
-        return -1;
-    }
-    return 0;
+    return s->sc.trace[0] != '\0' && s->sc.model == LOAD_OPEN;
+}
+
+void sim_set_arrivals(struct sim *s, struct arrival_source src)
+{
+    load_fini(s);
+    s->arrivals = src;
+    if (!load_wants_arrivals(s))
+        load_fini(s); /* unused: closed now */
 }
 
 void load_fini(struct sim *s)
 {
-    if (s->trace == NULL)
-        return;
-    trace_close(s->trace);
-    free(s->trace);
-    s->trace = NULL;
+    if (s->arrivals.close != NULL)
+        s->arrivals.close(s->arrivals.ctx);
+    s->arrivals = (struct arrival_source){0};
 }
 
 /* An open loop's segment changed: candidates at its new rate, the pending
@@ -216,7 +215,7 @@ void load_start(struct sim *s)
     for (unsigned i = 0; i < s->sc.nphases; i++)
         s->thin |= s->sc.phases[i].ramp;
     s->thin |= s->sc.sine_amplitude > 0.0;
-    if (s->trace != NULL) {
+    if (traced(s)) {
         s->rate = 0.0; /* none before the first row */
         read_trace_row(s);
     } else if (s->sc.model == LOAD_OPEN) {
@@ -231,7 +230,7 @@ void load_start(struct sim *s)
 
 void load_on_arrival(struct sim *s)
 {
-    if (s->trace != NULL && s->sc.trace_format == TRACE_FORMAT_TIMES) {
+    if (traced(s) && s->sc.trace_format == TRACE_FORMAT_TIMES) {
         read_trace_row(s);
     } else {
         schedule_arrival(s);
@@ -302,7 +301,7 @@ void load_on_phase(struct sim *s)
     apply_hop_phases(s);
     service_apply_phases(s);
     caching_apply_phases(s);
-    if (s->trace != NULL && s->sc.trace_format == TRACE_FORMAT_TIMES)
+    if (traced(s) && s->sc.trace_format == TRACE_FORMAT_TIMES)
         return; /* the trace states every arrival */
     if (s->sc.model == LOAD_OPEN)
         reschedule_open(s);

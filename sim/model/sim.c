@@ -197,7 +197,7 @@ struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *er
     if (layers_init(s, err, errsz) != 0 || bulkhead_init(s, err, errsz) != 0 ||
         hedging_init(s, err, errsz) != 0)
         goto fail;
-    if (caching_init(s, err, errsz) != 0 || load_init(s, err, errsz) != 0)
+    if (caching_init(s, err, errsz) != 0)
         goto fail;
     topology_init(s);
     for (unsigned i = 0; i < sc->nphases; i++)
@@ -478,9 +478,16 @@ bool sim_checkpoint(struct sim *s)
     return s->halt;
 }
 
-int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size_t errsz)
+/* The run's first events: phase boundaries, herds, the first arrivals.
+ * Returns 0, or -1 with err when a trace has no arrival source (a bug of
+ * the caller: sim_set_arrivals). */
+static int run_start(struct sim *s, char *err, size_t errsz)
 {
-    struct evq_event ev;
+    if (load_wants_arrivals(s) && s->arrivals.next == NULL) {
+        snprintf(err, errsz, "the scenario has a trace, but the run was given no arrival source "
+                             "(sim_set_arrivals)");
+        return -1;
+    }
     for (uint32_t i = 0; i < s->nphase_times; i++)
         evq_push(&s->q, s->phase_times[i], EV_PHASE, i, 0);
     for (unsigned i = 0; i < s->sc.nherds; i++)
@@ -489,6 +496,14 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
         occ_start(s);
     else
         load_start(s);
+    return 0;
+}
+
+int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size_t errsz)
+{
+    struct evq_event ev;
+    if (run_start(s, err, errsz) != 0)
+        return -1;
     s->progress = progress;
     s->progress_user = user;
     /* more than a herd of every client causes at one instant */

@@ -20,7 +20,7 @@
 
 #include "cache.h"
 #include "metrics.h"
-#include "scenario.h"
+#include "config.h"
 
 struct sim;
 
@@ -34,6 +34,26 @@ typedef void (*sim_progress_fn)(void *user, rs_time now, rs_time duration, uint6
 /* Returns the run, or NULL with a message in err. The scenario is copied. */
 struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *err, size_t errsz);
 void sim_destroy(struct sim *s);
+
+/* Where an open loop's arrivals come from when the scenario has a trace
+ * (sc->trace, read as sc->trace_format says): its rows, one at a time, as
+ * the run reaches them. The model opens nothing: io/trace.c implements this
+ * over a file or a built-in trace (trace_arrivals, trace_sim_create).
+ *   next   the next row: returns 1 with its time in *t (ns) and, for a
+ *          trace of rates, its rate per second in *rate; 0 at the end; -1
+ *          on a bad row, with a message in err (then the trace ends there).
+ *   close  frees ctx; called once, by sim_destroy. May be NULL.
+ * Each call costs what the reader's row costs; the run holds one row. */
+struct arrival_source {
+    int (*next)(void *ctx, rs_time *t, double *rate, char *err, size_t errsz);
+    void (*close)(void *ctx);
+    void *ctx;
+};
+/* Hands the run its arrivals, before sim_run; the run owns them from then
+ * on (sim_destroy closes them). Required for an open loop with a trace
+ * (sim_run refuses to start without); otherwise the source is unused but
+ * still closed. At most once per run. */
+void sim_set_arrivals(struct sim *s, struct arrival_source src);
 
 /* Runs to the end. Returns 0, or -1 with a message in err when an invariant
  * broke (a bug, not bad input). */

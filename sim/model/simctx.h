@@ -35,7 +35,7 @@
 #include "metrics.h"
 #include "pool.h"
 #include "rng.h"
-#include "scenario.h"
+#include "config.h"
 #include "sim.h"
 
 #define NO_PARENT UINT32_MAX
@@ -302,7 +302,7 @@ struct sim {
     rs_time *phase_times; /* sorted distinct phase boundaries */
     uint32_t nphase_times;
     bool thin;            /* a ramp or a shape: arrivals by thinning; rate is their bound */
-    struct trace *trace;  /* open while the run reads it (arrivals come from it); NULL: none */
+    struct arrival_source arrivals; /* the trace's rows (sim_set_arrivals); next NULL: none */
     double trace_rate;    /* a trace of rates: the current row's */
     rs_time trace_next_t; /* the next row's time; RS_TIME_NEVER: no more */
     double trace_next_rate;
@@ -370,8 +370,9 @@ void load_request_unref(struct sim *s, uint32_t req);
 void load_on_herd(struct sim *s);
 /* A trace of rates reached its next row (EV_TRACE). */
 void load_on_trace(struct sim *s);
-/* Opens the scenario's trace for the run. Returns 0 or -1 with err. */
-int load_init(struct sim *s, char *err, size_t errsz);
+/* Whether the run must be handed an arrival source (sim_set_arrivals). */
+bool load_wants_arrivals(const struct sim *s);
+/* Closes the run's arrival source, if any. */
 void load_fini(struct sim *s);
 
 /* The key of request r (only with caches). */

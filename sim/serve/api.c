@@ -17,6 +17,7 @@
 #include "output.h"
 #include "scenario.h"
 #include "sim.h"
+#include "trace.h"
 
 /* What a page may ask of one run on a laptop on stage: a gallery scenario
  * takes under 0.3 s and 20 M events; herd at 10 ms buckets is 5,000 rows. */
@@ -366,7 +367,7 @@ static int run_loaded(FILE *f, const struct scenario *sc, const struct api_limit
 {
     char err[512];
     double start = wall_now(); /* building a run counts towards its time */
-    struct sim *s = sim_create(sc, 0, err, sizeof err);
+    struct sim *s = trace_sim_create(sc, 0, err, sizeof err);
     if (s == NULL)
         return fail_messages(f, 422, NULL, err);
     struct watch w = {.lim = lim, .start = start};

@@ -20,6 +20,7 @@
 #include "sim.h"
 #include "stats.h"
 #include "summary.h"
+#include "trace.h"
 
 struct axis {
     char key[128];
@@ -471,7 +472,7 @@ static int run_replication(const struct compare_spec *spec, const struct variant
                            const char *vdir, const struct summary_cols *cols, double *row, char *err,
                            size_t errsz)
 {
-    struct sim *s = sim_create(&vs->scs[v], r, err, errsz);
+    struct sim *s = trace_sim_create(&vs->scs[v], r, err, errsz);
     if (s != NULL)
         sim_set_stop(s, spec->stop);
     if (s == NULL || sim_run(s, NULL, NULL, err, errsz) != 0) {

@@ -24,6 +24,7 @@
 #include "sim.h"
 #include "stats.h"
 #include "summary.h"
+#include "trace.h"
 
 #define MAX_VALUES 10000
 #define MAX_POINTS 100000
@@ -266,7 +267,7 @@ static void take_row(struct table *t, const struct summary_cols *cols, size_t j,
 static int job_row(const struct scenario *sc, uint32_t rep, const struct summary_cols *cols,
                    volatile sig_atomic_t *stop, bool *complete, double *row, char *err, size_t errsz)
 {
-    struct sim *s = sim_create(sc, rep, err, errsz);
+    struct sim *s = trace_sim_create(sc, rep, err, errsz);
     if (s == NULL)
         return -1;
     sim_set_stop(s, stop);
