@@ -84,7 +84,12 @@ for f in "$tmp"/m[1-5]/summary.csv; do
     esac
     case $col in *_hw) name='<metric>_hw' ;; *_sd) name='<metric>_sd' ;; err_*) name='err_<class>' ;;
       *_utilization) name='<service>_utilization' ;; *_hit_ratio) name='<cache>_hit_ratio' ;; esac
-    case $col in *_wasted) name='<service>_wasted' ;; esac
+    case $col in *_wasted) name='<service>_wasted' ;; *_calls) name='<service>_calls' ;;
+      *_rejected) [ "$col" = rejected ] || name='<service>_rejected' ;; *_queue_mean) name='<service>_queue_mean' ;;
+      *_attempts) name='<layer>_attempts' ;; *_retries) name='<layer>_retries' ;; *_hedges) name='<layer>_hedges' ;;
+      *_timeouts) name='<layer>_timeouts' ;; *_refused) name='<layer>_refused' ;;
+      *_short_circuited) name='<layer>_short_circuited' ;; esac
+    case $col in err_bulkhead | *_sd | *_hw) ;; esac
     grep -q -F -- "$name " "$tmp/metrics.txt" || fail "list metrics does not name $col (of $f)"
   done
 done

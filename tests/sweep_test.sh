@@ -89,7 +89,7 @@ grep -q 'retries (almost) never happened' <<<"$out" || fail "tune calm: the warn
 # run --reps
 "$bin" run storm --set run.duration=80s --reps 4 -o "$tmp/reps" > "$tmp/reps.log" || fail "run --reps"
 [ "$(wc -l < "$tmp/reps/replications.csv")" = 5 ] || fail "replications.csv rows"
-head -1 "$tmp/reps/summary.csv" | grep -q '^reps,requests,requests_sd,requests_hw' || fail "summary.csv with --reps"
+head -1 "$tmp/reps/summary.csv" | grep -q '^scenario,reps,requests,requests_sd,requests_hw' || fail "summary.csv with --reps"
 grep -q '±' "$tmp/reps.log" || fail "the human summary shows no half-widths"
 # replication 0's row comes from the run that wrote its outputs, not from a
 # second run: every row must equal what a sweep computes for the same jobs
@@ -109,4 +109,50 @@ expect2 'K/N with 1 <= K <= N' "$bin" sweep storm --grid layer.app.attempts=1..2
 expect2 'K/N with 1 <= K <= N' "$bin" sweep storm --grid layer.app.attempts=1..2 --shard 0/4
 expect2 'max:METRIC or min:METRIC' "$bin" tune storm --grid layer.app.attempts=1..2 --objective ok_share
 expect2 'METRIC<=VALUE' "$bin" tune storm --grid layer.app.attempts=1..2 --objective max:ok_share --constraint 'lat_p99<800ms'
+# Every metric in every experiment (issue 31): a service's and a cache's
+# columns in tune, sweep and --sort; the same summary schema from compare,
+# sweep and run --reps; every replication of --reps 5000 in the statistics.
+out=$("$bin" tune cascade --grid layer.edge-api.attempts=1..3 --objective min:db_utilization --reps 3 \
+      -o "$tmp/tune-db" 2>&1) || fail "tune --objective min:db_utilization: $out"
+grep -qE '^  recommended: layer\.edge-api\.attempts=[123]$' <<<"$out" || fail "tune on db_utilization recommends nothing: $out"
+head -1 "$tmp/tune-db/tune.csv" | grep -q ',db_utilization,db_utilization_sd,db_utilization_hw,' || fail "tune.csv lacks db_utilization"
+"$bin" sweep cache-flush --grid cache.objects.coalesce=true,false --reps 3 --sort max:objects_hit_ratio \
+      -o "$tmp/sweep-cache" > "$tmp/sweep-cache.log" 2>&1 || fail "sweep cache-flush: $(cat "$tmp/sweep-cache.log")"
+python3 - "$tmp/sweep-cache/sweep.csv" <<'PY' || fail "sweep.csv: objects_hit_ratio and its _hw"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 2, rows
+for r in rows:
+    assert 0 < float(r["objects_hit_ratio"]) <= 1 and float(r["objects_hit_ratio_hw"]) >= 0, r
+    assert r["reps"] == "3", r
+PY
+grep -q 'objects_hit_ratio' "$tmp/sweep-cache.log" || fail "--sort max:objects_hit_ratio: the column is not shown"
+out=$("$bin" sweep cache-flush --grid cache.objects.coalesce=true,false --sort max:objects_hit_ratioo -o "$tmp/nosort" 2>&1) \
+  && fail "--sort with a misspelt column succeeded"
+grep -q "did you mean 'objects_hit_ratio'" <<<"$out" || fail "--sort misspelt: $out"
+[ ! -e "$tmp/nosort" ] || fail "a refused --sort wrote its directory"
+"$bin" run storm --set run.duration=70s --reps 2 -o "$tmp/schema-run" > /dev/null || fail "run --reps 2"
+"$bin" sweep storm --set run.duration=70s --grid layer.app.attempts=3 --reps 2 -o "$tmp/schema-sweep" > /dev/null || fail "sweep"
+"$bin" compare storm --set run.duration=70s --vary layer.app.attempts=3 --reps 2 -o "$tmp/schema-compare" > /dev/null || fail "compare"
+from_reps() { head -1 "$1" | sed 's/^.*,reps,/reps,/'; }
+r=$(from_reps "$tmp/schema-run/summary.csv")
+[ "$r" = "$(from_reps "$tmp/schema-sweep/sweep.csv")" ] || fail "sweep.csv's columns from reps on differ from run --reps'"
+[ "$r" = "$(from_reps "$tmp/schema-compare/summary.csv")" ] || fail "compare's summary.csv columns from reps on differ from run --reps'"
+grep -q ',amplification_sd,amplification_hw,' <<<"$r" || fail "the schema lacks NAME_sd and NAME_hw"
+cmp -s <(tail -n +2 "$tmp/schema-run/summary.csv" | cut -d, -f2-) <(tail -n +2 "$tmp/schema-sweep/sweep.csv" | cut -d, -f3-) \
+  || fail "run --reps and a one-point sweep of the same replications differ"
+"$bin" run "$(dirname "$0")/golden/small.ini" --set run.duration=3s --set run.warmup=0s --set phase.spike.start=1s \
+  --set phase.spike.end=2s --set phase.brownout.start=2s --set phase.brownout.end=2500ms --reps 5000 \
+  -o "$tmp/reps5000" > /dev/null || fail "run --reps 5000"
+python3 - "$tmp/reps5000" <<'PY' || fail "--reps 5000 does not use every replication"
+import csv, statistics, sys
+d = sys.argv[1]
+reps = list(csv.DictReader(open(d + "/replications.csv")))
+s = next(csv.DictReader(open(d + "/summary.csv")))
+assert len(reps) == 5000 and s["reps"] == "5000", (len(reps), s["reps"])
+x = [float(r["requests"]) for r in reps]
+assert abs(float(s["requests"]) - statistics.fmean(x)) <= 1e-8 * statistics.fmean(x), (s["requests"], statistics.fmean(x))
+assert abs(float(s["requests_sd"]) - statistics.stdev(x)) <= 1e-6 * statistics.stdev(x), (s["requests_sd"], statistics.stdev(x))
+PY
+
 finish

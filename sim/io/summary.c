@@ -195,7 +195,7 @@ static const struct summary_desc table[] = {
     {"err_bulkhead", "count", "(services) attempts refused by a full bulkhead", OUTPUT_COUNT, BULKHEAD, GA(error_n, CLS_BULKHEAD)},
     {"%s_utilization", "fraction", "(services) workers held / workers, after warm-up", OUTPUT_SHARE, PER_SERVICE, G(svc_utilization)},
     {"%s_wasted", "count", "(services) wasted executions at that service, after warm-up", OUTPUT_COUNT, PER_SERVICE, G(svc_wasted)},
-    {"%s_arrivals", "count", "(services) attempts that reached that service, after warm-up", OUTPUT_COUNT, PER_SERVICE, G(svc_arrivals)},
+    {"%s_calls", "count", "(services) attempts that reached that service, after warm-up", OUTPUT_COUNT, PER_SERVICE, G(svc_arrivals)},
     {"%s_rejected", "count", "(services) attempts its full queues turned away, after warm-up", OUTPUT_COUNT, PER_SERVICE, G(svc_rejected)},
     {"%s_queue_mean", "jobs", "(services) the time-averaged queue length over its replicas, after warm-up", OUTPUT_REAL, PER_SERVICE, G(svc_queue)},
     {"%s_hit_ratio", "fraction", "(caches) hits / lookups, after warm-up", OUTPUT_SHARE, PER_CACHE, G(cache_hits)},

@@ -7,7 +7,7 @@
  * it means, and where its value comes from. Fixed columns read a field of
  * struct summary; families are instantiated per scenario: one column per
  * error class (err_timeout ...), per service (<service>_utilization,
- * _wasted, _arrivals, _rejected, _queue_mean), per cache (<cache>_hit_ratio)
+ * _wasted, _calls, _rejected, _queue_mean), per cache (<cache>_hit_ratio)
  * and per layer (<layer>_attempts, _retries, _hedges, _timeouts, _refused,
  * _short_circuited). summary_cols_init instantiates the table for a
  * scenario; summary_row fills a row of doubles from a finished run (NaN: no

@@ -397,8 +397,7 @@ static void write_meta(FILE *f, const struct layout *g, size_t reps, const struc
     fprintf(f, "field,value\nversion,%s\nformat,%d\nscenario,%016llx\ngrid,%016llx\nreps,%zu\npoints,%zu\n",
             RS_VERSION, EXP_FORMAT, (unsigned long long)fp->scenario, (unsigned long long)fp->grid, reps,
             g->npoints);
-    for (size_t m = 0; m < g->nmetrics; m++)
-        fprintf(f, "column,%s,%s\n", g->mnames[m], output_kind_name(g->mkinds[m]));
+
     for (size_t k = 0; k < g->naxes; k++)
         fprintf(f, "key,%s\n", g->keys[k]);
     for (size_t p = 0; p < g->npoints; p++) {
@@ -407,6 +406,8 @@ static void write_meta(FILE *f, const struct layout *g, size_t reps, const struc
             fprintf(f, ",%s", g->pv[p][k]);
         fputc('\n', f);
     }
+    for (size_t m = 0; m < g->nmetrics; m++)
+        fprintf(f, "column,%s,%s\n", g->mnames[m], output_kind_name(g->mkinds[m]));
 }
 
 static int write_experiment_csv(const char *dir, const struct layout *g, size_t reps,
@@ -879,8 +880,8 @@ static int build_grid(const struct exp_spec *spec, struct grid *g, char *err, si
         }
     }
     size_t reps = spec->reps ? spec->reps : 1;
-    if (g->npoints * reps > MAX_JOBS || reps > 4096) {
-        snprintf(err, errsz, "%zu points × %zu replications is more than the limit of %d jobs (and at most 4096 replications)",
+    if (g->npoints * reps > MAX_JOBS || reps > EXP_MAX_REPS) {
+        snprintf(err, errsz, "%zu points × %zu replications is more than the limit of %d jobs (and at most 100000 replications)",
                  g->npoints, reps, MAX_JOBS);
         return 2;
     }
