@@ -60,7 +60,8 @@ static const char scenario[] =
     "hedge_on = 503\nretry_on = none\ndeadline = 1s\ncancel = on-abandon\n"
     "request_latency = exp(1ms)\nresponse_latency = exp(1ms)\nrequest_loss = 0.01\n"
     "[layer sidecar]\nfrom = client\nto = api\nattempts = 3\ntimeout = 60ms\nbackoff = full\n"
-    "base = 5ms\ncancel = on-abandon\nbudget = bucket\nbreaker = consecutive\nbreaker_failures = 5\nconcurrency = 20\n"
+    "base = 5ms\ncancel = on-abandon\nbudget = bucket\nbreaker = consecutive\nbreaker_failures = 5\nbreaker_open_for = 500ms\n"
+    "concurrency = 20\n"
     "[layer api-db]\nfrom = api\nto = db\nattempts = 3\nhedge = percentile\n"
     "hedge_percentile = 90\nhedge_max_extra = 0.1\nretry_on = 429,503\nretry_after = honor\n"
     "deadline = 200ms\ncancel = on-abandon\n";
@@ -298,6 +299,33 @@ static void levels_cover_the_window(void **state)
     }
 }
 
+/* The window's first instant belongs to it: uniform arrivals every 100 ms
+ * put a request, its attempt and its server arrival at exactly warmup = 1 s
+ * (no latency on the way), and each count takes it; a rule of t > warmup
+ * anywhere loses one. */
+static void window_starts_at_warmup(void **state)
+{
+    (void)state;
+    const char *text = "[run]\nduration = 3s\nwarmup = 1s\nbucket = 500ms\n"
+                       "[load]\narrival = uniform\nrate = 10/s\n"
+                       "[service api]\nworkers = 100\nservice = exp(1ms)\ncalls = db\n"
+                       "[service db]\nworkers = 100\nservice = exp(1ms)\n"
+                       "[layer app]\nfrom = client\nto = api\nattempts = 1\n"
+                       "[layer db]\nfrom = api\nto = db\nattempts = 1\n";
+    struct sim *s = run_text(text, NULL, 0);
+    const struct metrics *m = M(s);
+    struct sim_layer_totals t;
+    sim_layer_totals(s, 0, &t);
+    struct sim_service_row row;
+    sim_service_totals(s, sim_scenario(s)->entry, &row);
+    print_message("requests %llu, server_arrivals %llu, attempts %llu, api arrivals %llu\n",
+                  (unsigned long long)m->requests, (unsigned long long)m->server_arrivals,
+                  (unsigned long long)t.attempts, (unsigned long long)row.arrivals);
+    assert_true(m->requests == 20 && m->server_arrivals == 20 && t.attempts == 20);
+    assert_true(row.arrivals == 20);
+    sim_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -306,6 +334,7 @@ int main(void)
         cmocka_unit_test(amplification_and_hedges),
         cmocka_unit_test(entry_service),
         cmocka_unit_test(levels_cover_the_window),
+        cmocka_unit_test(window_starts_at_warmup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

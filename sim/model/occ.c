@@ -66,10 +66,8 @@ void occ_dispatch(struct sim *s, enum ev_type type, uint32_t c, uint32_t aux)
         break;
     case EV_OCC_WRITE: { /* at the server: the conditional write */
         bool ok = aux == (uint32_t)s->occ_version;
-        s->m.server_arrivals++;
-        s->m.server_completions++;
-        metrics_cur(&s->m)->server_arrivals++;
-        metrics_cur(&s->m)->server_completions++;
+        metrics_count(&s->m, MC_SERVER_ARRIVALS);
+        metrics_count(&s->m, MC_SERVER_COMPLETIONS);
         if (ok)
             s->occ_version++;
         evq_push(&s->q, units_add(s->now, hop(s, true)), EV_OCC_WRITE_RSP, c, ok);
@@ -84,8 +82,7 @@ void occ_dispatch(struct sim *s, enum ev_type type, uint32_t c, uint32_t aux)
             n[0] = n[s->sc.nlayers] = cl->writes;
             metrics_request_attempts(&s->m, n);
         } else {
-            s->m.errors[CLS_409]++;
-            metrics_cur(&s->m)->errors[CLS_409]++;
+            metrics_count(&s->m, MC_ERRORS + CLS_409);
             cl->attempt++;
             unsigned k = cl->attempt;
             if (strcmp(l->backoff->name, "exponential") == 0)
