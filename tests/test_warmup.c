@@ -201,6 +201,10 @@ static void per_request(const struct sim *s, bool exact)
         hedged += m->att_sum[m->nlayers + 1 + k];
     near("hedges / requests vs hedge levels", (double)m->hedges / (double)m->requests,
          hedged / (double)m->att_n, tol + 1e-12);
+    double peak = 0.0; /* peak_server_rate: the buckets wholly in the window */
+    for (size_t b = metrics_first_bucket(m, m->warmup); b < m->nbuckets; b++)
+        peak = fmax(peak, (double)m->b[b].server_arrivals / metrics_bucket_len(m, b));
+    assert_true(o.peak_server_rate == peak);
     uint64_t done = 0;
     for (int i = 0; i < OUT_NOUTCOMES; i++)
         done += o.outcomes[i];
