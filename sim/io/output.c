@@ -78,7 +78,7 @@ void output_summarise(const struct sim *s, double wall_s, struct summary *o)
     o->ok_lat_mean = metrics_mean_s(&m->lat_by[OUT_OK]);
     o->ok_lat_p99 = metrics_quantile(&m->lat_by[OUT_OK], 0.99);
     o->goodput = (double)m->outcomes[OUT_OK] / units_seconds(sc->duration - sc->warmup);
-    for (size_t i = 0; i < m->nbuckets; i++) {
+    for (size_t i = metrics_first_bucket(m, m->warmup); i < m->nbuckets; i++) { /* in the window */
         double r = (double)m->b[i].server_arrivals / metrics_bucket_len(m, i);
         if (r > o->peak_server_rate)
             o->peak_server_rate = r;

@@ -105,7 +105,7 @@ enum bulkhead_verdict bulkhead_take(struct sim *s, uint32_t ci)
         return BULKHEAD_TAKEN;
     }
     if (cfg->concurrency_queue >= 0 && rt->wait_len[in] >= (uint64_t)cfg->concurrency_queue) {
-        rt->bulkheaded++;
+        layer_count(s, c->layer, LC_BULKHEADED);
         return BULKHEAD_FULL;
     }
     enqueue(s, ci);

@@ -119,8 +119,8 @@ void hedging_count(struct sim *s, uint32_t layer, bool hedge, bool first)
 {
     struct layer_rt *rt = &s->lrt[layer];
     if (hedge) {
-        rt->hedges++;
-        s->m.hedges++;
+        layer_count(s, layer, LC_HEDGES);
+        metrics_count(&s->m, MC_HEDGES);
     }
     if (s->sc.layers[layer].hedge_mode != HEDGE_PERCENTILE)
         return;

@@ -202,7 +202,7 @@ static void record_closed(struct sim *s, struct call *c, struct att_ref a)
     bool was = breaker_is_open(br);
     if (breaker_result(cfg->breaker, &cfg->breaker_p, br, ring, s->now, a.breaker_gen, false,
                        s->now - a.start)) {
-        s->lrt[c->layer].transitions++;
+        layer_count(s, c->layer, LC_TRANSITIONS);
         metrics_layer_cur(&s->m, c->layer)->transitions++;
     }
     track_open(s, c->layer, was, breaker_is_open(br));
@@ -225,7 +225,7 @@ static void close_copy(struct sim *s, struct call *c, uint32_t att)
         return;
     cp->open = false;
     rec_of(s, c)->nopen--;
-    s->lrt[c->layer].abandoned++;
+    layer_count(s, c->layer, LC_ABANDONED);
     service_unhang(s, &cp->hung_at);
     record_closed(s, c, att_of(s, c, att));
     cancel_child(s, c->layer, &cp->child, cp->child_gen);
@@ -243,10 +243,10 @@ static void abandon_open(struct sim *s, uint32_t ci)
     }
     if (c->state == CALL_POOL_WAIT) {
         bulkhead_leave_queue(s, ci);
-        s->lrt[c->layer].abandoned++;
+        layer_count(s, c->layer, LC_ABANDONED);
         record_closed(s, c, att_of(s, c, c->attempts));
     } else if (c->state == CALL_WAITING) {
-        s->lrt[c->layer].abandoned++;
+        layer_count(s, c->layer, LC_ABANDONED);
         if (c->slot)
             bulkhead_release(s, ci);
         service_unhang(s, &c->hung_at);
@@ -310,7 +310,7 @@ static void finish(struct sim *s, uint32_t ci, enum outcome o)
 static void end_cancelled(struct sim *s, uint32_t ci)
 {
     uint32_t req = call_at(s, ci)->req;
-    s->m.cancelled++;
+    metrics_count(&s->m, MC_CANCELLED);
     abandon_open(s, ci);
     retire(s, ci);
     load_request_unref(s, req);
@@ -371,7 +371,7 @@ static void refused(struct sim *s, uint32_t ci, struct call *c, enum errclass cl
         if (bs != NULL) /* what may_repeat charged for the copy not sent */
             budget_attempt_end(s->sc.layers[c->layer].budget, bs, &c->bc);
         rec_of(s, c)->stop = true;
-        s->lrt[c->layer].hedges_suppressed++;
+        layer_count(s, c->layer, LC_HEDGES_SUPPRESSED);
         hedge_arm(s, ci, c, &s->sc.layers[c->layer]);
         return;
     }
@@ -404,7 +404,7 @@ static void attempt(struct sim *s, uint32_t ci)
     }
     struct budget_state *bs = budget_of(s, c);
     if (bs != NULL && !budget_admit(cfg->budget, &cfg->budget_p, bs, s->now, s->rng.s[RNG_JITTER])) {
-        s->lrt[c->layer].refused++;
+        layer_count(s, c->layer, LC_REFUSED);
         metrics_layer_cur(&s->m, c->layer)->refused++;
         refused(s, ci, c, CLS_THROTTLED, OUT_THROTTLED);
         return;
@@ -416,7 +416,7 @@ static void attempt(struct sim *s, uint32_t ci)
         bool ok = breaker_admit(cfg->breaker, &cfg->breaker_p, br, s->now, &c->breaker_gen, &half);
         track_open(s, c->layer, was, breaker_is_open(br));
         if (!ok) {
-            s->lrt[c->layer].short_circuited++;
+            layer_count(s, c->layer, LC_SHORT_CIRCUITED);
             metrics_layer_cur(&s->m, c->layer)->short_circuited++;
             refused(s, ci, c, CLS_BREAKER, OUT_BREAKER);
             return;
@@ -429,7 +429,7 @@ static void attempt(struct sim *s, uint32_t ci)
     c->admitted = br != NULL;
     c->attempt_start = s->now;
     r->n[c->layer]++;
-    s->lrt[c->layer].attempts++;
+    layer_count(s, c->layer, LC_ATTEMPTS);
     metrics_attempt(&s->m, c->layer);
     if (is_hedged(cfg)) {
         if (!hedge)
@@ -552,7 +552,7 @@ void layer_on_cancel(struct sim *s, uint32_t ci, uint32_t gen)
         return; /* it ended before the cancellation arrived */
     if (c->state == CALL_POOL_GRANTED) { /* its grant is on its way: the grant ends it */
         bulkhead_release(s, ci);
-        s->lrt[c->layer].abandoned++;
+        layer_count(s, c->layer, LC_ABANDONED);
         record_closed(s, c, att_of(s, c, c->attempts));
         c->state = CALL_CANCELLED;
         return;
@@ -567,7 +567,7 @@ static void record_result(struct sim *s, uint32_t ci, struct att_ref a, enum err
     const struct layer_cfg *cfg = &s->sc.layers[c->layer];
     s->lrt[c->layer].results++;
     if (cls == CLS_TIMEOUT)
-        s->lrt[c->layer].timeouts++;
+        layer_count(s, c->layer, LC_TIMEOUTS);
     struct budget_state *bs = budget_of(s, c);
     if (bs != NULL)
         budget_result(cfg->budget, &cfg->budget_p, bs, a.bc, s->now, cls, a.number > 1,
@@ -580,7 +580,7 @@ static void record_result(struct sim *s, uint32_t ci, struct att_ref a, enum err
         bool failed = cls != CLS_OK && cls != CLS_BUSINESS;
         if (breaker_result(cfg->breaker, &cfg->breaker_p, br, ring, s->now, a.breaker_gen, failed,
                            s->now - a.start)) {
-            s->lrt[c->layer].transitions++;
+            layer_count(s, c->layer, LC_TRANSITIONS);
             metrics_layer_cur(&s->m, c->layer)->transitions++;
         }
         track_open(s, c->layer, was, breaker_is_open(br));
@@ -597,14 +597,14 @@ static inline bool may_repeat(struct sim *s, struct call *c, enum errclass cls, 
     uint8_t *ring;
     struct breaker_state *br = breaker_of(s, c, &ring);
     if (br != NULL && !breaker_allow_retry(cfg->breaker, &cfg->breaker_p, br)) {
-        s->lrt[c->layer].short_circuited++;
+        layer_count(s, c->layer, LC_SHORT_CIRCUITED);
         metrics_layer_cur(&s->m, c->layer)->short_circuited++;
         *o = OUT_BREAKER; /* the last error stands */
         return false;
     }
     struct budget_state *bs = budget_of(s, c);
     if (bs != NULL && !budget_allow_retry(cfg->budget, &cfg->budget_p, bs, &c->bc, s->now, cls)) {
-        s->lrt[c->layer].refused++;
+        layer_count(s, c->layer, LC_REFUSED);
         metrics_layer_cur(&s->m, c->layer)->refused++;
         *o = OUT_THROTTLED; /* the last error stands */
         return false;
@@ -617,8 +617,7 @@ static inline bool may_repeat(struct sim *s, struct call *c, enum errclass cls, 
 static inline void count_failure(struct sim *s, uint32_t ci, enum errclass cls)
 {
     call_at(s, ci)->last = (uint8_t)cls;
-    s->m.errors[cls]++;
-    metrics_cur(&s->m)->errors[cls]++;
+    metrics_count(&s->m, MC_ERRORS + cls);
 }
 
 /* The delay before call c's next retry, in *d: the backoff formula's, which
@@ -681,9 +680,10 @@ static void failed_attempt(struct sim *s, uint32_t ci, enum errclass cls, rs_tim
         finish(s, ci, OUT_DEADLINE);
         return;
     }
-    s->m.retry_after_waits += honoured; /* a retry that waits a Retry-After */
+    if (honoured) /* a retry that waits a Retry-After */
+        metrics_count(&s->m, MC_RETRY_AFTER_WAITS);
     c->state = CALL_BACKOFF;
-    s->lrt[c->layer].retries++;
+    layer_count(s, c->layer, LC_RETRIES);
     evq_cancel(&s->q, c->timer); /* hedged: the deadline timer */
     /* constant delays keep a lane in order; others fall back to the heap */
     c->timer = c->layer < LANE_LAYERS
@@ -712,7 +712,7 @@ static void hedge_next(struct sim *s, uint32_t ci, enum errclass cls, bool by_ti
         return;
     }
     if (c->attempts < cfg->attempts)
-        s->lrt[c->layer].hedges_suppressed++;
+        layer_count(s, c->layer, LC_HEDGES_SUPPRESSED);
     if (h->nopen > 0) { /* the copies out may still win */
         h->stop = true;
         hedge_arm(s, ci, c, cfg);
@@ -737,8 +737,8 @@ static void hedged_answer(struct sim *s, uint32_t ci, uint32_t att, enum errclas
     if (cls == CLS_OK || cls == CLS_BUSINESS) {
         hedging_latency(s, c->layer, s->now - cp->start);
         if (cp->hedge) {
-            s->lrt[c->layer].hedge_wins++;
-            s->m.hedge_wins++;
+            layer_count(s, c->layer, LC_HEDGE_WINS);
+            metrics_count(&s->m, MC_HEDGE_WINS);
         }
         c->last = (uint8_t)cls;
         finish(s, ci, cls == CLS_OK ? OUT_OK : OUT_BUSINESS);
@@ -826,7 +826,7 @@ void layer_on_timeout(struct sim *s, uint32_t ci, uint32_t att)
         bulkhead_leave_queue(s, ci);
         if (cls == CLS_TIMEOUT) {
             cls = CLS_BULKHEAD; /* waited concurrency_wait for a slot */
-            s->lrt[c->layer].bulkheaded++;
+            layer_count(s, c->layer, LC_BULKHEADED);
         }
     } else {
         if (c->slot)

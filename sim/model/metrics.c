@@ -302,7 +302,7 @@ double metrics_bucket_len(const struct metrics *m, size_t i)
 bool metrics_recovery(const struct metrics *m, rs_time after, rs_time window, double share,
                       rs_time *start)
 {
-    size_t first = (size_t)((after + m->bucket_ns - 1) / m->bucket_ns);
+    size_t first = metrics_first_bucket(m, after);
     size_t w = (size_t)((window + m->bucket_ns - 1) / m->bucket_ns);
     if (w == 0)
         w = 1;

@@ -12,6 +12,19 @@
  * relative of the exact value, in memory independent of the number of
  * requests; exact count, sum, min and max are kept beside them.
  *
+ * One window for every total (the README's warm-up rule): the run's totals
+ * cover [warmup, end of run), the buckets everything. A flow (server
+ * arrivals, errors, hedges, wasted work, …) counts in the totals when its
+ * event happens at or after warmup (metrics_count); a request's own
+ * numbers (requests, outcomes, latencies, attempts per request) count when
+ * the request arrived at or after warmup, so that each counted request is
+ * whole. The two rules differ only by the attempts, at or after warmup, of
+ * requests that arrived before it (requests in flight when the window
+ * opens); at the end nothing differs, since a counted request's events are
+ * all in the window. So in steady state server_arrivals / requests agrees
+ * with the attempts histogram's mean to within (requests in flight at
+ * warmup) · (attempts each) / requests, and exactly without a warm-up.
+ *
  * Costs: metrics_advance O(1) plus O(bins touched) per closed bucket;
  * recording a latency O(1); everything else O(1). Memory: about
  * (100 + 8·layers) bytes per bucket and 125 KB per latency histogram.
@@ -21,6 +34,7 @@
 
 #include <gsl/gsl_histogram.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "errclass.h"
@@ -45,10 +59,32 @@ struct lat_hist {
     size_t lo_bin, hi_bin; /* bins touched since the last reset */
 };
 
+/* The run's flows, counted by metrics_count. The first MC_NBUCKET are also
+ * flows of each bucket (struct bucket's flow[], in the same order). */
+enum metrics_counter {
+    MC_SERVER_ARRIVALS, MC_SERVER_COMPLETIONS, MC_REJECTED, MC_WASTED, MC_DUPLICATES,
+    MC_ERRORS, /* MC_ERRORS + class: failed attempts by class, over every layer */
+    MC_NBUCKET = MC_ERRORS + CLS_N,
+    MC_RETRY_AFTER_WAITS = MC_NBUCKET, MC_LIMITED, MC_DROPPED, MC_SIDE_EFFECTS, MC_HEDGES,
+    MC_HEDGE_WINS, MC_CANCELLED, MC_CANCELLED_BEFORE_START, MC_CANCELS_SENT,
+    MC_N
+};
+
+/* The flows a bucket shares with the run's totals, by name and by index. */
+#define METRICS_BUCKET_FLOWS                                                                       \
+    uint64_t server_arrivals, server_completions, rejected, wasted;                                \
+    uint64_t duplicates; /* side effects beyond a request's first */                               \
+    uint64_t errors[CLS_N] /* failed attempts by class, over every layer */
+
 struct bucket {
-    uint64_t offered, server_arrivals, server_completions, rejected, wasted, duplicates;
+    uint64_t offered;
+    union {
+        struct {
+            METRICS_BUCKET_FLOWS;
+        };
+        uint64_t flow[MC_NBUCKET];
+    };
     uint64_t outcomes[OUT_NOUTCOMES];
-    uint64_t errors[CLS_N]; /* failed attempts by class, over every layer */
     double area_queue, area_busy, area_inflight; /* level · ns */
     double lat_p50, lat_p99;                     /* seconds; < 0: none finished */
 };
@@ -83,18 +119,30 @@ struct metrics {
     size_t nextra, extra_at; /* extra levels (hedges per request): n[extra_at + k] is level
                               * nlayers + 1 + k */
 
-    /* totals over the whole run */
-    uint64_t events, server_arrivals, server_completions, rejected, wasted;
-    uint64_t errors[CLS_N];   /* failed attempts by class, over every layer */
-    uint64_t retry_after_waits; /* retries whose delay was a Retry-After */
-    uint64_t limited, dropped, side_effects;
-    uint64_t duplicates;      /* side effects beyond the first, counted requests only */
-    uint64_t hedges;          /* copies sent while another was out, or on a hedge_on failure */
-    uint64_t hedge_wins;      /* calls won by a copy other than the first */
-    uint64_t cancelled;       /* calls ended and executions stopped by a cancellation */
-    uint64_t cancelled_before_start; /* attempts dropped unstarted: on the hop, or queued */
-    uint64_t cancels_sent;    /* cancellations layers sent down */
+    /* flows over the window: events at or after warmup (metrics_count) */
+    union {
+        struct {
+            METRICS_BUCKET_FLOWS;
+            uint64_t retry_after_waits; /* retries whose delay was a Retry-After */
+            uint64_t limited, dropped, side_effects;
+            uint64_t hedges;     /* copies sent while another was out, or on a hedge_on failure */
+            uint64_t hedge_wins; /* calls won by a copy other than the first */
+            uint64_t cancelled;  /* calls ended and executions stopped by a cancellation */
+            uint64_t cancelled_before_start; /* attempts dropped unstarted: on the hop, or queued */
+            uint64_t cancels_sent; /* cancellations layers sent down */
+        };
+        uint64_t total[MC_N];
+    };
+    rs_time warmup; /* the window's start (0 after metrics_init: the whole run) */
+    uint64_t events; /* over the whole run: what the run cost, not what it measured */
 };
+
+_Static_assert(offsetof(struct bucket, errors) + sizeof(uint64_t) * CLS_N ==
+                   offsetof(struct bucket, flow) + sizeof(uint64_t) * MC_NBUCKET,
+               "struct bucket: the named flows and flow[] must coincide");
+_Static_assert(offsetof(struct metrics, cancels_sent) ==
+                   offsetof(struct metrics, total) + sizeof(uint64_t) * (MC_N - 1),
+               "struct metrics: the named totals and total[] must coincide");
 
 /* Allocates for a run of the given length. Returns 0, or -1 with a message
  * in err when memory is short. */
@@ -125,6 +173,16 @@ static inline void metrics_advance(struct metrics *m, rs_time now, uint32_t queu
         metrics_integrate(m, now, queue, busy, inflight);
     else
         metrics_advance_slow(m, now, queue, busy, inflight);
+}
+
+/* Counts one event of flow c at the time of the last metrics_advance (the
+ * event's time): in the current bucket if the flow has buckets, and in the
+ * run's total if the time is at or after the warm-up's end. O(1). */
+static inline void metrics_count(struct metrics *m, enum metrics_counter c)
+{
+    if (c < MC_NBUCKET)
+        m->b[m->cur].flow[c]++;
+    m->total[c] += m->last_t >= m->warmup;
 }
 
 /* The bucket holding the current time (after metrics_advance). */
@@ -158,6 +216,13 @@ double metrics_quantile(const struct lat_hist *h, double q);
 static inline double metrics_mean_s(const struct lat_hist *h)
 {
     return h->n ? h->sum / (double)h->n / 1e9 : -1.0;
+}
+
+/* The first bucket that starts at or after t: the first wholly in a window
+ * that opens at t. */
+static inline size_t metrics_first_bucket(const struct metrics *m, rs_time t)
+{
+    return (size_t)((t + m->bucket_ns - 1) / m->bucket_ns);
 }
 
 /* Length of bucket i in seconds (the last one may be short). */

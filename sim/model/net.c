@@ -97,7 +97,7 @@ void net_on_deliver(struct sim *s, uint32_t mi)
     rs_time deadline_at = m->deadline_at, cancel_at = m->cancel_at;
     pool_free(&s->msgs, mi);
     if (cancel_at <= s->now) { /* its cancellation overtook it: dropped on arrival */
-        s->m.cancelled_before_start++;
+        metrics_count(&s->m, MC_CANCELLED_BEFORE_START);
     } else {
         struct child ch = deliver(s, layer, req, from, deadline_at);
         if (cancel_at != RS_TIME_NEVER && ch.idx != NO_CHILD)
@@ -109,7 +109,7 @@ void net_on_deliver(struct sim *s, uint32_t mi)
 void net_cancel_down(struct sim *s, uint32_t layer, uint32_t child, uint32_t child_gen)
 {
     const struct layer_cfg *l = &s->sc.layers[layer];
-    s->m.cancels_sent++;
+    metrics_count(&s->m, MC_CANCELS_SENT);
     if (lost(s, loss_of(s, layer, l->request_loss)))
         return;
     rs_time d = delay_of(s, layer, l->has_request_latency, &l->request_latency);

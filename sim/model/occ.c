@@ -10,7 +10,8 @@
  * a failed write the client waits its backoff, then reads and writes
  * again, until it succeeds (attempts is not a limit here, as in the study).
  * Backoff follows the study's numbering: the k-th retry's exponential term
- * is min(cap, base·2^k) for `exponential` as for the jittered kinds, and
+ * is min(cap, base·2^k) for `exponential` as for the jittered kinds (the
+ * kind's exponent_lag says how far its formula's exponent lags), and
  * decorrelated keeps per-client state starting at base.
  *
  * Metrics: each client is a logical request ending `ok` when its write
@@ -20,7 +21,6 @@
  * events); memory is O(clients).
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "simctx.h"
 
@@ -66,10 +66,8 @@ void occ_dispatch(struct sim *s, enum ev_type type, uint32_t c, uint32_t aux)
         break;
     case EV_OCC_WRITE: { /* at the server: the conditional write */
         bool ok = aux == (uint32_t)s->occ_version;
-        s->m.server_arrivals++;
-        s->m.server_completions++;
-        metrics_cur(&s->m)->server_arrivals++;
-        metrics_cur(&s->m)->server_completions++;
+        metrics_count(&s->m, MC_SERVER_ARRIVALS);
+        metrics_count(&s->m, MC_SERVER_COMPLETIONS);
         if (ok)
             s->occ_version++;
         evq_push(&s->q, units_add(s->now, hop(s, true)), EV_OCC_WRITE_RSP, c, ok);
@@ -84,12 +82,10 @@ void occ_dispatch(struct sim *s, enum ev_type type, uint32_t c, uint32_t aux)
             n[0] = n[s->sc.nlayers] = cl->writes;
             metrics_request_attempts(&s->m, n);
         } else {
-            s->m.errors[CLS_409]++;
-            metrics_cur(&s->m)->errors[CLS_409]++;
+            metrics_count(&s->m, MC_ERRORS + CLS_409);
             cl->attempt++;
-            unsigned k = cl->attempt;
-            if (strcmp(l->backoff->name, "exponential") == 0)
-                k++; /* the study's numbering: min(cap, base·2^k) */
+            /* the study's numbering: min(cap, base·2^k) */
+            unsigned k = cl->attempt + l->backoff->exponent_lag;
             rs_time d = l->backoff->next_delay(&l->bp, &cl->bs, k, CLS_409, s->rng.s[RNG_JITTER]);
             evq_push(&s->q, units_add(units_add(s->now, d), hop(s, false)), EV_OCC_READ, c, 0);
         }

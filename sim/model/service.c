@@ -111,6 +111,13 @@ static struct svc_bucket *sb_cur(struct sim *s, const struct replica *rp)
     return &s->sb[s->m.cur * s->nreps + rep_index(s, rp)];
 }
 
+static void add_area(const struct replica *rp, struct svc_bucket *sb, double dt)
+{
+    sb->area_queue += dt * rp->q_len;
+    sb->area_busy += dt * rp->busy;
+    sb->area_working += dt * rp->working;
+}
+
 /* Integrates rp's queue, busy and working levels from rp->area_t to now;
  * called before any of them changes (only when services.csv is kept). */
 static void rep_integrate_slow(struct sim *s, struct replica *rp)
@@ -124,11 +131,9 @@ static void rep_integrate_slow(struct sim *s, struct replica *rp)
             end = s->now;
         if (k >= s->m.nbuckets) /* t < now <= duration: k < nbuckets */
             break; /* unreachable: time never passes the duration (GCOVR_EXCL_LINE) */
-        struct svc_bucket *sb = &s->sb[k * s->nreps + i];
-        double dt = (double)(end - t);
-        sb->area_queue += dt * rp->q_len;
-        sb->area_busy += dt * rp->busy;
-        sb->area_working += dt * rp->working;
+        add_area(rp, &s->sb[k * s->nreps + i], (double)(end - t));
+        if (t < s->sc.warmup) /* the part before the window, for the totals */
+            add_area(rp, &rp->pre, (double)((end < s->sc.warmup ? end : s->sc.warmup) - t));
         t = end;
     }
     rp->area_t = s->now;
@@ -146,10 +151,14 @@ void service_finish(struct sim *s)
         rep_integrate(s, &s->reps[i]);
 }
 
+/* Counts one event of rp's flow in services.csv's bucket, and before
+ * warmup also in rp->pre (the totals leave it out: metrics.h's window). */
 #define COUNT(s, rp, field)                                                                        \
     do {                                                                                           \
-        if ((s)->sb != NULL)                                                                       \
+        if ((s)->sb != NULL) {                                                                     \
             sb_cur((s), (rp))->field++;                                                            \
+            (rp)->pre.field += (s)->now < (s)->sc.warmup;                                          \
+        }                                                                                          \
     } while (0)
 
 /* Changes rp's queue length, busy and working workers by the deltas, and
@@ -339,7 +348,7 @@ static void start(struct sim *s, uint32_t ji)
         struct reply_to to = j->parent;
         uint8_t via = j->via;
         free_key(s, j); /* never began: the key is free again */
-        s->m.dropped++;
+        metrics_count(&s->m, MC_DROPPED);
         rp->n_dropped++;
         job_end(s, ji);
         answer(s, via, to, CLS_DEADLINE, -1);
@@ -418,7 +427,7 @@ static bool turned_away(struct sim *s, struct replica *rp, struct request *r, ui
         break;
     }
     if (!limiter_admits(s, rp)) {
-        s->m.limited++;
+        metrics_count(&s->m, MC_LIMITED);
         answer(s, via, from, c->limit_status,
                c->limit_retry_after == RS_TIME_NEVER ? -1 : c->limit_retry_after);
         return true;
@@ -433,10 +442,8 @@ static bool turned_away(struct sim *s, struct replica *rp, struct request *r, ui
     }
     if (rp->busy >= rp->capacity && c->queue >= 0 && rp->q_len >= (uint64_t)c->queue) {
         COUNT(s, rp, rejected);
-        if (rp->entry) {
-            s->m.rejected++;
-            metrics_cur(&s->m)->rejected++;
-        }
+        if (rp->entry)
+            metrics_count(&s->m, MC_REJECTED);
         answer(s, via, from, CLS_503, -1);
         return true;
     }
@@ -463,8 +470,7 @@ struct child service_arrive(struct sim *s, uint32_t svc, uint32_t req, struct re
     COUNT(s, rp, arrivals);
     if (rp->entry) {
         r->n[s->sc.nlayers]++;
-        s->m.server_arrivals++;
-        metrics_cur(&s->m)->server_arrivals++;
+        metrics_count(&s->m, MC_SERVER_ARRIVALS);
     }
     enum job_kind kind;
     if (via != NO_LAYER) /* the replica, before an answer at once can end the call */
@@ -511,7 +517,7 @@ static void stop(struct sim *s, uint32_t ji)
     bool working = j->stage == JOB_LOCAL || j->stage == JOB_AFTER || j->stage == JOB_HIT;
     rep_levels(s, rp, 0, -1, working ? -1 : 0);
     rp->n_stopped++;
-    s->m.cancelled++;
+    metrics_count(&s->m, MC_CANCELLED);
     free_key(s, j); /* stopped before it committed */
     if (j->loading) { /* its key's miss: abandoned, as a failed load */
         j->loading = false;
@@ -531,7 +537,7 @@ static void drop_queued(struct sim *s, uint32_t ji)
     free_key(s, j);
     rep_levels(s, rp, -1, 0, 0);
     rp->n_dropped++;
-    s->m.cancelled_before_start++;
+    metrics_count(&s->m, MC_CANCELLED_BEFORE_START);
 }
 
 void service_on_cancel(struct sim *s, uint32_t ji, uint32_t gen)
@@ -577,12 +583,9 @@ static void record_execution(struct sim *s, struct job *j, const struct service_
     }
     bool worked = j->stage != JOB_HIT && j->stage != JOB_JOINED; /* not from the cache */
     if (!s->sc.idempotent && worked && (cls == CLS_OK || cls == CLS_BUSINESS)) {
-        s->m.side_effects++;
-        if (++r->side_effects > 1) {
-            metrics_cur(&s->m)->duplicates++;
-            if (r->counted)
-                s->m.duplicates++;
-        }
+        metrics_count(&s->m, MC_SIDE_EFFECTS);
+        if (++r->side_effects > 1)
+            metrics_count(&s->m, MC_DUPLICATES);
     }
 }
 
@@ -598,10 +601,8 @@ static void complete(struct sim *s, uint32_t ji, enum errclass cls, bool drawn)
     rep_levels(s, rp, 0, -1, 0);
     rp->n_completed++;
     COUNT(s, rp, completed);
-    if (rp->entry) {
-        s->m.server_completions++;
-        metrics_cur(&s->m)->server_completions++;
-    }
+    if (rp->entry)
+        metrics_count(&s->m, MC_SERVER_COMPLETIONS);
     if (j->kind == JOB_REPLAY) {
         struct request *r = pool_at(&s->requests, j->req);
         cls = (enum errclass)r->stored;
@@ -622,10 +623,8 @@ static void complete(struct sim *s, uint32_t ji, enum errclass cls, bool drawn)
         return;
     }
     COUNT(s, rp, wasted);
-    if (rp->entry) {
-        s->m.wasted++;
-        metrics_cur(&s->m)->wasted++;
-    }
+    if (rp->entry)
+        metrics_count(&s->m, MC_WASTED);
 }
 
 /* Makes the fan-out calls of job ji's current step. An answer may come at
@@ -830,18 +829,31 @@ bool sim_service_row(const struct sim *s, unsigned svc, unsigned replica, size_t
     return true;
 }
 
+/* The window [warmup, end): every bucket, less what came before warmup
+ * (exactly: the counts and areas before it are kept apart, so a warm-up
+ * inside a bucket is not rounded to the bucket). */
 void sim_service_totals(const struct sim *s, unsigned svc, struct sim_service_row *row)
 {
     *row = (struct sim_service_row){0};
     if (s->sb == NULL || s->m.nbuckets == 0)
         return;
-    size_t b0 = (size_t)(s->sc.warmup / s->sc.bucket);
-    if (b0 >= s->m.nbuckets)
-        b0 = 0; /* unreachable: check refuses warmup >= duration (GCOVR_EXCL_LINE) */
-    sum_rows(s, svc, 0, s->svc[svc].n, b0, s->m.nbuckets, row);
+    sum_rows(s, svc, 0, s->svc[svc].n, 0, s->m.nbuckets, row);
+    struct sim_service_row pre = {0};
+    for (unsigned i = 0; i < s->svc[svc].n; i++)
+        add_bucket(&pre, &s->reps[s->svc[svc].first + i].pre);
+    row->arrivals -= pre.arrivals;
+    row->started -= pre.started;
+    row->completed -= pre.completed;
+    row->rejected -= pre.rejected;
+    row->wasted -= pre.wasted;
+    row->dep_calls -= pre.dep_calls;
+    row->queue_len -= pre.queue_len;
+    row->busy -= pre.busy;
+    row->working -= pre.working;
     double ns = 0;
-    for (size_t b = b0; b < s->m.nbuckets; b++)
+    for (size_t b = 0; b < s->m.nbuckets; b++)
         ns += metrics_bucket_len(&s->m, b) * 1e9;
+    ns -= (double)s->sc.warmup;
     areas_to_levels(row, ns > 0 ? ns : 1.0);
 }
 

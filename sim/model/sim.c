@@ -190,6 +190,7 @@ struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *er
     }
     if (metrics_init(&s->m, sc->duration, sc->bucket, sc->nlayers, att, err, errsz) != 0)
         goto fail;
+    s->m.warmup = sc->warmup; /* the totals' window (metrics.h) */
     if (hedge_levels(s, err, errsz) != 0)
         goto fail;
     if (service_init(s, err, errsz) != 0)
@@ -601,11 +602,12 @@ uint32_t sim_replication(const struct sim *s) { return s->replication; }
 void sim_layer_totals(const struct sim *s, unsigned layer, struct sim_layer_totals *t)
 {
     const struct layer_rt *rt = &s->lrt[layer];
-    *t = (struct sim_layer_totals){rt->attempts,  rt->retries,         rt->timeouts,
-                                   rt->refused,   rt->short_circuited, rt->transitions,
-                                   rt->bulkheaded, rt->ninstances,     rt->nbudgets,
-                                   rt->nbreakers,  rt->hedges,         rt->hedge_wins,
-                                   rt->hedges_suppressed, rt->abandoned};
+    const uint64_t *w = rt->win; /* the window's counts: metrics.h */
+    *t = (struct sim_layer_totals){w[LC_ATTEMPTS],   w[LC_RETRIES],         w[LC_TIMEOUTS],
+                                   w[LC_REFUSED],    w[LC_SHORT_CIRCUITED], w[LC_TRANSITIONS],
+                                   w[LC_BULKHEADED], rt->ninstances,        rt->nbudgets,
+                                   rt->nbreakers,    w[LC_HEDGES],          w[LC_HEDGE_WINS],
+                                   w[LC_HEDGES_SUPPRESSED], w[LC_ABANDONED]};
 }
 
 uint64_t sim_in_flight(const struct sim *s)

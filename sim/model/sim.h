@@ -102,7 +102,7 @@ const struct metrics *sim_metrics(const struct sim *s);
 const struct scenario *sim_scenario(const struct sim *s);
 uint32_t sim_replication(const struct sim *s);
 
-/* One layer's counts over the run (layers.csv). */
+/* One layer's counts over the window, events at or after warmup (layers.csv). */
 struct sim_layer_totals {
     uint64_t attempts, retries, timeouts, refused, short_circuited, transitions, bulkheaded;
     uint32_t instances, budget_states, breaker_states;

@@ -167,6 +167,12 @@ struct call {
 
 /* What a layer keeps at run time: budget and breaker states, one per scope
  * (client, instance or shared), and its counters. */
+/* A layer's counts (layers.csv), counted by layer_count. */
+enum layer_counter {
+    LC_ATTEMPTS, LC_RETRIES, LC_TIMEOUTS, LC_REFUSED, LC_SHORT_CIRCUITED, LC_TRANSITIONS,
+    LC_BULKHEADED, LC_ABANDONED, LC_HEDGES, LC_HEDGE_WINS, LC_HEDGES_SUPPRESSED, LC_N
+};
+
 struct layer_rt {
     uint32_t ninstances;
     struct budget_state *budgets;
@@ -176,12 +182,19 @@ struct layer_rt {
     char *budget_extra;   /* the budget kind's extra states (budget_extra_size each) */
     struct window *breaker_windows; /* for the kinds that keep one */
     uint32_t nbreakers, n_open;
-    uint64_t attempts, retries, timeouts, refused, short_circuited, transitions, bulkheaded;
+    union { /* over the whole run (the conservation check) */
+        struct {
+            uint64_t attempts, retries, timeouts, refused, short_circuited, transitions,
+                bulkheaded;
+            uint64_t abandoned; /* attempts closed without a result: hedges that lost,
+                                 * attempts out when their call ended or was cancelled */
+            uint64_t hedges, hedge_wins, hedges_suppressed;
+        };
+        uint64_t n[LC_N];
+    };
+    uint64_t win[LC_N];   /* the same over the window: events at or after warmup */
     uint64_t results;     /* attempts whose result was recorded (answer, timeout, bulkhead) */
     bool tracks;          /* it cancels or hedges: it keeps what its attempts became */
-    uint64_t abandoned;   /* attempts closed without a result: hedges that lost, attempts
-                           * out when their call ended or was cancelled */
-    uint64_t hedges, hedge_wins, hedges_suppressed;
     /* percentile hedging: the last HEDGE_WINDOW latencies of answered copies
      * (a ring), the delay they give, and 1-s slots of first copies and
      * hedges for the extra-load cap */
@@ -219,6 +232,12 @@ struct job {
 
 /* One replica of a service: its workers, queue and limiter, and the state
  * the active phases give it. */
+/* Per bucket and replica (services.csv; only for graph scenarios). */
+struct svc_bucket {
+    uint64_t arrivals, started, completed, rejected, wasted, dep_calls;
+    double area_queue, area_busy, area_working; /* level · ns */
+};
+
 struct replica {
     uint32_t capacity;   /* workers available now */
     uint32_t busy;       /* workers held: working, or waiting on dependencies */
@@ -237,12 +256,7 @@ struct replica {
     rs_time area_t;      /* services.csv: levels integrated up to here */
     /* run totals, for the conservation check at the end */
     uint64_t n_arrivals, n_turned, n_jobs, n_dropped, n_started, n_completed, n_stopped;
-};
-
-/* Per bucket and replica (services.csv; only for graph scenarios). */
-struct svc_bucket {
-    uint64_t arrivals, started, completed, rejected, wasted, dep_calls;
-    double area_queue, area_busy, area_working; /* level · ns */
+    struct svc_bucket pre; /* services.csv's counts and areas before warmup */
 };
 
 struct service_rt {
@@ -344,6 +358,19 @@ struct sim {
     struct occ_client *occ; /* the occ model's clients */
     uint64_t occ_version;
 };
+
+_Static_assert(offsetof(struct layer_rt, hedges_suppressed) ==
+                   offsetof(struct layer_rt, n) + sizeof(uint64_t) * (LC_N - 1),
+               "struct layer_rt: the named counts and n[] must coincide");
+
+/* Counts one event of layer's count c now: over the run, and over the window
+ * if now is at or after the warm-up's end (metrics_count's rule). O(1). */
+static inline void layer_count(struct sim *s, uint32_t layer, enum layer_counter c)
+{
+    struct layer_rt *rt = &s->lrt[layer];
+    rt->n[c]++;
+    rt->win[c] += s->now >= s->sc.warmup;
+}
 
 /* layer.c: the attempt `from` sent by `layer` became ch (a call, a job, a
  * message on the hop; NO_CHILD: turned away) at replica rep1 - 1 (0: not a

@@ -208,71 +208,71 @@ static rs_time d_urllib3(const struct backoff_params *p, struct backoff_state *s
 #define B(c) ERRCLASS_BIT(CLS_##c)
 #define AWS_RETRY (B(TIMEOUT) | B(CONN) | B(429) | B(500) | B(502) | B(503) | B(504))
 #define HTTP5XX (B(CONN) | B(500) | B(502) | B(503) | B(504))
-#define GENERIC(name, f, mult, src) \
-    {name, src, "", f, {0, mult, NEVER, 0}, 0, 0, false, NEVER, CLAMP, NEVER, 0}
+#define GENERIC(name, f, mult, src, lag) \
+    {name, src, "", f, {0, mult, NEVER, 0}, 0, 0, false, NEVER, CLAMP, NEVER, 0, lag}
 #define BLOG "AWS Architecture Blog 2015, aws-samples/aws-arch-backoff-simulator"
 
 const char *const backoff_ra_over_names[] = {"clamp", "give-up", "backoff", NULL};
 
 /* name, source, version, formula, {base, multiplier, cap, jitter}, attempts,
  * retry_on, honour Retry-After, its max, above the max, deadline, attempts
- * clamp. docs/presets.md has each version's files and what was compared;
+ * clamp, exponent lag. docs/presets.md has each version's files and what was compared;
  * tests/test_presets.c holds every preset to its library's formula. */
 const struct backoff_kind backoff_kinds[] = {
-    GENERIC("none", d_none, 2.0, ""),
-    GENERIC("constant", d_constant, 2.0, ""),
-    GENERIC("linear", d_linear, 2.0, ""),
-    GENERIC("exponential", d_exponential, 2.0, ""),
-    GENERIC("full", d_full, 2.0, BLOG),
-    GENERIC("equal", d_equal, 2.0, BLOG),
-    GENERIC("decorrelated", d_decorrelated, 3.0, BLOG),
+    GENERIC("none", d_none, 2.0, "", 0),
+    GENERIC("constant", d_constant, 2.0, "", 0),
+    GENERIC("linear", d_linear, 2.0, "", 0),
+    GENERIC("exponential", d_exponential, 2.0, "", 1),
+    GENERIC("full", d_full, 2.0, BLOG, 0),
+    GENERIC("equal", d_equal, 2.0, BLOG, 0),
+    GENERIC("decorrelated", d_decorrelated, 3.0, BLOG, 0),
 
     {"aws-standard", "boto/botocore botocore/retries/standard.py (standard mode)",
      "botocore 0719e79, standard mode 2.0", d_full_from_first, {1 * S, 2.0, 20 * S, 0}, 3,
-     AWS_RETRY, false, NEVER, CLAMP, NEVER, 0},
+     AWS_RETRY, false, NEVER, CLAMP, NEVER, 0, 0},
     {"aws-legacy", "boto/botocore botocore/data/_retry.json, retryhandler.py (legacy mode)",
      "botocore _retry.json 6403a35, retryhandler.py 0992565", d_full_from_first,
-     {1 * S, 2.0, NEVER, 0}, 5, AWS_RETRY, false, NEVER, CLAMP, NEVER, 0},
+     {1 * S, 2.0, NEVER, 0}, 5, AWS_RETRY, false, NEVER, CLAMP, NEVER, 0, 0},
     {"aws-go", "aws/aws-sdk-go-v2 aws/retry/jitter_backoff.go (backoffDelayLegacy), standard.go",
      "aws-sdk-go-v2 aws v1.16.13 (backoffDelayLegacy, still the default path); standard.go 1489ddb", d_aws_go,
-     {1 * S, 2.0, 20 * S, 0}, 3, AWS_RETRY, false, NEVER, CLAMP, NEVER, 0},
+     {1 * S, 2.0, 20 * S, 0}, 3, AWS_RETRY, false, NEVER, CLAMP, NEVER, 0, 0},
     {"aws-js", "smithy-lang/smithy-typescript util-retry DefaultRetryBackoffStrategy.ts",
      "smithy-typescript util-retry cffd868 (standard mode)", d_aws_js,
-     {100 * RS_MS, 2.0, 20 * S, 0}, 3, AWS_RETRY, false, NEVER, CLAMP, NEVER, 0},
+     {100 * RS_MS, 2.0, 20 * S, 0}, 3, AWS_RETRY, false, NEVER, CLAMP, NEVER, 0, 0},
     {"grpc", "grpc/proposal A6-client-retries.md (no defaults: the A6 example policy)",
      "gRFC A6 dc9fd4f (PR #452, ±20 %); grpc-go 67bee55 (PR #7869); cited, not read", d_grpc, {100 * RS_MS, 2.0, 1 * S, 0.2},
-     4, B(CONN) | B(503), false, NEVER, CLAMP, NEVER, 5},
+     4, B(CONN) | B(503), false, NEVER, CLAMP, NEVER, 5, 0},
     {"envoy", "envoyproxy/envoy source/common/common/backoff_strategy.cc; route retry_on 5xx",
      "envoy retry_state_impl.cc e78906c, router.cc 001b1c0, route_components.proto 3304863", d_envoy,
      {25 * RS_MS, 2.0, 250 * RS_MS, 0}, 2, HTTP5XX | B(TIMEOUT), false, NEVER, RA_OVER_BACKOFF,
-     15 * S, 0}, /* the route timeout: 15 s over all tries */
+     15 * S, 0, 0}, /* the route timeout: 15 s over all tries */
     {"istio", "istio/istio pilot/pkg/networking/core/route/retry/retry.go (503 excluded)",
      "istio retry.go 7adf609 (1.24 and later)", d_envoy, {25 * RS_MS, 2.0, 250 * RS_MS, 0}, 3,
-     B(CONN), false, NEVER, RA_OVER_BACKOFF, NEVER, 0},
+     B(CONN), false, NEVER, RA_OVER_BACKOFF, NEVER, 0, 0},
     {"polly", "App-vNext/Polly src/Polly.Core/Retry/RetryConstants.cs (v8 defaults)",
      "Polly v8 RetryConstants.cs 243b044", d_constant, {2 * S, 2.0, NEVER, 0}, 4,
-     ERRCLASS_ALL_FAILURES, false, NEVER, CLAMP, NEVER, 0},
+     ERRCLASS_ALL_FAILURES, false, NEVER, CLAMP, NEVER, 0, 0},
     {"polly-v2", "App-vNext/Polly RetryHelper.cs DecorrelatedJitterBackoffV2; dotnet/extensions HttpRetryStrategyOptions",
      "Polly v8 RetryHelper.cs 156a9bb; dotnet/extensions f497c4c", d_polly_v2,
-     {2 * S, 2.0, NEVER, 0}, 4, AWS_RETRY, true, NEVER, CLAMP, NEVER, 0},
+     {2 * S, 2.0, NEVER, 0}, 4, AWS_RETRY, true, NEVER, CLAMP, NEVER, 0, 0},
     {"resilience4j", "resilience4j/resilience4j resilience4j-retry RetryConfig.java (defaults)",
      "resilience4j RetryConfig.java 19c02ce", d_constant, {500 * RS_MS, 2.0, NEVER, 0}, 3,
-     ERRCLASS_ALL_FAILURES, false, NEVER, CLAMP, NEVER, 0},
+     ERRCLASS_ALL_FAILURES, false, NEVER, CLAMP, NEVER, 0, 0},
     {"resilience4j-exp", "resilience4j/resilience4j resilience4j-core IntervalFunction.java",
      "resilience4j IntervalFunction.java 3e088d1", d_resilience4j_exp,
-     {500 * RS_MS, 1.5, NEVER, 0.5}, 3, ERRCLASS_ALL_FAILURES, false, NEVER, CLAMP, NEVER, 0},
+     {500 * RS_MS, 1.5, NEVER, 0.5}, 3, ERRCLASS_ALL_FAILURES, false, NEVER, CLAMP, NEVER, 0, 0},
     {"cenkalti", "cenkalti/backoff v4 exponential.go", "cenkalti/backoff v4.2.1",
      d_cenkalti, {500 * RS_MS, 1.5, 60 * S, 0.5}, 100, ERRCLASS_ALL_FAILURES, false, NEVER,
-     CLAMP, 15 * 60 * S, 0},
+     CLAMP, 15 * 60 * S, 0, 0},
     {"tenacity", "jd/tenacity tenacity/wait.py wait_random_exponential",
      "tenacity wait.py 299c057 (PR #176: exponent attempt - 1; after 5.0.4)", d_full_from_first,
-     {1 * S, 2.0, NEVER, 0}, 100, ERRCLASS_ALL_FAILURES, false, NEVER, CLAMP, NEVER, 0},
+     {1 * S, 2.0, NEVER, 0}, 100, ERRCLASS_ALL_FAILURES, false, NEVER, CLAMP, NEVER, 0, 0},
     {"retryablehttp", "hashicorp/go-retryablehttp client.go DefaultBackoff",
      "go-retryablehttp v0.7.6 (429, Retry-After dates)", d_exponential,
-     {1 * S, 2.0, 30 * S, 0}, 5, AWS_RETRY, true, NEVER, CLAMP, NEVER, 0},
+     {1 * S, 2.0, 30 * S, 0}, 5, AWS_RETRY, true, NEVER, CLAMP, NEVER, 0, 0},
     {"urllib3", "urllib3/urllib3 src/urllib3/util/retry.py (a pool's default Retry.DEFAULT = Retry(3))",
      "urllib3 2.6.3 (retry.py 00f30f0)", d_urllib3, {0, 2.0, 120 * S, 0}, 4,
-     B(CONN) | B(TIMEOUT), true, 21600 * S, CLAMP, NEVER, 0},
+     B(CONN) | B(TIMEOUT), true, 21600 * S, CLAMP, NEVER, 0, 0},
 };
 const unsigned backoff_nkinds = sizeof backoff_kinds / sizeof backoff_kinds[0];
 

@@ -66,6 +66,11 @@ struct backoff_kind {
     enum retry_after_over ra_over;
     rs_time deadline;     /* RS_TIME_NEVER: none */
     unsigned max_attempts; /* the library's own clamp, 0 for none (gRPC: 5) */
+    /* How far the formula's exponent lags the retry's number: 1 for
+     * exponential (base·multiplier^(k−1)), 0 for the others. A model that
+     * numbers retries as the AWS study does (base·2^k at the k-th, occ)
+     * passes k + exponent_lag. */
+    unsigned exponent_lag;
 };
 
 extern const struct backoff_kind backoff_kinds[];

@@ -54,12 +54,20 @@ struct budget_params {
 enum budget_id { BUDGET_NONE, BUDGET_GRPC, BUDGET_RATIO, BUDGET_ENVOY, BUDGET_AWS_STANDARD,
                  BUDGET_AWS_ADAPTIVE, BUDGET_SRE, BUDGET_BUCKET };
 
+/* What a kind does (budget.c): its extra state's size and its operations,
+ * each optional. */
+struct budget_ops;
+
+/* A kind: a const descriptor in budget_kinds, looked up by name. Kinds that
+ * differ only in their defaults (ratio, finagle, linkerd) share one id and
+ * one set of operations. */
 struct budget_kind {
     const char *name;
     enum budget_id id;
     const char *source;
     const char *version; /* the upstream release or commit it follows */
     struct budget_params defaults;
+    const struct budget_ops *ops;
 };
 
 extern const struct budget_kind budget_kinds[];
