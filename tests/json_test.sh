@@ -36,8 +36,10 @@ for r, (obj, fields) in enumerate(zip(doc["rows"], body)):
     assert list(obj) == head, f"row {r}: keys differ from the header"
     for k, v in zip(head, fields):
         j = obj[k]
-        if "." in k or k in ("scenario", "variant"):
+        if k in ("scenario", "variant"):
             assert v == "" or j == v, f"row {r} {k}: a text column, {v!r} in the CSV, {j!r} in JSON"
+        if "." in k:  # a grid key: numbers when every value is a JSON number, else the text
+            assert j == v or (not isinstance(j, str) and float(v) == j), f"row {r} {k}: {v!r} in the CSV, {j!r} in JSON"
         if v == "":
             assert j is None, f"row {r} {k}: empty in the CSV, {j!r} in JSON"
         elif isinstance(j, str):
@@ -78,6 +80,13 @@ check "$tmp/cmpr"
 "$bin" sweep storm "${short[@]}" --grid layer.app.attempts=1..3 --reps 2 -j 2 --quiet -o "$tmp/sweep" --format json > "$tmp/sweep.out" || fail "sweep"
 check "$tmp/sweep" sweep.csv
 cmp -s "$tmp/sweep.out" "$tmp/sweep/summary.json" || fail "sweep --format json: stdout is not summary.json"
+# numeric grid values are JSON numbers (1, 2, 3); values with a unit stay text
+"$py" -c 'import json,sys; v=[r["layer.app.attempts"] for r in json.load(open(sys.argv[1]))["rows"]]; assert v==[1,2,3] and all(type(x) is int for x in v), v' \
+  "$tmp/sweep.out" || fail "sweep --format json: numeric grid values are not numbers"
+"$bin" sweep storm "${short[@]}" --grid layer.app.timeout=50ms,100ms --quiet -o "$tmp/sweepu" > /dev/null || fail "sweep (units)"
+check "$tmp/sweepu" sweep.csv
+"$py" -c 'import json,sys; v=[r["layer.app.timeout"] for r in json.load(open(sys.argv[1]))["rows"]]; assert v==["50ms","100ms"], v' \
+  "$tmp/sweepu/summary.json" || fail "sweep: grid values with a unit should stay text"
 for k in 1 2; do
   "$bin" sweep storm "${short[@]}" --grid layer.app.attempts=1..3 --shard $k/2 --quiet -o "$tmp/shard$k" > /dev/null || fail "shard $k"
   [ -e "$tmp/shard$k/summary.json" ] && fail "a shard wrote summary.json (its jobs.csv is not a summary)"
@@ -128,7 +137,7 @@ expect 2 "--format json with --shard: a shard has no summary" -- "$bin" sweep st
 # The validator and the checks can fail: a document with a wrong version,
 # and one whose value differs from its CSV, are refused.
 mkdir -p "$tmp/bad" && cp "$tmp/run/summary.csv" "$tmp/bad/"
-sed 's/"version": 1/"version": "1"/' "$tmp/run/summary.json" > "$tmp/bad/summary.json"
+sed 's/"version": 2/"version": "2"/' "$tmp/run/summary.json" > "$tmp/bad/summary.json"
 ( check "$tmp/bad" ) > /dev/null 2>&1 && fail "a version given as a string passed the schema"
 sed 's/"seed": 1,/"seed": 2,/' "$tmp/run/summary.json" > "$tmp/bad/summary.json"
 ( check "$tmp/bad" ) > /dev/null 2>&1 && fail "a seed that differs from summary.csv's passed"

@@ -25,7 +25,7 @@ head -c 8 "$tmp/run/load.png" | grep -q PNG || fail "load.png is not PNG"
 "$bin" compare storm --set run.duration=90s --vary layer.app.attempts=1,3 -o "$tmp/cmp" --plot > "$tmp/cmp.log" || { cat "$tmp/cmp.log"; exit 1; }
 check "$tmp/cmp/compare.png" "$tmp/cmp/compare.svg" "$tmp/cmp/summary.csv" "$tmp/cmp/timeseries.csv" \
       "$tmp/cmp/attempts=1/summary.csv" "$tmp/cmp/attempts=3/summary.csv"
-head -1 "$tmp/cmp/summary.csv" | grep -q '^variant,layer.app.attempts,scenario,' || fail "summary.csv header"
+head -1 "$tmp/cmp/summary.csv" | grep -q '^variant,layer.app.attempts,reps,requests,requests_sd,requests_hw,' || fail "summary.csv header"
 [ "$(wc -l < "$tmp/cmp/summary.csv")" = 3 ] || fail "summary.csv rows"
 # A comparison draws a set: latency CDFs, attempts and a summary by variant,
 # from latency.csv and attempts.csv behind the variant's columns and

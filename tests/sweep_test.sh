@@ -141,6 +141,20 @@ r=$(from_reps "$tmp/schema-run/summary.csv")
 grep -q ',amplification_sd,amplification_hw,' <<<"$r" || fail "the schema lacks NAME_sd and NAME_hw"
 cmp -s <(tail -n +2 "$tmp/schema-run/summary.csv" | cut -d, -f2-) <(tail -n +2 "$tmp/schema-sweep/sweep.csv" | cut -d, -f3-) \
   || fail "run --reps and a one-point sweep of the same replications differ"
+# experiment.csv records its columns (format 2): a directory of format 1, or
+# with other columns, is refused with a message, never misread
+cp -r "$tmp/schema-sweep" "$tmp/fmt1" && sed -i '/^format,/d' "$tmp/fmt1/experiment.csv"
+out=$("$bin" sweep storm --set run.duration=70s --grid layer.app.attempts=3 --reps 2 --resume -o "$tmp/fmt1" 2>&1) \
+  && fail "--resume of a format 1 directory succeeded"
+grep -q 'experiment.csv:3: written in format 1, which does not record its columns' <<<"$out" || fail "--resume of a format 1 directory: $out"
+out=$("$bin" merge "$tmp/fmt1" -o "$tmp/fmt1-merged" 2>&1) && fail "merge of a format 1 directory succeeded"
+grep -q 'written in format 1' <<<"$out" || fail "merge of a format 1 directory: $out"
+cp -r "$tmp/schema-sweep" "$tmp/cols" && sed -i 's/^column,app_retries,count$/column,app_retry,count/' "$tmp/cols/experiment.csv"
+out=$("$bin" sweep storm --set run.duration=70s --grid layer.app.attempts=3 --reps 2 --resume -o "$tmp/cols" 2>&1) \
+  && fail "--resume with other columns succeeded"
+grep -q 'holds another experiment: the columns differ' <<<"$out" || fail "--resume with other columns: $out"
+out=$("$bin" merge "$tmp/cols" -o "$tmp/cols-merged" 2>&1) && fail "merge with a header that is not experiment.csv's succeeded"
+grep -q 'jobs.csv:1: not the jobs.csv header of this experiment' <<<"$out" || fail "merge with other columns: $out"
 "$bin" run "$(dirname "$0")/golden/small.ini" --set run.duration=3s --set run.warmup=0s --set phase.spike.start=1s \
   --set phase.spike.end=2s --set phase.brownout.start=2s --set phase.brownout.end=2500ms --reps 5000 \
   -o "$tmp/reps5000" > /dev/null || fail "run --reps 5000"

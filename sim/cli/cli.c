@@ -731,7 +731,7 @@ static int load_columns(const struct opts *o, struct scenario *sc, struct summar
 static int check_sort(const struct opts *o, const struct summary_cols *cols)
 {
     char err[4600];
-    if (o->sort == NULL || tune_check_metric(cols, o->by.metric, "--sort", err, sizeof err))
+    if (o->sort == NULL || summary_check_metric(cols, o->by.metric, "--sort", err, sizeof err))
         return 0;
     fprintf(stderr, "retrystorm: %s\n", err);
     return 2;

@@ -1,6 +1,7 @@
 /*
  * csvread — the one reader of the files retrystorm wrote and reads back
- * (experiment.csv, jobs.csv and status.csv, for --resume and merge).
+ * (experiment.csv, jobs.csv and status.csv, for --resume and merge; the
+ * variants' time series, latencies and attempts compare combines).
  *
  * Every such file is hostile input: it may have been edited, truncated by a
  * crash, or crafted. The reader opens only a regular file (never a fifo or a

@@ -5,7 +5,7 @@
 
 #include "jsonout.h"
 
-#include "output.h"
+#include "outdir.h"
 
 #include <json-c/json.h>
 #include <math.h>
@@ -129,8 +129,10 @@ static void numeric_labels(const struct results *r, bool *num)
     for (size_t k = 0; k < r->nlabels; k++) {
         const char *name = r->label_names[k];
         num[k] = strcmp(name, "scenario") != 0 && strcmp(name, "variant") != 0;
-        for (size_t i = 0; num[k] && i < r->nrows; i++)
-            num[k] = is_json_number(r->labels[i * r->nlabels + k]);
+        for (size_t i = 0; num[k] && i < r->nrows; i++) {
+            const char *t = r->labels[i * r->nlabels + k];
+            num[k] = t[0] == '\0' || is_json_number(t); /* empty: null */
+        }
     }
 }
 
@@ -186,8 +188,9 @@ static void write_row(FILE *f, const struct results *r, size_t i, const bool *nu
     for (size_t k = 0; k < r->nlabels; k++) {
         const char *t = r->labels[i * r->nlabels + k];
         json_object_object_add(row, r->label_names[k],
-                               num[k] ? must(json_object_new_double_s(strtod(t, NULL), t), "a number")
-                                      : string_of(t));
+                               t[0] == '\0' ? NULL
+                               : num[k]      ? must(json_object_new_double_s(strtod(t, NULL), t), "a number")
+                                             : string_of(t));
     }
     for (size_t c = 0; c < r->ncols; c++) {
         double v = r->v[i * r->ncols + c];
@@ -198,7 +201,7 @@ static void write_row(FILE *f, const struct results *r, size_t i, const bool *nu
         results_cell(m, &r->cols[c], v);
         fclose(m);
         json_object_object_add(row, r->cols[c].name,
-                               isnan(v) ? NULL : must(json_object_new_double_s(v, text), "a number"));
+                               text[0] == '\0' ? NULL : must(json_object_new_double_s(v, text), "a number"));
     }
     fprintf(f, "%s    %s", i == 0 ? "" : ",\n",
             must_text(json_object_to_json_string_ext(row, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)));

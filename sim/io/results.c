@@ -95,7 +95,7 @@ long results_find(const struct results *r, const char *name)
 
 void results_cell(FILE *f, const struct results_col *c, double v)
 {
-    if (isnan(v))
+    if (!isfinite(v)) /* no value (NaN), or an unbounded score: an empty cell */
         return;
     if (c->stat)
         fprintf(f, "%.9g", v);

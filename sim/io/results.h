@@ -9,7 +9,7 @@
  * hold the same digits; the screen table and tune read the numbers, never
  * the files. A number column's cells are written by its kind
  * (summary_cell: counts exact) or, for statistics, in 9 significant
- * digits; NaN is an empty cell. Costs: O(rows × columns) memory and time.
+ * digits; NaN (or an infinity) is an empty cell, and so is an empty label. Costs: O(rows × columns) memory and time.
  */
 #ifndef RS_RESULTS_H
 #define RS_RESULTS_H
@@ -55,7 +55,8 @@ long results_find(const struct results *r, const char *name);
 
 /* The CSV text of the table: header, then one line per row. */
 void results_write_csv(FILE *f, const struct results *r);
-/* One number cell as results_write_csv writes it (nothing for NaN). */
+/* One number cell as results_write_csv writes it (nothing for NaN or an
+ * infinity: no value). */
 void results_cell(FILE *f, const struct results_col *c, double v);
 
 #endif

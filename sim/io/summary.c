@@ -5,6 +5,8 @@
 
 #include "summary.h"
 
+#include "scenario.h"
+
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
@@ -359,6 +361,54 @@ void summary_row(const struct summary_cols *cols, const struct sim *s, const str
         const struct summary_col *c = &cols->c[i];
         row[i] = c->d->field == F_GET ? c->d->get(&x, c->member) : field(c->d, o);
     }
+}
+
+/* ---- checking a metric's name ---- */
+
+/* The metric nearest to name: one that ends in _NAME (p99: lat_p99), or
+ * at most 2 edits away; NULL if none. */
+static const char *near_metric(const char *name, const struct summary_cols *cols)
+{
+    size_t len = strlen(name), best_d = 3;
+    const char *best = NULL;
+    for (size_t m = 0; m < cols->n; m++) {
+        const char *c = cols->c[m].name;
+        size_t l = strlen(c);
+        if (output_kind_is_metric(cols->c[m].kind) && l > len && c[l - len - 1] == '_' &&
+            strcmp(c + l - len, name) == 0)
+            return c;
+    }
+    for (size_t m = 0; m < cols->n; m++) {
+        size_t d = scenario_edit_distance(name, cols->c[m].name);
+        if (output_kind_is_metric(cols->c[m].kind) && d < best_d)
+            best = cols->c[m].name, best_d = d;
+    }
+    return best;
+}
+
+/* Whether name is a metric of the scenario's summary (cols); says which
+ * are when it is not. */
+bool summary_check_metric(const struct summary_cols *cols, const char *name, const char *option, char *err,
+                       size_t errsz)
+{
+    long i = summary_cols_find(cols, name);
+    if (i >= 0 && output_kind_is_metric(cols->c[i].kind))
+        return true;
+    const char *near = near_metric(name, cols);
+    if (near != NULL) {
+        snprintf(err, errsz, "%s %s: no such metric; did you mean '%s'? (retrystorm list metrics)", option, name,
+                 near);
+        return false;
+    }
+    int w = snprintf(err, errsz, "%s %s: no such metric; the metrics are:", option, name);
+    size_t used = w > 0 ? (size_t)w : 0;
+    for (size_t m = 0; m < cols->n && used < errsz; m++) {
+        if (!output_kind_is_metric(cols->c[m].kind))
+            continue;
+        w = snprintf(err + used, errsz - used, " %s", cols->c[m].name);
+        used += w > 0 ? (size_t)w : 0;
+    }
+    return false;
 }
 
 /* ---- list metrics ---- */

@@ -116,6 +116,12 @@ int output_kind_of(const char *name);
  * in 9 significant digits; NaN an empty cell. Writes the cell only. */
 void summary_cell(FILE *f, enum output_kind k, double v);
 
+/* Whether name is a metric of the scenario's summary (cols: its services',
+ * caches' and layers' columns included); when not, err names the option
+ * (--objective, --sort, ...), and the nearest metric or all of them. */
+bool summary_check_metric(const struct summary_cols *cols, const char *name, const char *option, char *err,
+                          size_t errsz);
+
 /* list metrics: every column (families as <service>_utilization ...) with
  * its unit and meaning, and the label and statistics columns of the
  * experiments' tables. */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csvread.h"
 #include "experiment.h"
 #include "metrics.h"
 #include "output.h"
@@ -69,49 +70,7 @@ static const char *short_key(const char *key)
     return dot ? dot + 1 : key;
 }
 
-/* Reads a whole file into a NUL-terminated buffer (caller frees). */
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    size_t r;
-    while (buf && (r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-        n += r;
-        if (n + 1 == cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (nb == NULL) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (buf)
-        buf[n] = '\0';
-    return buf;
-}
-
-/* Splits a CSV line (no quoting in our files) into fields in place. */
 #define MAX_COLS 256
-
-static size_t split(char *line, char **fields, size_t max)
-{
-    size_t n = 0;
-    for (char *tok = line, *next; tok != NULL && n < max; tok = next) {
-        next = strchr(tok, ',');
-        if (next)
-            *next++ = '\0';
-        fields[n++] = tok;
-    }
-    return n;
-}
-
 
 /* Appends to buf (of size bytes, *used of them used) without ever
  * writing past it: a text that does not fit leaves *used == size. */
@@ -352,49 +311,38 @@ struct union_cols {
     size_t n;
 };
 
-static int union_add(struct union_cols *u, const char *header, char *err, size_t errsz)
+/* Adds the header's fields (nf of them) that the union lacks. */
+static int union_add(struct union_cols *u, char **f, size_t nf, char *err, size_t errsz)
 {
-    char *copy = strdup(header), *f[MAX_FILE_COLS];
-    if (copy == NULL)
-        return snprintf(err, errsz, "out of memory for a header"), -1;
-    size_t nf = split(copy, f, MAX_FILE_COLS);
     for (size_t i = 0; i < nf; i++) {
         size_t j = 0;
         while (j < u->n && strcmp(u->names[j], f[i]) != 0)
             j++;
         if (j < u->n)
             continue;
-        if (u->n == MAX_FILE_COLS || (u->names[u->n] = strdup(f[i])) == NULL) {
-            free(copy);
+        if (u->n == MAX_FILE_COLS || (u->names[u->n] = strdup(f[i])) == NULL)
             return snprintf(err, errsz, "more than %d columns over the variants' files", MAX_FILE_COLS), -1;
-        }
         u->n++;
     }
-    free(copy);
     return 0;
 }
 
-/* Appends one variant's file to out, each row prefixed and its cells put
- * under the union's columns (empty where the variant has no such column). */
-static void append_mapped(FILE *out, const struct union_cols *u, char *text, const char *prefix)
+/* Appends the rest of one variant's file (its header hf[0..nh) read) to
+ * out, each row prefixed and its cells put under the union's columns
+ * (empty where the variant has no such column). */
+static void append_mapped(FILE *out, const struct union_cols *u, struct csv *c, char **hf, size_t nh,
+                          const char *prefix)
 {
-    char *next = strchr(text, '\n'), *f[MAX_FILE_COLS];
-    if (next == NULL)
-        return;
-    *next++ = '\0';
-    size_t nh = split(text, f, MAX_FILE_COLS);
+    static _Thread_local char *f[MAX_FILE_COLS]; /* 32 KiB: off the stack */
     int where[MAX_FILE_COLS]; /* union column -> the variant's column, or -1 */
     for (size_t j = 0; j < u->n; j++) {
         where[j] = -1;
         for (size_t i = 0; i < nh; i++)
-            if (strcmp(u->names[j], f[i]) == 0)
+            if (strcmp(u->names[j], hf[i]) == 0)
                 where[j] = (int)i;
     }
-    for (char *line = next; line != NULL && *line != '\0'; line = next) {
-        next = strchr(line, '\n');
-        if (next)
-            *next++ = '\0';
-        size_t nf = split(line, f, MAX_FILE_COLS);
+    bool more;
+    for (size_t nf; (nf = csv_next(c, f, MAX_FILE_COLS, &more)) > 0;) {
         fputs(prefix, out);
         for (size_t j = 0; j < u->n; j++)
             fprintf(out, ",%s", where[j] >= 0 && (size_t)where[j] < nf ? f[where[j]] : "");
@@ -402,18 +350,28 @@ static void append_mapped(FILE *out, const struct union_cols *u, char *text, con
     }
 }
 
-/* Variant v's file `name` (replication 0's, in its directory), read whole,
- * and its prefix in the combined files; NULL with a message. */
-static char *variant_file(const char *name, const struct compare_spec *spec, const struct variants *vs, size_t v,
-                          char *prefix, size_t psize, char *err, size_t errsz)
+/* Opens variant v's file `name` (replication 0's, in its directory, just
+ * written: read with csvread as any file is) and reads its header into
+ * hf; its prefix in the combined files. Returns the header's fields, or 0
+ * with a message. */
+#define MAX_VARIANT_FILE ((size_t)1 << 34)
+static size_t variant_file(struct csv *c, char **hf, const char *name, const struct compare_spec *spec,
+                           const struct variants *vs, size_t v, char *prefix, size_t psize, char *err,
+                           size_t errsz)
 {
     char vdir[8192], path[8300];
     variant_names(spec, vs, v, prefix, psize, vdir, sizeof vdir);
     snprintf(path, sizeof path, "%s/%s", vdir, name);
-    char *text = slurp(path);
-    if (text == NULL)
-        snprintf(err, errsz, "cannot read %s: %s", path, strerror(errno));
-    return text;
+    bool more;
+    if (csv_open(c, path, MAX_VARIANT_FILE, err, errsz) != 0)
+        return 0;
+    size_t n = csv_next(c, hf, MAX_FILE_COLS, &more);
+    if (n == 0 || more) {
+        snprintf(err, errsz, "%s: %s", path, n ? "more columns than a comparison combines" : "empty");
+        csv_close(c);
+        return 0;
+    }
+    return n;
 }
 
 /* Writes one combined file from replication 0 of the first nvar variants:
@@ -422,16 +380,16 @@ static char *variant_file(const char *name, const struct compare_spec *spec, con
 static int combine_file(FILE *out, const char *name, const struct compare_spec *spec,
                         const struct variants *vs, size_t nvar, char *err, size_t errsz)
 {
+    static _Thread_local char *hf[MAX_FILE_COLS];
     struct union_cols u = {.n = 0};
-    char prefix[8192], *text;
+    struct csv c;
+    char prefix[8192];
     int rc = 0;
     for (size_t v = 0; v < nvar && rc == 0; v++) {
-        rc = (text = variant_file(name, spec, vs, v, prefix, sizeof prefix, err, errsz)) == NULL ? -1 : 0;
-        if (text != NULL) {
-            text[strcspn(text, "\n")] = '\0';
-            rc = union_add(&u, text, err, errsz);
-        }
-        free(text);
+        size_t nh = variant_file(&c, hf, name, spec, vs, v, prefix, sizeof prefix, err, errsz);
+        rc = nh == 0 ? -1 : union_add(&u, hf, nh, err, errsz);
+        if (nh > 0)
+            csv_close(&c);
     }
     if (rc == 0) {
         fprintf(out, "variant");
@@ -442,10 +400,12 @@ static int combine_file(FILE *out, const char *name, const struct compare_spec *
         fputc('\n', out);
     }
     for (size_t v = 0; v < nvar && rc == 0; v++) {
-        rc = (text = variant_file(name, spec, vs, v, prefix, sizeof prefix, err, errsz)) == NULL ? -1 : 0;
-        if (text != NULL)
-            append_mapped(out, &u, text, prefix);
-        free(text);
+        size_t nh = variant_file(&c, hf, name, spec, vs, v, prefix, sizeof prefix, err, errsz);
+        rc = nh == 0 ? -1 : 0;
+        if (nh > 0) {
+            append_mapped(out, &u, &c, hf, nh, prefix);
+            csv_close(&c);
+        }
     }
     for (size_t j = 0; j < u.n; j++)
         free(u.names[j]);

@@ -5,7 +5,7 @@
 
 #include "screen.h"
 
-#include "tune.h"
+#include "summary.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -46,7 +46,7 @@ int screen_parse_sort(const char *text, const struct summary_cols *cols, struct 
         return 2;
     }
     snprintf(s->metric, sizeof s->metric, "%s", m);
-    return cols == NULL || tune_check_metric(cols, m, "--sort", err, errsz) ? 0 : 2;
+    return cols == NULL || summary_check_metric(cols, m, "--sort", err, errsz) ? 0 : 2;
 }
 
 /* The unit of a metric's kind, from its name: shares (and recovered) in

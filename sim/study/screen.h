@@ -28,7 +28,7 @@ struct screen_sort {
 };
 
 /* Parses --sort's value (max:METRIC, min:METRIC or METRIC) and, with
- * cols, checks the metric is one of the scenario's (tune_check_metric).
+ * cols, checks the metric is one of the scenario's (summary_check_metric).
  * Returns 0, or 2 with a message. */
 int screen_parse_sort(const char *text, const struct summary_cols *cols, struct screen_sort *s, char *err,
                       size_t errsz);

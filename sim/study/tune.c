@@ -57,52 +57,6 @@ static bool parse_constraint(const char *text, char *metric, size_t msz, int *di
     return false;
 }
 
-/* The metric nearest to name: one that ends in _NAME (p99: lat_p99), or
- * at most 2 edits away; NULL if none. */
-static const char *near_metric(const char *name, const struct summary_cols *cols)
-{
-    size_t len = strlen(name), best_d = 3;
-    const char *best = NULL;
-    for (size_t m = 0; m < cols->n; m++) {
-        const char *c = cols->c[m].name;
-        size_t l = strlen(c);
-        if (output_kind_is_metric(cols->c[m].kind) && l > len && c[l - len - 1] == '_' &&
-            strcmp(c + l - len, name) == 0)
-            return c;
-    }
-    for (size_t m = 0; m < cols->n; m++) {
-        size_t d = scenario_edit_distance(name, cols->c[m].name);
-        if (output_kind_is_metric(cols->c[m].kind) && d < best_d)
-            best = cols->c[m].name, best_d = d;
-    }
-    return best;
-}
-
-/* Whether name is a metric of the scenario's summary (cols); says which
- * are when it is not. */
-bool tune_check_metric(const struct summary_cols *cols, const char *name, const char *option, char *err,
-                       size_t errsz)
-{
-    long i = summary_cols_find(cols, name);
-    if (i >= 0 && output_kind_is_metric(cols->c[i].kind))
-        return true;
-    const char *near = near_metric(name, cols);
-    if (near != NULL) {
-        snprintf(err, errsz, "%s %s: no such metric; did you mean '%s'? (retrystorm list metrics)", option, name,
-                 near);
-        return false;
-    }
-    int w = snprintf(err, errsz, "%s %s: no such metric; the metrics are:", option, name);
-    size_t used = w > 0 ? (size_t)w : 0;
-    for (size_t m = 0; m < cols->n && used < errsz; m++) {
-        if (!output_kind_is_metric(cols->c[m].kind))
-            continue;
-        w = snprintf(err + used, errsz - used, " %s", cols->c[m].name);
-        used += w > 0 ? (size_t)w : 0;
-    }
-    return false;
-}
-
 int tune_parse(struct tune_spec *t, const struct summary_cols *cols, const char *const *objectives,
                size_t nobjective, const char *const *constraints, size_t nconstraint, char *err, size_t errsz)
 {
@@ -115,7 +69,7 @@ int tune_parse(struct tune_spec *t, const struct summary_cols *cols, const char 
         }
         t->osign[i] = v[1] == 'a' ? 1 : -1;
         snprintf(t->oname[i], sizeof t->oname[i], "%s", v + 4);
-        if (!tune_check_metric(cols, t->oname[i], "--objective", err, errsz))
+        if (!summary_check_metric(cols, t->oname[i], "--objective", err, errsz))
             return 2;
         t->nobjective++;
     }
@@ -125,7 +79,7 @@ int tune_parse(struct tune_spec *t, const struct summary_cols *cols, const char 
                      constraints[i]);
             return 2;
         }
-        if (!tune_check_metric(cols, t->cname[i], "--constraint", err, errsz))
+        if (!summary_check_metric(cols, t->cname[i], "--constraint", err, errsz))
             return 2;
         t->nconstraint++;
     }

@@ -53,11 +53,6 @@ struct tune_rank {
 int tune_parse(struct tune_spec *t, const struct summary_cols *cols, const char *const *objectives,
                size_t nobjective, const char *const *constraints, size_t nconstraint, char *err, size_t errsz);
 
-/* Whether name is a metric of the scenario's summary (cols: its services',
- * caches' and layers' columns included); when not, err names the option,
- * and the nearest metric or all of them. */
-bool tune_check_metric(const struct summary_cols *cols, const char *name, const char *option, char *err,
-                       size_t errsz);
 
 /* Ranks the points of r. Returns 0, or -1 (out of memory, or a metric
  * missing from r, with a message). */
