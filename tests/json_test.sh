@@ -118,6 +118,13 @@ expect 2 "--format jsn: expected text or json; did you mean 'json'" -- "$bin" ru
 "$bin" tune storm "${short[@]}" --grid layer.app.attempts=1..3 --objective max:ok_share --constraint 'ok_share >= 0.1' \
   --constraint 'lat_p99 <= 40ms' --reps 2 -o "$tmp/tune2" > /dev/null 2>&1 || fail "tune with constraints"
 check "$tmp/tune2" tune.csv
+# one feasible point and one not: rank 1, then null (a column of numbers
+# with an empty cell stays numbers)
+"$bin" tune storm --set run.duration=70s --grid load.rate=100/s,2000/s --objective max:ok_share \
+  --constraint 'ok_share >= 0.99' -o "$tmp/tune4" > /dev/null 2>&1 || fail "tune with one infeasible point"
+check "$tmp/tune4" tune.csv
+"$py" -c 'import json,sys; v=[r["rank"] for r in json.load(open(sys.argv[1]))["rows"]]; assert v==[1,None], v' \
+  "$tmp/tune4/summary.json" || fail "tune: rank should be 1, then null"
 "$bin" tune storm "${short[@]}" --grid layer.app.attempts=1,2 --objective min:recovery_s -o "$tmp/tune3" > "$tmp/tune3.out" 2>&1 || fail "tune min:recovery_s"
 check "$tmp/tune3" tune.csv
 grep -qiE 'nan|inf' "$tmp/tune3/tune.csv" && fail "tune.csv holds nan or inf: $(cat "$tmp/tune3/tune.csv")"
