@@ -83,7 +83,7 @@ static double part_clients(const struct scenario *sc)
     if (sc->model == LOAD_CLOSED && sc->nherds > 0)
         sum += (double)sc->clients * sizeof *s->think;
     if (sc->nservices > 0 && sc->services[0].model == MODEL_OCC)
-        sum += (double)sc->clients * sizeof *s->occ;
+        sum += (double)sc->clients * sizeof *s->occ.clients;
     return sum;
 }
 

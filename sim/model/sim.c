@@ -255,7 +255,7 @@ void sim_destroy(struct sim *s)
         return;
     free(s->phase_times);
     free(s->think);
-    free(s->occ);
+    free(s->occ.clients);
     for (unsigned i = 0; i < SCENARIO_MAX_LAYERS; i++) {
         struct layer_rt *rt = &s->lrt[i];
         mem_free(rt->budgets, (size_t)rt->nbudgets * sizeof *rt->budgets);

@@ -33,6 +33,7 @@
 #include "errclass.h"
 #include "evq.h"
 #include "metrics.h"
+#include "occ.h"
 #include "pool.h"
 #include "rng.h"
 #include "config.h"
@@ -64,14 +65,6 @@ enum ev_type {
     EV_ARRIVAL, EV_CLIENT, EV_PHASE, EV_TIMEOUT, EV_RETRY, EV_SERVICE_DONE, EV_DELIVER, EV_ANSWER,
     EV_HERD, EV_OCC_READ, EV_OCC_READ_RSP, EV_OCC_WRITE, EV_OCC_WRITE_RSP, EV_POOL_GRANT,
     EV_TRACE, EV_CACHE_EXPIRE, EV_CANCEL
-};
-
-/* One client of the `occ` model (the AWS backoff study). */
-struct occ_client {
-    uint32_t attempt; /* failed writes so far */
-    uint32_t writes;
-    bool done;
-    struct backoff_state bs;
 };
 
 /* CALL_CANCELLED: cancelled while its bulkhead grant was on its way; the
@@ -355,8 +348,7 @@ struct sim {
     double queue_growth; /* bytes the replicas' queues grew by past their first 1024 entries */
     char limit[200];     /* why the run stopped at a limit, or "" */
     evq_handle *think;    /* closed loop with herds: each client's pending think */
-    struct occ_client *occ; /* the occ model's clients */
-    uint64_t occ_version;
+    struct occ_rt occ;    /* occ.h */
 };
 
 _Static_assert(offsetof(struct layer_rt, hedges_suppressed) ==
@@ -408,12 +400,8 @@ static inline uint32_t request_key(const struct sim *s, const struct request *r)
     return (uint32_t)r->n[s->sc.nlayers + 1];
 }
 
-/* occ.c: the optimistic-concurrency model (server model = occ) */
-int occ_init(struct sim *s);
-void occ_start(struct sim *s);
+/* occ.c: the occ model's events (EV_OCC_*; the rest is in occ.h). */
 void occ_dispatch(struct sim *s, enum ev_type type, uint32_t client, uint32_t aux);
-/* Clients not done at the end (and their writes recorded in the attempts). */
-uint64_t occ_finish(struct sim *s);
 
 /* layer.c */
 /* Returns the new call (stale at once if it ended at once). */
