@@ -108,7 +108,7 @@ static double part_buckets(const struct scenario *sc)
     for (unsigned i = 0; i < sc->nservices; i++)
         reps += sc->services[i].replicas;
     double per = (double)sizeof *s->m.b + sc->nlayers * (double)(sizeof *s->m.attempts + sizeof *s->m.lb) +
-                 sc->ncaches * (double)sizeof *s->cb + (sc->graph ? reps * (double)sizeof *s->sb : 0);
+                 sc->ncaches * (double)sizeof *s->caching.cb + (sc->graph ? reps * (double)sizeof *s->sb : 0);
     return nb * per;
 }
 

@@ -132,7 +132,7 @@ static void start_request(struct sim *s, uint32_t client)
     struct request *r = pool_at(&s->requests, ri);
     memset(r, 0, request_size(s->sc.nlayers, s->sc.ncaches > 0, s->nhedged));
     if (s->sc.ncaches > 0) /* all its attempts look the same key up */
-        r->n[s->sc.nlayers + 1] = keygen_draw(&s->keys, s->rng.s[RNG_KEYS]);
+        r->n[s->sc.nlayers + 1] = keygen_draw(&s->caching.keys, s->rng.s[RNG_KEYS]);
     r->t_start = s->now;
     r->client = client;
     r->counted = s->now >= s->sc.warmup;

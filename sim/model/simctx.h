@@ -30,6 +30,7 @@
 #include "breaker.h"
 #include "budget.h"
 #include "cache.h"
+#include "caching.h"
 #include "errclass.h"
 #include "evq.h"
 #include "metrics.h"
@@ -258,27 +259,6 @@ struct service_rt {
     uint8_t edge[SCENARIO_MAX_CALLS]; /* the outermost layer towards each dependency; NO_LAYER: direct */
 };
 
-/* Per bucket and cache (caches.csv). */
-struct cache_bucket {
-    struct cache_counts n;
-    uint64_t entries; /* at the bucket's last change */
-    bool changed;     /* entries was set in this bucket (else it is the previous bucket's) */
-};
-
-/* A cache at run time: the structure, the executions waiting on each key's
- * miss (coalesce), and counts before the warmup ended. */
-struct cache_rt {
-    struct cache c;
-    uint32_t *joined;     /* per key: the first waiting node in s->joins; UINT32_MAX: none */
-    struct cache_counts at_warmup; /* the totals when the warmup ended */
-    bool warm;
-};
-
-/* A node of a key's list of joined executions. */
-struct join_node {
-    uint32_t job, next;
-};
-
 /* An attempt or an answer crossing a hop with latency. */
 struct msg {
     uint32_t req;        /* downward only */
@@ -315,11 +295,8 @@ struct sim {
     double trace_next_rate;
     char trace_err[600];  /* a row that went bad during the run (sim_run reports it) */
 
-    /* caches */
-    struct keygen keys;   /* draws each request's key (when there are caches) */
-    struct cache_rt caches[SCENARIO_MAX_CACHES];
-    struct cache_bucket *cb; /* nbuckets · ncaches */
-    struct pool joins;    /* join_node */
+    struct cache_set caching; /* caching.h */
+    struct pool joins;    /* join_node (caching.h) */
 
     /* services */
     struct service_rt svc[SCENARIO_MAX_SERVICES];
@@ -509,21 +486,6 @@ void service_finish(struct sim *s);
  * add up to the totals. Returns 0, or -1 with the broken rule in err. */
 int service_check(const struct sim *s, char *err, size_t errsz);
 
-/* caching.c: the caches in front of services (cache.c's structure, run). */
-int caching_init(struct sim *s, char *err, size_t errsz);
-void caching_fini(struct sim *s);
-/* Execution ji of a service with a cache starts and looks its request's
- * key up: a hit; a miss (j->loading is set: it loads the key); or, with
- * coalesce, joined to the miss in flight (ji is added to its list). */
-enum cache_result caching_lookup(struct sim *s, uint32_t ji, const struct service_cfg *c);
-/* Execution ji ended with cls: a loader fills its cache (ok) or abandons,
- * and the executions joined to it end with the same class. */
-void caching_on_complete(struct sim *s, uint32_t ji, enum errclass cls);
-void caching_on_expire(struct sim *s, uint32_t key, uint32_t cache);
-/* Flushes and capacities of the phases active now. */
-void caching_apply_phases(struct sim *s);
-/* The end of the run: every bucket's entries (caches.csv). */
-void caching_finish(struct sim *s);
 /* Service.c ends a joined execution (its loader ended with cls). */
 void service_complete_joined(struct sim *s, uint32_t ji, enum errclass cls);
 
