@@ -81,7 +81,7 @@ static double part_clients(const struct scenario *sc)
     const struct sim *s = NULL;
     double sum = 0;
     if (sc->model == LOAD_CLOSED && sc->nherds > 0)
-        sum += (double)sc->clients * sizeof *s->think;
+        sum += (double)sc->clients * sizeof *s->load.think;
     if (sc->nservices > 0 && sc->services[0].model == MODEL_OCC)
         sum += (double)sc->clients * sizeof *s->occ.clients;
     return sum;

@@ -214,13 +214,13 @@ struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *er
      * below it the peek costs more than it saves (storm: 1,000 clients). */
     s->prefetch = sc->clients >= 65536;
     if (sc->model == LOAD_CLOSED && sc->nherds > 0) {
-        s->think = malloc(sc->clients * sizeof *s->think);
-        if (s->think == NULL) {
+        s->load.think = malloc(sc->clients * sizeof *s->load.think);
+        if (s->load.think == NULL) {
             snprintf(err, errsz, "out of memory for %u clients' think timers", sc->clients);
             goto fail;
         }
         for (uint32_t i = 0; i < sc->clients; i++)
-            s->think[i] = EVQ_NONE;
+            s->load.think[i] = EVQ_NONE;
     }
     if (sc->services[0].model == MODEL_OCC && occ_init(s) != 0) {
         snprintf(err, errsz, "out of memory for %u occ clients", sc->clients);
@@ -254,7 +254,7 @@ void sim_destroy(struct sim *s)
     if (s == NULL)
         return;
     free(s->phase_times);
-    free(s->think);
+    free(s->load.think);
     free(s->occ.clients);
     for (unsigned i = 0; i < SCENARIO_MAX_LAYERS; i++) {
         struct layer_rt *rt = &s->lrt[i];
@@ -484,7 +484,7 @@ bool sim_checkpoint(struct sim *s)
  * the caller: sim_set_arrivals). */
 static int run_start(struct sim *s, char *err, size_t errsz)
 {
-    if (load_wants_arrivals(s) && s->arrivals.next == NULL) {
+    if (load_wants_arrivals(s) && s->load.arrivals.next == NULL) {
         snprintf(err, errsz, "the scenario has a trace, but the run was given no arrival source "
                              "(sim_set_arrivals)");
         return -1;
@@ -548,8 +548,8 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
         }
 #endif
     }
-    if (s->trace_err[0] != '\0') { /* the file changed after the scenario was checked */
-        snprintf(err, errsz, "the trace changed during the run: %s", s->trace_err);
+    if (s->load.trace_err[0] != '\0') { /* the file changed after the scenario was checked */
+        snprintf(err, errsz, "the trace changed during the run: %s", s->load.trace_err);
         return -1;
     }
     if (!s->interrupted)

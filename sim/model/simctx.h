@@ -33,6 +33,7 @@
 #include "caching.h"
 #include "errclass.h"
 #include "evq.h"
+#include "load.h"
 #include "metrics.h"
 #include "occ.h"
 #include "pool.h"
@@ -282,18 +283,9 @@ struct sim {
     struct pool kids;     /* a job's calls of its step, SCENARIO_MAX_FANOUT struct child each */
     uint64_t in_flight;   /* logical requests without an outcome (all) */
 
-    /* load */
-    double rate;          /* current open-loop rate per second */
-    double think_factor;  /* closed loop: think times are divided by this */
-    evq_handle next_arrival;
     rs_time *phase_times; /* sorted distinct phase boundaries */
     uint32_t nphase_times;
-    bool thin;            /* a ramp or a shape: arrivals by thinning; rate is their bound */
-    struct arrival_source arrivals; /* the trace's rows (sim_set_arrivals); next NULL: none */
-    double trace_rate;    /* a trace of rates: the current row's */
-    rs_time trace_next_t; /* the next row's time; RS_TIME_NEVER: no more */
-    double trace_next_rate;
-    char trace_err[600];  /* a row that went bad during the run (sim_run reports it) */
+    struct load_rt load;  /* load.h */
 
     struct cache_set caching; /* caching.h */
     struct pool joins;    /* join_node (caching.h) */
@@ -324,7 +316,6 @@ struct sim {
     bool cut;            /* an event stopped at a checkpoint before its work was done */
     double queue_growth; /* bytes the replicas' queues grew by past their first 1024 entries */
     char limit[200];     /* why the run stopped at a limit, or "" */
-    evq_handle *think;    /* closed loop with herds: each client's pending think */
     struct occ_rt occ;    /* occ.h */
 };
 
@@ -353,23 +344,6 @@ static inline void layer_note_child(struct sim *s, uint32_t layer, struct reply_
     if (s->lrt[layer].tracks)
         layer_note_child_slow(s, layer, from, ch, rep1);
 }
-
-/* load.c */
-void load_start(struct sim *s);
-void load_on_arrival(struct sim *s);
-void load_on_client(struct sim *s, uint32_t client);
-void load_on_phase(struct sim *s);
-/* A logical request ended (the root call finished); o is its outcome. */
-void load_request_done(struct sim *s, uint32_t req, enum outcome o);
-void load_request_unref(struct sim *s, uint32_t req);
-
-void load_on_herd(struct sim *s);
-/* A trace of rates reached its next row (EV_TRACE). */
-void load_on_trace(struct sim *s);
-/* Whether the run must be handed an arrival source (sim_set_arrivals). */
-bool load_wants_arrivals(const struct sim *s);
-/* Closes the run's arrival source, if any. */
-void load_fini(struct sim *s);
 
 /* The key of request r (only with caches). */
 static inline uint32_t request_key(const struct sim *s, const struct request *r)
