@@ -133,7 +133,7 @@ static rs_time draw_ttl(struct sim *s, const struct cache_cfg *cf)
 void caching_on_complete(struct sim *s, uint32_t ji, enum errclass cls)
 {
     const struct job *j = pool_at(&s->jobs, ji);
-    const struct service_cfg *c = &s->sc.services[s->reps[j->rep].service];
+    const struct service_cfg *c = &s->sc.services[s->services.reps[j->rep].service];
     unsigned i = (unsigned)c->cache_index;
     struct cache_rt *rt = &s->caching.caches[i];
     uint32_t key = request_key(s, pool_at(&s->requests, j->req));

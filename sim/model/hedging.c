@@ -162,7 +162,7 @@ uint32_t hedging_unused_replica(const struct sim *s, const struct hedge_rec *h, 
 {
     if (!reached(h, n, pick))
         return pick;
-    uint32_t first = s->svc[svc].first, count = s->svc[svc].n;
+    uint32_t first = s->services.svc[svc].first, count = s->services.svc[svc].n;
     for (uint32_t i = 1; i < count; i++) {
         uint32_t r = first + (pick - first + i) % count;
         if (!reached(h, n, r))

@@ -537,7 +537,7 @@ bool layer_mark_hung(struct sim *s, struct reply_to from, uint32_t rep)
 uint32_t layer_hedge_replica(struct sim *s, uint32_t svc, struct reply_to from)
 {
     uint32_t pick = balancer_pick(s, svc);
-    if (!layer_is_waiting(s, from) || s->svc[svc].n == 1)
+    if (!layer_is_waiting(s, from) || s->services.svc[svc].n == 1)
         return pick;
     const struct call *c = call_at(s, from.call);
     if (!copy_of(s, c, from.attempt)->hedge)

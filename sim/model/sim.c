@@ -92,7 +92,7 @@ static void topology_init(struct sim *s)
     s->client_top = NO_LAYER;
     for (unsigned v = 0; v < sc->nservices; v++)
         for (unsigned k = 0; k < SCENARIO_MAX_CALLS; k++)
-            s->svc[v].edge[k] = NO_LAYER;
+            s->services.svc[v].edge[k] = NO_LAYER;
     for (unsigned i = 0; i < sc->nlayers; i++) {
         const struct layer_cfg *l = &sc->layers[i];
         if (s->lrt[i].prev != NO_LAYER)
@@ -104,7 +104,7 @@ static void topology_init(struct sim *s)
         const struct service_cfg *v = &sc->services[l->from_service];
         for (unsigned k = 0; k < v->ncalls; k++)
             if (v->calls[k].service == l->to_service)
-                s->svc[l->from_service].edge[k] = (uint8_t)i;
+                s->services.svc[l->from_service].edge[k] = (uint8_t)i;
     }
 }
 
@@ -534,7 +534,7 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
         }
         if (ev.t >= (rs_time)(s->sampled + 1) * s->sc.bucket)
             sample_layers(s, (size_t)(ev.t / s->sc.bucket));
-        metrics_advance(&s->m, ev.t, s->q_len, s->busy, s->in_flight);
+        metrics_advance(&s->m, ev.t, s->services.q_len, s->services.busy, s->in_flight);
         s->now = ev.t;
         if (s->prefetch)
             prefetch_next(s);
@@ -558,7 +558,7 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
     service_finish(s);
     if (s->sc.ncaches > 0)
         caching_finish(s);
-    metrics_finish(&s->m, s->now, s->q_len, s->busy, s->in_flight);
+    metrics_finish(&s->m, s->now, s->services.q_len, s->services.busy, s->in_flight);
     /* Conservation: every request that started has one outcome or is in
      * flight, checked against an independent count of live requests. */
     uint64_t open_all, open_counted, done = 0;
