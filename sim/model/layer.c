@@ -71,6 +71,7 @@
 #include <assert.h>
 #include <gsl/gsl_rng.h>
 
+#include "layer.h"
 #include "simctx.h"
 
 static struct call *call_at(const struct sim *s, uint32_t i) { return pool_at(&s->calls, i); }
@@ -86,7 +87,7 @@ static uint32_t scope_index(const struct sim *s, const struct call *c, enum scop
 
 static struct budget_state *budget_of(struct sim *s, const struct call *c)
 {
-    struct layer_rt *rt = &s->lrt[c->layer];
+    struct layer_rt *rt = &s->layers.lrt[c->layer];
     if (rt->budgets == NULL)
         return NULL;
     return &rt->budgets[scope_index(s, c, s->sc.layers[c->layer].budget_scope)];
@@ -94,7 +95,7 @@ static struct budget_state *budget_of(struct sim *s, const struct call *c)
 
 static struct breaker_state *breaker_of(struct sim *s, const struct call *c, uint8_t **ring)
 {
-    struct layer_rt *rt = &s->lrt[c->layer];
+    struct layer_rt *rt = &s->layers.lrt[c->layer];
     if (rt->breakers == NULL)
         return NULL;
     uint32_t i = scope_index(s, c, s->sc.layers[c->layer].breaker_scope);
@@ -125,7 +126,7 @@ static inline void prefetch_states(const struct sim *s, const struct call *c)
     if (!s->prefetch)
         return;
     const struct layer_cfg *cfg = &s->sc.layers[c->layer];
-    prefetch_state_lines(&s->lrt[c->layer], scope_index(s, c, cfg->budget_scope),
+    prefetch_state_lines(&s->layers.lrt[c->layer], scope_index(s, c, cfg->budget_scope),
                          scope_index(s, c, cfg->breaker_scope));
 }
 
@@ -144,14 +145,14 @@ static uint32_t client_state_index(const struct layer_cfg *cfg, enum scope sc, u
 void layer_prefetch_client(const struct sim *s, uint32_t layer, uint32_t client)
 {
     const struct layer_cfg *cfg = &s->sc.layers[layer];
-    prefetch_state_lines(&s->lrt[layer], client_state_index(cfg, cfg->budget_scope, client),
+    prefetch_state_lines(&s->layers.lrt[layer], client_state_index(cfg, cfg->budget_scope, client),
                          client_state_index(cfg, cfg->breaker_scope, client));
 }
 
 /* Keeps the layer's count of breakers not closed in step with a state. */
 static void track_open(struct sim *s, uint32_t layer, bool was_open, bool is_open)
 {
-    s->lrt[layer].n_open += (uint32_t)is_open - (uint32_t)was_open;
+    s->layers.lrt[layer].n_open += (uint32_t)is_open - (uint32_t)was_open;
 }
 
 static bool is_hedged(const struct layer_cfg *cfg) { return cfg->hedge_mode != HEDGE_NONE; }
@@ -301,7 +302,7 @@ static void finish(struct sim *s, uint32_t ci, enum outcome o)
     else if (parent.call & REPLY_JOB)
         service_on_dep_answer(s, parent, cls);
     else
-        net_answer_up(s, s->lrt[layer].prev, parent, cls, -1);
+        net_answer_up(s, s->layers.lrt[layer].prev, parent, cls, -1);
     load_request_unref(s, req);
 }
 
@@ -436,8 +437,8 @@ static void attempt(struct sim *s, uint32_t ci)
             rec_of(s, c)->stop = false; /* a retry after a backoff may hedge again */
         open_copy(s, c, br != NULL, hedge);
         hedging_count(s, c->layer, hedge, c->attempts == 1);
-        if (hedge && s->nhedged > 0)
-            r->n[s->hedge_slot[c->layer]]++;
+        if (hedge && s->layers.nhedged > 0)
+            r->n[s->layers.hedge_slot[c->layer]]++;
     }
     if (cfg->concurrency > 0) {
         enum bulkhead_verdict v = bulkhead_take(s, ci);
@@ -565,7 +566,7 @@ static void record_result(struct sim *s, uint32_t ci, struct att_ref a, enum err
 {
     struct call *c = call_at(s, ci);
     const struct layer_cfg *cfg = &s->sc.layers[c->layer];
-    s->lrt[c->layer].results++;
+    s->layers.lrt[c->layer].results++;
     if (cls == CLS_TIMEOUT)
         layer_count(s, c->layer, LC_TIMEOUTS);
     struct budget_state *bs = budget_of(s, c);

@@ -131,7 +131,7 @@ static void start_request(struct sim *s, uint32_t client)
 {
     uint32_t ri = pool_alloc(&s->requests);
     struct request *r = pool_at(&s->requests, ri);
-    memset(r, 0, request_size(s->sc.nlayers, s->sc.ncaches > 0, s->nhedged));
+    memset(r, 0, request_size(s->sc.nlayers, s->sc.ncaches > 0, s->layers.nhedged));
     if (s->sc.ncaches > 0) /* all its attempts look the same key up */
         r->n[s->sc.nlayers + 1] = keygen_draw(&s->caching.keys, s->rng.s[RNG_KEYS]);
     r->t_start = s->now;
@@ -141,7 +141,7 @@ static void start_request(struct sim *s, uint32_t client)
     if (r->counted)
         s->m.requests++;
     metrics_cur(&s->m)->offered++;
-    layer_call_start(s, s->client_top, ri, (struct reply_to){NO_PARENT, 0, 0}, RS_TIME_NEVER);
+    layer_call_start(s, s->layers.client_top, ri, (struct reply_to){NO_PARENT, 0, 0}, RS_TIME_NEVER);
 }
 
 /* The next row of the trace, or the trace's end (trace_next_t never). A
@@ -277,17 +277,17 @@ void load_on_herd(struct sim *s)
 static void apply_hop_phases(struct sim *s)
 {
     for (unsigned l = 0; l < s->sc.nlayers; l++) {
-        s->hop_loss[l] = 0.0;
-        s->hop_latency[l] = NULL;
+        s->layers.hop_loss[l] = 0.0;
+        s->layers.hop_latency[l] = NULL;
     }
     for (unsigned i = 0; i < s->sc.nphases; i++) {
         const struct phase_cfg *p = &s->sc.phases[i];
         if (!(p->start <= s->now && s->now < p->end) || p->target_kind != TARGET_LAYER)
             continue;
-        double *loss = &s->hop_loss[p->target_index];
+        double *loss = &s->layers.hop_loss[p->target_index];
         *loss = 1.0 - (1.0 - *loss) * (1.0 - p->loss);
         if (p->has_latency)
-            s->hop_latency[p->target_index] = &p->latency; /* the last phase in file order */
+            s->layers.hop_latency[p->target_index] = &p->latency; /* the last phase in file order */
     }
 }
 

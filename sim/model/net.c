@@ -23,6 +23,7 @@
  */
 #include <gsl/gsl_rng.h>
 
+#include "layer.h"
 #include "simctx.h"
 
 static bool lost(struct sim *s, double p)
@@ -35,7 +36,7 @@ static bool lost(struct sim *s, double p)
 static struct child deliver(struct sim *s, uint32_t layer, uint32_t req, struct reply_to from,
                             rs_time deadline_at)
 {
-    uint8_t below = s->lrt[layer].next;
+    uint8_t below = s->layers.lrt[layer].next;
     if (below == NO_LAYER)
         return service_arrive(s, s->sc.layers[layer].to_service, req, from, (uint8_t)layer,
                               deadline_at);
@@ -48,16 +49,16 @@ static struct child deliver(struct sim *s, uint32_t layer, uint32_t req, struct 
  * value untouched when no phase adds any, so no rounding creeps in). */
 static inline double loss_of(const struct sim *s, uint32_t layer, double own)
 {
-    if (!s->hop_phases)
+    if (!s->layers.hop_phases)
         return own;
-    double extra = s->hop_loss[layer];
+    double extra = s->layers.hop_loss[layer];
     return extra > 0.0 ? 1.0 - (1.0 - own) * (1.0 - extra) : own;
 }
 
 /* The hop's delay one way, or -1 when it has none (delivered at once). */
 static inline rs_time delay_of(struct sim *s, uint32_t layer, bool has, const struct dist *own)
 {
-    const struct dist *extra = s->hop_phases ? s->hop_latency[layer] : NULL;
+    const struct dist *extra = s->layers.hop_phases ? s->layers.hop_latency[layer] : NULL;
     if (!has && extra == NULL)
         return -1;
     rs_time d = has ? dist_sample(own, s->rng.s[RNG_NETWORK]) : 0;

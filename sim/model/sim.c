@@ -32,7 +32,7 @@ static int layers_init(struct sim *s, char *err, size_t errsz)
     }
     for (unsigned i = 0; i < sc->nlayers; i++) {
         const struct layer_cfg *l = &sc->layers[i];
-        struct layer_rt *rt = &s->lrt[i];
+        struct layer_rt *rt = &s->layers.lrt[i];
         rt->ninstances = l->instances == 0 ? sc->clients : l->instances;
         if (l->budget->id != BUDGET_NONE) {
             rt->nbudgets = sim_layer_states(sc, l, l->budget_scope);
@@ -77,28 +77,28 @@ static void topology_init(struct sim *s)
 {
     const struct scenario *sc = &s->sc;
     for (unsigned i = 0; i < sc->nlayers; i++)
-        s->lrt[i].next = s->lrt[i].prev = NO_LAYER;
+        s->layers.lrt[i].next = s->layers.lrt[i].prev = NO_LAYER;
     for (unsigned i = 0; i < sc->nlayers; i++) {
         const struct layer_cfg *a = &sc->layers[i];
         for (unsigned j = i + 1; j < sc->nlayers; j++) {
             const struct layer_cfg *b = &sc->layers[j];
             if (a->from_service == b->from_service && a->to_service == b->to_service) {
-                s->lrt[i].next = (uint8_t)j;
-                s->lrt[j].prev = (uint8_t)i;
+                s->layers.lrt[i].next = (uint8_t)j;
+                s->layers.lrt[j].prev = (uint8_t)i;
                 break;
             }
         }
     }
-    s->client_top = NO_LAYER;
+    s->layers.client_top = NO_LAYER;
     for (unsigned v = 0; v < sc->nservices; v++)
         for (unsigned k = 0; k < SCENARIO_MAX_CALLS; k++)
             s->services.svc[v].edge[k] = NO_LAYER;
     for (unsigned i = 0; i < sc->nlayers; i++) {
         const struct layer_cfg *l = &sc->layers[i];
-        if (s->lrt[i].prev != NO_LAYER)
+        if (s->layers.lrt[i].prev != NO_LAYER)
             continue;
         if (l->from_service == SCENARIO_CLIENT) {
-            s->client_top = (uint8_t)i;
+            s->layers.client_top = (uint8_t)i;
             continue;
         }
         const struct service_cfg *v = &sc->services[l->from_service];
@@ -121,11 +121,11 @@ static void sample_layers(struct sim *s, size_t upto)
      * and after the last sampled bucket; the end asks for nbuckets once. */
     if (upto > s->m.nbuckets)
         upto = s->m.nbuckets; /* unreachable: upto is at most nbuckets (GCOVR_EXCL_LINE) */
-    if (s->sampled >= upto)
+    if (s->layers.sampled >= upto)
         return; /* unreachable: every call asks for a new bucket (GCOVR_EXCL_LINE) */
     double open[SCENARIO_MAX_LAYERS], level[SCENARIO_MAX_LAYERS];
     for (unsigned i = 0; i < s->sc.nlayers; i++) {
-        const struct layer_rt *rt = &s->lrt[i];
+        const struct layer_rt *rt = &s->layers.lrt[i];
         const struct layer_cfg *l = &s->sc.layers[i];
         open[i] = rt->nbreakers ? (double)rt->n_open / rt->nbreakers : -1.0;
         level[i] = -1.0;
@@ -137,9 +137,9 @@ static void sample_layers(struct sim *s, size_t upto)
             sum += budget_level(l->budget, &l->budget_p, &rt->budgets[j], s->now);
         level[i] = sum / n;
     }
-    for (; s->sampled < upto; s->sampled++)
+    for (; s->layers.sampled < upto; s->layers.sampled++)
         for (unsigned i = 0; i < s->sc.nlayers; i++) {
-            struct layer_bucket *lb = &s->m.lb[s->sampled * s->m.nlayers + i];
+            struct layer_bucket *lb = &s->m.lb[s->layers.sampled * s->m.nlayers + i];
             lb->open_share = open[i];
             lb->budget_level = level[i];
         }
@@ -151,11 +151,11 @@ static int hedge_levels(struct sim *s, char *err, size_t errsz)
 {
     size_t bins[SCENARIO_MAX_LAYERS];
     unsigned k = 0;
-    for (unsigned l = 0; l < s->sc.nlayers && k < s->nhedged; l++)
+    for (unsigned l = 0; l < s->sc.nlayers && k < s->layers.nhedged; l++)
         if (s->sc.layers[l].hedge_mode != HEDGE_NONE)
             bins[k++] = s->m.att[l]->n;
-    if (s->nhedged > 0 &&
-        metrics_extra_levels(&s->m, s->nhedged, s->sc.nlayers + 1 + (s->sc.ncaches > 0), bins) != 0) {
+    if (s->layers.nhedged > 0 &&
+        metrics_extra_levels(&s->m, s->layers.nhedged, s->sc.nlayers + 1 + (s->sc.ncaches > 0), bins) != 0) {
         snprintf(err, errsz, "out of memory for the hedges' histograms");
         return -1;
     }
@@ -175,8 +175,8 @@ struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *er
     evq_init(&s->q);
     for (unsigned l = 0; l < sc->nlayers; l++)
         if (sc->layers[l].hedge_mode != HEDGE_NONE && sc->services[0].model != MODEL_OCC)
-            s->hedge_slot[l] = (uint8_t)(sc->nlayers + 1 + (sc->ncaches > 0) + s->nhedged++);
-    pool_init(&s->requests, request_size(sc->nlayers, sc->ncaches > 0, s->nhedged));
+            s->layers.hedge_slot[l] = (uint8_t)(sc->nlayers + 1 + (sc->ncaches > 0) + s->layers.nhedged++);
+    pool_init(&s->requests, request_size(sc->nlayers, sc->ncaches > 0, s->layers.nhedged));
     pool_init(&s->joins, sizeof(struct join_node));
     pool_init(&s->calls, sizeof(struct call));
     pool_init(&s->jobs, sizeof(struct job));
@@ -202,8 +202,8 @@ struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *er
         goto fail;
     topology_init(s);
     for (unsigned i = 0; i < sc->nphases; i++)
-        s->hop_phases |= sc->phases[i].target_kind == TARGET_LAYER;
-    if (s->client_top == NO_LAYER) {
+        s->layers.hop_phases |= sc->phases[i].target_kind == TARGET_LAYER;
+    if (s->layers.client_top == NO_LAYER) {
         /* unreachable: scenario_check.c refuses a run with none (GCOVR_EXCL_START) */
         snprintf(err, errsz, "no layer from the clients");
         goto fail;
@@ -257,7 +257,7 @@ void sim_destroy(struct sim *s)
     free(s->load.think);
     free(s->occ.clients);
     for (unsigned i = 0; i < SCENARIO_MAX_LAYERS; i++) {
-        struct layer_rt *rt = &s->lrt[i];
+        struct layer_rt *rt = &s->layers.lrt[i];
         mem_free(rt->budgets, (size_t)rt->nbudgets * sizeof *rt->budgets);
         mem_free(rt->breakers, (size_t)rt->nbreakers * sizeof *rt->breakers);
         mem_free(rt->rings, (size_t)rt->nbreakers * s->sc.layers[i].breaker_p.window_calls);
@@ -345,7 +345,7 @@ static inline void prefetch_object(const struct sim *s, const struct evq_event *
 {
     switch ((enum ev_type)e->type) {
     case EV_CLIENT:
-        layer_prefetch_client(s, s->client_top, e->obj);
+        layer_prefetch_client(s, s->layers.client_top, e->obj);
         break;
     case EV_TIMEOUT:
     case EV_RETRY:
@@ -444,13 +444,13 @@ static int edge_check(const struct sim *s, char *err, size_t errsz)
     }
     free(freed);
     for (unsigned l = 0; l < s->sc.nlayers; l++)
-        if (s->lrt[l].attempts != s->lrt[l].results + s->lrt[l].abandoned + out[l]) {
+        if (s->layers.lrt[l].attempts != s->layers.lrt[l].results + s->layers.lrt[l].abandoned + out[l]) {
             /* unreachable: a conservation check only a bug fails (GCOVR_EXCL_START) */
             snprintf(err, errsz,
                      "internal error: layer %s made %llu attempts, %llu with a result, %llu abandoned and %llu still out",
-                     s->sc.layers[l].name, (unsigned long long)s->lrt[l].attempts,
-                     (unsigned long long)s->lrt[l].results,
-                     (unsigned long long)s->lrt[l].abandoned, (unsigned long long)out[l]);
+                     s->sc.layers[l].name, (unsigned long long)s->layers.lrt[l].attempts,
+                     (unsigned long long)s->layers.lrt[l].results,
+                     (unsigned long long)s->layers.lrt[l].abandoned, (unsigned long long)out[l]);
             return -1;
             /* unreachable: end of the case above (GCOVR_EXCL_STOP) */
         }
@@ -532,7 +532,7 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
                      units_seconds(ev.t), (unsigned long long)same_instant);
             return -1;
         }
-        if (ev.t >= (rs_time)(s->sampled + 1) * s->sc.bucket)
+        if (ev.t >= (rs_time)(s->layers.sampled + 1) * s->sc.bucket)
             sample_layers(s, (size_t)(ev.t / s->sc.bucket));
         metrics_advance(&s->m, ev.t, s->services.q_len, s->services.busy, s->in_flight);
         s->now = ev.t;
@@ -601,7 +601,7 @@ uint32_t sim_replication(const struct sim *s) { return s->replication; }
 
 void sim_layer_totals(const struct sim *s, unsigned layer, struct sim_layer_totals *t)
 {
-    const struct layer_rt *rt = &s->lrt[layer];
+    const struct layer_rt *rt = &s->layers.lrt[layer];
     const uint64_t *w = rt->win; /* the window's counts: metrics.h */
     *t = (struct sim_layer_totals){w[LC_ATTEMPTS],   w[LC_RETRIES],         w[LC_TIMEOUTS],
                                    w[LC_REFUSED],    w[LC_SHORT_CIRCUITED], w[LC_TRANSITIONS],
@@ -632,4 +632,4 @@ rs_time sim_last_phase_end(const struct sim *s)
     return end;
 }
 
-unsigned sim_client_layer(const struct sim *s) { return s->client_top; }
+unsigned sim_client_layer(const struct sim *s) { return s->layers.client_top; }

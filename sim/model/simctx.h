@@ -33,6 +33,7 @@
 #include "caching.h"
 #include "errclass.h"
 #include "evq.h"
+#include "layer.h"
 #include "load.h"
 #include "metrics.h"
 #include "occ.h"
@@ -50,13 +51,6 @@
 /* Timeouts of layer L (L < LANE_LAYERS) go to lane L, retries to lane
  * LANE_LAYERS + L; deeper layers' timers use the heaps. */
 #define LANE_LAYERS (EVQ_LANES / 2)
-/* Percentile hedging: the window of latencies, how often the delay is
- * recomputed (every HEDGE_REFRESH new ones; none before HEDGE_MIN_SAMPLES),
- * and the extra-load cap's window of HEDGE_CAP_SLOTS one-second slots. */
-#define HEDGE_WINDOW 1000
-#define HEDGE_REFRESH 100
-#define HEDGE_MIN_SAMPLES 100
-#define HEDGE_CAP_SLOTS 10
 
 _Static_assert(SCENARIO_MAX_FANOUT <= FANOUT_SLOTS, "a call's slot fits in its attempt number");
 _Static_assert(SCENARIO_MAX_LAYERS < NO_LAYER, "layer indices fit in uint8_t beside NO_LAYER");
@@ -161,49 +155,6 @@ struct call {
     struct budget_call bc;
 };
 
-/* What a layer keeps at run time: budget and breaker states, one per scope
- * (client, instance or shared), and its counters. */
-/* A layer's counts (layers.csv), counted by layer_count. */
-enum layer_counter {
-    LC_ATTEMPTS, LC_RETRIES, LC_TIMEOUTS, LC_REFUSED, LC_SHORT_CIRCUITED, LC_TRANSITIONS,
-    LC_BULKHEADED, LC_ABANDONED, LC_HEDGES, LC_HEDGE_WINS, LC_HEDGES_SUPPRESSED, LC_N
-};
-
-struct layer_rt {
-    uint32_t ninstances;
-    struct budget_state *budgets;
-    uint32_t nbudgets;
-    struct breaker_state *breakers;
-    uint8_t *rings;       /* count windows, window_calls bytes per breaker */
-    char *budget_extra;   /* the budget kind's extra states (budget_extra_size each) */
-    struct window *breaker_windows; /* for the kinds that keep one */
-    uint32_t nbreakers, n_open;
-    union { /* over the whole run (the conservation check) */
-        struct {
-            uint64_t attempts, retries, timeouts, refused, short_circuited, transitions,
-                bulkheaded;
-            uint64_t abandoned; /* attempts closed without a result: hedges that lost,
-                                 * attempts out when their call ended or was cancelled */
-            uint64_t hedges, hedge_wins, hedges_suppressed;
-        };
-        uint64_t n[LC_N];
-    };
-    uint64_t win[LC_N];   /* the same over the window: events at or after warmup */
-    uint64_t results;     /* attempts whose result was recorded (answer, timeout, bulkhead) */
-    bool tracks;          /* it cancels or hedges: it keeps what its attempts became */
-    /* percentile hedging: the last HEDGE_WINDOW latencies of answered copies
-     * (a ring), the delay they give, and 1-s slots of first copies and
-     * hedges for the extra-load cap */
-    rs_time *lat_ring;
-    uint32_t lat_n, lat_pos, lat_new;
-    rs_time hedge_delay;
-    uint64_t cap_first[HEDGE_CAP_SLOTS], cap_hedges[HEDGE_CAP_SLOTS];
-    int64_t cap_slot[HEDGE_CAP_SLOTS];
-    uint8_t next, prev;   /* the next layer down and up on its edge; NO_LAYER: none */
-    /* bulkhead, per instance: slots taken, and the FIFO of attempts waiting */
-    uint32_t *slots_used, *wait_head, *wait_tail, *wait_len;
-};
-
 /* JOB_HIT: a cache hit's work; JOB_JOINED: waiting for another execution's
  * miss of the same key (coalesce), the worker held but not working. */
 enum job_stage { JOB_QUEUED, JOB_LOCAL, JOB_CALLS, JOB_AFTER, JOB_HIT, JOB_JOINED };
@@ -257,15 +208,7 @@ struct sim {
     struct pool joins;    /* join_node (caching.h) */
 
     struct service_set services; /* service.h */
-    uint8_t client_top;   /* the clients' outermost layer */
-    bool hop_phases;      /* some phase targets a layer's hop */
-    double hop_loss[SCENARIO_MAX_LAYERS];            /* from hop phases */
-    const struct dist *hop_latency[SCENARIO_MAX_LAYERS];
-
-    struct layer_rt lrt[SCENARIO_MAX_LAYERS];
-    uint8_t hedge_slot[SCENARIO_MAX_LAYERS]; /* hedged layers: their index in request.n */
-    unsigned nhedged;
-    size_t sampled;       /* buckets whose layer levels are recorded */
+    struct layer_set layers; /* layer.h */
 
     bool prefetch;        /* state too large for the cache: prefetch for the next event */
     volatile sig_atomic_t *stop; /* set by a signal: end the run early */
@@ -279,15 +222,11 @@ struct sim {
     struct occ_rt occ;    /* occ.h */
 };
 
-_Static_assert(offsetof(struct layer_rt, hedges_suppressed) ==
-                   offsetof(struct layer_rt, n) + sizeof(uint64_t) * (LC_N - 1),
-               "struct layer_rt: the named counts and n[] must coincide");
-
 /* Counts one event of layer's count c now: over the run, and over the window
  * if now is at or after the warm-up's end (metrics_count's rule). O(1). */
 static inline void layer_count(struct sim *s, uint32_t layer, enum layer_counter c)
 {
-    struct layer_rt *rt = &s->lrt[layer];
+    struct layer_rt *rt = &s->layers.lrt[layer];
     rt->n[c]++;
     rt->win[c] += s->now >= s->sc.warmup;
 }
@@ -301,7 +240,7 @@ void layer_note_child_slow(struct sim *s, uint32_t layer, struct reply_to from, 
 static inline void layer_note_child(struct sim *s, uint32_t layer, struct reply_to from,
                                     struct child ch, uint32_t rep1)
 {
-    if (s->lrt[layer].tracks)
+    if (s->layers.lrt[layer].tracks)
         layer_note_child_slow(s, layer, from, ch, rep1);
 }
 
@@ -314,84 +253,12 @@ static inline uint32_t request_key(const struct sim *s, const struct request *r)
 /* occ.c: the occ model's events (EV_OCC_*; the rest is in occ.h). */
 void occ_dispatch(struct sim *s, enum ev_type type, uint32_t client, uint32_t aux);
 
-/* layer.c */
-/* Returns the new call (stale at once if it ended at once). */
-struct child layer_call_start(struct sim *s, uint32_t layer, uint32_t req, struct reply_to parent,
-                              rs_time deadline_at);
-
-/* A cancellation reached call ci of generation gen (EV_CANCEL). */
-void layer_on_cancel(struct sim *s, uint32_t ci, uint32_t gen);
-/* The replica of service svc the copy `from` of a hedged call goes to:
- * the balancer's, or for a hedge one no other copy of its call reached. */
-uint32_t layer_hedge_replica(struct sim *s, uint32_t svc, struct reply_to from);
-/* Replica rep swallowed the attempt `from` (outage = hang); false when its
- * caller no longer waits for it. */
-bool layer_mark_hung(struct sim *s, struct reply_to from, uint32_t rep);
-int layer_init(struct sim *s, char *err, size_t errsz);
-void layer_fini(struct sim *s);
-/* A child (call or job) answered the parent's attempt; ignored when late.
- * retry_after < 0: none. */
-void layer_on_answer(struct sim *s, struct reply_to to, enum errclass cls, rs_time retry_after);
-/* Whether the parent is still waiting for that attempt's answer. */
-bool layer_is_waiting(const struct sim *s, struct reply_to to);
-void layer_on_timeout(struct sim *s, uint32_t call, uint32_t attempt);
-void layer_on_retry(struct sim *s, uint32_t call);
-/* Starts loading into the cache the states a new call of `client` at the
- * layer will touch (a hint; nothing changes). */
-void layer_prefetch_client(const struct sim *s, uint32_t layer, uint32_t client);
-/* The same for the budget and breaker states of call `call` (a hint). */
-void layer_prefetch_call(const struct sim *s, uint32_t call);
-
 /* sim.c: where a run may stop (every SIM_PROGRESS_EVENTS events, and
  * inside an event whose work grows with the scenario, such as a herd):
  * reports progress, then says whether the stop flag is set or the objects
  * in flight passed the limit (then s->halt is set and the run ends, at the
  * time reached, incomplete). */
 bool sim_checkpoint(struct sim *s);
-
-/* bulkhead.c: a layer's slots for attempts in flight (`concurrency`). */
-enum bulkhead_verdict { BULKHEAD_TAKEN, BULKHEAD_QUEUED, BULKHEAD_FULL };
-int bulkhead_init(struct sim *s, char *err, size_t errsz);
-void bulkhead_fini(struct sim *s);
-/* A slot for call ci's current attempt: taken (send it), queued (it waits
- * with a timer), or full (the layer fails the attempt with `bulkhead`). */
-enum bulkhead_verdict bulkhead_take(struct sim *s, uint32_t ci);
-/* Call ci's waiting attempt leaves the queue (its wait timer fired). */
-void bulkhead_leave_queue(struct sim *s, uint32_t ci);
-/* Call ci's attempt ended and it holds a slot (c->slot; callers test it
- * inline): the slot goes to the first waiter or back to the instance. */
-void bulkhead_release(struct sim *s, uint32_t ci);
-
-/* layer.c: a bulkhead slot was handed to call's waiting attempt: send it now
- * (EV_POOL_GRANT; ignored if the attempt ended meanwhile). */
-void layer_bulkhead_grant(struct sim *s, uint32_t call, uint32_t attempt);
-
-/* hedging.c: a hedged layer's percentile delay, extra-load cap and
- * replica preference (see its header). */
-int hedging_init(struct sim *s, char *err, size_t errsz);
-void hedging_fini(struct sim *s);
-/* The delay before the next hedge of the layer now; RS_TIME_NEVER: none. */
-rs_time hedging_delay(const struct sim *s, uint32_t layer);
-/* A copy answered ok or business after lat (percentile window). */
-void hedging_latency(struct sim *s, uint32_t layer, rs_time lat);
-/* A copy was sent: a hedge, a call's first copy, or a retry (the cap's counts). */
-void hedging_count(struct sim *s, uint32_t layer, bool hedge, bool first);
-/* Whether one more hedge stays within hedge_max_extra. */
-bool hedging_cap_allows(struct sim *s, uint32_t layer);
-/* The replica of svc a copy goes to: pick, or the next one none of the
- * call's n copies in h reached. */
-uint32_t hedging_unused_replica(const struct sim *s, const struct hedge_rec *h, uint32_t n,
-                                uint32_t svc, uint32_t pick);
-
-/* net.c: the hop below layer `layer` (the layer that sent the attempt). */
-void net_send_down(struct sim *s, uint32_t layer, uint32_t req, struct reply_to from,
-                   rs_time deadline_at);
-void net_answer_up(struct sim *s, uint32_t layer, struct reply_to to, enum errclass cls,
-                   rs_time retry_after);
-void net_on_deliver(struct sim *s, uint32_t msg);
-void net_on_answer(struct sim *s, uint32_t msg);
-/* A cancellation of what an attempt of `layer` became goes down its hop. */
-void net_cancel_down(struct sim *s, uint32_t layer, uint32_t child, uint32_t child_gen);
 
 /* balancer.c: the replica of service svc an attempt goes to (service.h's
  * balancer_choose when it has more than one). */
