@@ -1,7 +1,11 @@
 /*
  * simctx — the simulation context shared by the model modules (load, layer,
- * bulkhead, net, service, balancer, occ) and the dispatch loop in sim.c.
- * Internal: not for users of sim.h.
+ * bulkhead, net, service, balancer, caching, hedging, occ) and the dispatch
+ * loop in sim.c: struct sim (the engine context plus one state struct per
+ * part, each declared in its part's header: load.h, service.h, layer.h,
+ * caching.h, occ.h), the objects in flight, and the few functions and
+ * inline helpers that need the whole of struct sim. Internal: not for
+ * users of sim.h.
  *
  * Object graph of one logical request: a `request` (the operation the user
  * wants done) owns a root `call` at the clients' outermost layer; each
@@ -188,6 +192,10 @@ struct msg {
     rs_time cancel_at;   /* downward: when its cancellation arrives; RS_TIME_NEVER: none */
 };
 
+/* The run: the engine context (scenario, clock, event queue, random
+ * streams, metrics, the pools of objects in flight, the phase boundaries,
+ * and what stops a run), then one state struct per part of the model,
+ * each declared in that part's header and owned by its .c files. */
 struct sim {
     struct scenario sc;
     uint32_t replication;
@@ -198,17 +206,16 @@ struct sim {
     struct pool requests, calls, jobs, msgs;
     struct pool hedges;   /* hedge_rec, for calls of hedged layers */
     struct pool kids;     /* a job's calls of its step, SCENARIO_MAX_FANOUT struct child each */
+    struct pool joins;    /* join_node (caching.h) */
     uint64_t in_flight;   /* logical requests without an outcome (all) */
-
     rs_time *phase_times; /* sorted distinct phase boundaries */
     uint32_t nphase_times;
-    struct load_rt load;  /* load.h */
 
-    struct cache_set caching; /* caching.h */
-    struct pool joins;    /* join_node (caching.h) */
-
-    struct service_set services; /* service.h */
-    struct layer_set layers; /* layer.h */
+    struct load_rt load;          /* load.h */
+    struct cache_set caching;     /* caching.h */
+    struct service_set services;  /* service.h */
+    struct layer_set layers;      /* layer.h */
+    struct occ_rt occ;            /* occ.h */
 
     bool prefetch;        /* state too large for the cache: prefetch for the next event */
     volatile sig_atomic_t *stop; /* set by a signal: end the run early */
@@ -219,7 +226,6 @@ struct sim {
     bool halt;           /* a checkpoint asked the run to stop */
     bool cut;            /* an event stopped at a checkpoint before its work was done */
     char limit[200];     /* why the run stopped at a limit, or "" */
-    struct occ_rt occ;    /* occ.h */
 };
 
 /* Counts one event of layer's count c now: over the run, and over the window
