@@ -70,8 +70,10 @@
  */
 #include <assert.h>
 #include <gsl/gsl_rng.h>
+#include <stdio.h>
 
 #include "layer.h"
+#include "mem.h"
 #include "simctx.h"
 
 static struct call *call_at(const struct sim *s, uint32_t i) { return pool_at(&s->calls, i); }
@@ -845,4 +847,74 @@ void layer_on_retry(struct sim *s, uint32_t ci)
     assert(c->state == CALL_BACKOFF);
     c->timer = EVQ_NONE;
     attempt(s, ci);
+}
+
+/* Allocates each layer's budget and breaker states. Scenario validation
+ * keeps the run's whole footprint within SCENARIO_MAX_STATE_BYTES; a
+ * scenario that skipped it is refused here before anything is allocated. */
+int layer_init(struct sim *s, char *err, size_t errsz)
+{
+    const struct scenario *sc = &s->sc;
+    double need = sim_footprint(sc, NULL);
+    if (need > SCENARIO_MAX_STATE_BYTES) {
+        /* unreachable: scenario_limits.c refuses such a scenario at check (GCOVR_EXCL_START) */
+        snprintf(err, errsz, "the run's state would need %.1f GB (limit %.0f GB)",
+                 need / 1e9, SCENARIO_MAX_STATE_BYTES / 1e9);
+        return -1;
+        /* unreachable: end of the case above (GCOVR_EXCL_STOP) */
+    }
+    for (unsigned i = 0; i < sc->nlayers; i++) {
+        const struct layer_cfg *l = &sc->layers[i];
+        struct layer_rt *rt = &s->layers.lrt[i];
+        rt->ninstances = l->instances == 0 ? sc->clients : l->instances;
+        if (l->budget->id != BUDGET_NONE) {
+            rt->nbudgets = sim_layer_states(sc, l, l->budget_scope);
+            rt->budgets = mem_alloc((size_t)rt->nbudgets * sizeof *rt->budgets);
+            if (rt->budgets == NULL)
+                goto oom;
+            size_t extra = budget_extra_size(l->budget);
+            if (extra > 0 && (rt->budget_extra = mem_alloc((size_t)rt->nbudgets * extra)) == NULL)
+                goto oom;
+            for (uint32_t j = 0; j < rt->nbudgets; j++)
+                budget_state_init(l->budget, &l->budget_p, &rt->budgets[j],
+                                  rt->budget_extra ? rt->budget_extra + (size_t)j * extra : NULL);
+        }
+        if (l->breaker->id != BREAKER_NONE) {
+            rt->nbreakers = sim_layer_states(sc, l, l->breaker_scope);
+            rt->breakers = mem_alloc((size_t)rt->nbreakers * sizeof *rt->breakers);
+            if (rt->breakers == NULL)
+                goto oom;
+            if (breaker_needs_window(l->breaker, &l->breaker_p) &&
+                (rt->breaker_windows = mem_alloc((size_t)rt->nbreakers * sizeof *rt->breaker_windows)) == NULL)
+                goto oom;
+            for (uint32_t j = 0; j < rt->nbreakers; j++)
+                breaker_state_init(&rt->breakers[j],
+                                   rt->breaker_windows ? &rt->breaker_windows[j] : NULL);
+            if (l->breaker_p.window_calls > 0) {
+                rt->rings = mem_alloc((size_t)rt->nbreakers * l->breaker_p.window_calls);
+                if (rt->rings == NULL)
+                    goto oom;
+            }
+        }
+    }
+    return 0;
+oom:
+    snprintf(err, errsz, "out of memory allocating budget and breaker states");
+    return -1;
+}
+
+/* Frees what layer_init allocated (every layer's states; a run that
+ * failed half-way frees what it got). */
+void layer_fini(struct sim *s)
+{
+    for (unsigned i = 0; i < SCENARIO_MAX_LAYERS; i++) {
+        struct layer_rt *rt = &s->layers.lrt[i];
+        mem_free(rt->budgets, (size_t)rt->nbudgets * sizeof *rt->budgets);
+        mem_free(rt->breakers, (size_t)rt->nbreakers * sizeof *rt->breakers);
+        mem_free(rt->rings, (size_t)rt->nbreakers * s->sc.layers[i].breaker_p.window_calls);
+        if (rt->nbudgets > 0)
+            mem_free(rt->budget_extra,
+                     (size_t)rt->nbudgets * budget_extra_size(s->sc.layers[i].budget));
+        mem_free(rt->breaker_windows, (size_t)rt->nbreakers * sizeof *rt->breaker_windows);
+    }
 }

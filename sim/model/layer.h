@@ -6,8 +6,8 @@
  * neighbours on its edge, the clients' outermost layer, each hop's phase
  * latency and loss, and where each hedged layer counts its hedges in a
  * request. Internal to the model: simctx.h embeds struct layer_set in
- * struct sim. Memory is O(layers · states) (sim.c's layers_init allocates
- * the budget and breaker states).
+ * struct sim. Memory is O(layers · states) (layer_init allocates the
+ * budget and breaker states).
  */
 #ifndef RS_LAYER_H
 #define RS_LAYER_H
@@ -108,7 +108,10 @@ uint32_t layer_hedge_replica(struct sim *s, uint32_t svc, struct reply_to from);
 /* Replica rep swallowed the attempt `from` (outage = hang); false when its
  * caller no longer waits for it. */
 bool layer_mark_hung(struct sim *s, struct reply_to from, uint32_t rep);
+/* Allocates each layer's budget and breaker states; 0, or -1 with the
+ * reason in err. O(states). */
 int layer_init(struct sim *s, char *err, size_t errsz);
+/* Frees them; accepts a run that failed half-way through sim_create. */
 void layer_fini(struct sim *s);
 /* A child (call or job) answered the parent's attempt; ignored when late.
  * retry_after < 0: none. */
