@@ -169,5 +169,8 @@ void net_on_deliver(struct sim *s, uint32_t msg);
 void net_on_answer(struct sim *s, uint32_t msg);
 /* A cancellation of what an attempt of `layer` became goes down its hop. */
 void net_cancel_down(struct sim *s, uint32_t layer, uint32_t child, uint32_t child_gen);
+/* Each hop's added loss and latency from the phases active now (load.c
+ * calls it at each phase boundary). O(layers + phases). */
+void net_apply_phases(struct sim *s);
 
 #endif

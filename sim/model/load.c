@@ -273,24 +273,6 @@ void load_on_herd(struct sim *s)
     }
 }
 
-/* The hop phases active now: each layer's added loss and latency. */
-static void apply_hop_phases(struct sim *s)
-{
-    for (unsigned l = 0; l < s->sc.nlayers; l++) {
-        s->layers.hop_loss[l] = 0.0;
-        s->layers.hop_latency[l] = NULL;
-    }
-    for (unsigned i = 0; i < s->sc.nphases; i++) {
-        const struct phase_cfg *p = &s->sc.phases[i];
-        if (!(p->start <= s->now && s->now < p->end) || p->target_kind != TARGET_LAYER)
-            continue;
-        double *loss = &s->layers.hop_loss[p->target_index];
-        *loss = 1.0 - (1.0 - *loss) * (1.0 - p->loss);
-        if (p->has_latency)
-            s->layers.hop_latency[p->target_index] = &p->latency; /* the last phase in file order */
-    }
-}
-
 void load_on_phase(struct sim *s)
 {
     double factor = 1.0;
@@ -299,7 +281,7 @@ void load_on_phase(struct sim *s)
         if (p->start <= s->now && s->now < p->end && p->has_rate && p->rate_is_factor)
             factor *= p->rate;
     }
-    apply_hop_phases(s);
+    net_apply_phases(s);
     service_apply_phases(s);
     caching_apply_phases(s);
     if (traced(s) && s->sc.trace_format == TRACE_FORMAT_TIMES)

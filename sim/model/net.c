@@ -149,3 +149,21 @@ void net_on_answer(struct sim *s, uint32_t mi)
     pool_free(&s->msgs, mi);
     layer_on_answer(s, to, cls, ra);
 }
+
+/* The hop phases active now: each layer's added loss and latency. */
+void net_apply_phases(struct sim *s)
+{
+    for (unsigned l = 0; l < s->sc.nlayers; l++) {
+        s->layers.hop_loss[l] = 0.0;
+        s->layers.hop_latency[l] = NULL;
+    }
+    for (unsigned i = 0; i < s->sc.nphases; i++) {
+        const struct phase_cfg *p = &s->sc.phases[i];
+        if (!(p->start <= s->now && s->now < p->end) || p->target_kind != TARGET_LAYER)
+            continue;
+        double *loss = &s->layers.hop_loss[p->target_index];
+        *loss = 1.0 - (1.0 - *loss) * (1.0 - p->loss);
+        if (p->has_latency)
+            s->layers.hop_latency[p->target_index] = &p->latency; /* the last phase in file order */
+    }
+}
