@@ -180,6 +180,27 @@ void sim_set_arrivals(struct sim *s, struct arrival_source src)
         load_fini(s); /* unused: closed now */
 }
 
+int load_init(struct sim *s, char *err, size_t errsz)
+{
+    const struct scenario *sc = &s->sc;
+    if (sc->model == LOAD_CLOSED && sc->nherds > 0) {
+        s->load.think = malloc(sc->clients * sizeof *s->load.think);
+        if (s->load.think == NULL) {
+            snprintf(err, errsz, "out of memory for %u clients' think timers", sc->clients);
+            return -1;
+        }
+        for (uint32_t i = 0; i < sc->clients; i++)
+            s->load.think[i] = EVQ_NONE;
+    }
+    return 0;
+}
+
+void load_free_timers(struct sim *s)
+{
+    free(s->load.think);
+    s->load.think = NULL;
+}
+
 void load_fini(struct sim *s)
 {
     if (s->load.arrivals.close != NULL)

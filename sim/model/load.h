@@ -41,6 +41,12 @@ void load_on_herd(struct sim *s);
 void load_on_trace(struct sim *s);
 /* Whether the run must be handed an arrival source (sim_set_arrivals). */
 bool load_wants_arrivals(const struct sim *s);
+/* Allocates the think timers of a closed loop with herds (O(clients));
+ * 0, or -1 with the reason in err. */
+int load_init(struct sim *s, char *err, size_t errsz);
+/* Frees them (the run's end; load_fini only closes the arrival source,
+ * which sim_set_arrivals also does). */
+void load_free_timers(struct sim *s);
 /* Closes the run's arrival source, if any. */
 void load_fini(struct sim *s);
 

@@ -39,6 +39,12 @@ int occ_init(struct sim *s)
     return s->occ.clients ? 0 : -1;
 }
 
+void occ_fini(struct sim *s)
+{
+    free(s->occ.clients);
+    s->occ.clients = NULL;
+}
+
 void occ_start(struct sim *s)
 {
     const struct layer_cfg *l = &s->sc.layers[0];

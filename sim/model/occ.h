@@ -2,7 +2,7 @@
  * occ — the state of the optimistic-concurrency model (server model = occ;
  * occ.c says what it simulates): its clients and the shared item's
  * version. Internal to the model: simctx.h embeds struct occ_rt in struct
- * sim. Memory is O(clients), allocated by occ_init and freed by sim.c.
+ * sim. Memory is O(clients), allocated by occ_init and freed by occ_fini.
  */
 #ifndef RS_OCC_H
 #define RS_OCC_H
@@ -29,6 +29,8 @@ struct occ_rt {
 
 /* Allocates the clients; 0, or -1 when out of memory. */
 int occ_init(struct sim *s);
+/* Frees the clients (NULL: nothing). */
+void occ_fini(struct sim *s);
 /* Every client reads the item at t = 0. */
 void occ_start(struct sim *s);
 /* Clients not done at the end (and their writes recorded in the attempts). */

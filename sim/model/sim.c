@@ -158,15 +158,8 @@ struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *er
      * flight outgrow the cache, and prefetching for the next event pays;
      * below it the peek costs more than it saves (storm: 1,000 clients). */
     s->prefetch = sc->clients >= 65536;
-    if (sc->model == LOAD_CLOSED && sc->nherds > 0) {
-        s->load.think = malloc(sc->clients * sizeof *s->load.think);
-        if (s->load.think == NULL) {
-            snprintf(err, errsz, "out of memory for %u clients' think timers", sc->clients);
-            goto fail;
-        }
-        for (uint32_t i = 0; i < sc->clients; i++)
-            s->load.think[i] = EVQ_NONE;
-    }
+    if (load_init(s, err, errsz) != 0)
+        goto fail;
     if (sc->services[0].model == MODEL_OCC && occ_init(s) != 0) {
         snprintf(err, errsz, "out of memory for %u occ clients", sc->clients);
         goto fail;
@@ -199,8 +192,8 @@ void sim_destroy(struct sim *s)
     if (s == NULL)
         return;
     free(s->phase_times);
-    free(s->load.think);
-    free(s->occ.clients);
+    load_free_timers(s);
+    occ_fini(s);
     layer_fini(s);
     load_fini(s);
     caching_fini(s);
