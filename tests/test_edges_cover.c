@@ -162,8 +162,8 @@ static void same_with_hints(const char *text, uint64_t least)
     assert_memory_equal(a->outcomes, b->outcomes, sizeof a->outcomes);
     assert_true(a->lat_all.min == b->lat_all.min && a->lat_all.max == b->lat_all.max);
     for (unsigned l = 0; l < sc.nlayers; l++) {
-        assert_true(run[0]->lrt[l].attempts == run[1]->lrt[l].attempts);
-        assert_true(run[0]->lrt[l].transitions == run[1]->lrt[l].transitions);
+        assert_true(run[0]->layers.lrt[l].attempts == run[1]->layers.lrt[l].attempts);
+        assert_true(run[0]->layers.lrt[l].transitions == run[1]->layers.lrt[l].transitions);
     }
     sim_destroy(run[0]);
     sim_destroy(run[1]);
@@ -294,8 +294,8 @@ static void deep_layer_timeouts_fire(void **state)
     struct sim *s = run_text(text, NULL, 0);
     assert_true(sim_metrics(s)->requests == 5);
     for (unsigned l = 0; l < 9; l++) {
-        assert_true(s->lrt[l].attempts == 5);
-        assert_true(s->lrt[l].timeouts == (l == 8 ? 5 : 0));
+        assert_true(s->layers.lrt[l].attempts == 5);
+        assert_true(s->layers.lrt[l].timeouts == (l == 8 ? 5 : 0));
     }
     sim_destroy(s);
 }
@@ -469,8 +469,8 @@ static void abandoned_slow_attempts_open_a_rate_breaker(void **state)
     for (size_t n = 0; n <= 1; n++) {
         struct sim *s = run_text(text, slower, n);
         assert_true(sim_metrics(s)->requests == 1);
-        assert_true(s->lrt[1].attempts == 2 && s->lrt[1].abandoned == 2);
-        assert_true(s->lrt[1].transitions == (n == 0 ? 1 : 0));
+        assert_true(s->layers.lrt[1].attempts == 2 && s->layers.lrt[1].abandoned == 2);
+        assert_true(s->layers.lrt[1].transitions == (n == 0 ? 1 : 0));
         sim_destroy(s);
     }
 }

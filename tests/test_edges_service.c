@@ -408,12 +408,12 @@ static void conservation_names_the_broken_replica(void **state)
     struct sim *s = run_text(text, NULL, 0);
     char err[256];
     assert_int_equal(service_check(s, err, sizeof err), 0);
-    s->reps[1].n_arrivals++;
+    s->services.reps[1].n_arrivals++;
     assert_int_equal(service_check(s, err, sizeof err), -1);
     assert_string_equal(err, "internal error: service api replica 2: arrivals != turned away + jobs");
-    s->reps[1].n_arrivals--;
-    s->reps[0].n_started++;
-    s->reps[0].n_completed++; /* started = completed + stopped + busy still holds */
+    s->services.reps[1].n_arrivals--;
+    s->services.reps[0].n_started++;
+    s->services.reps[0].n_completed++; /* started = completed + stopped + busy still holds */
     assert_int_equal(service_check(s, err, sizeof err), -1);
     assert_string_equal(err, "internal error: service api replica 1: jobs != dropped + started + queued");
     sim_destroy(s);

@@ -18,6 +18,7 @@
  */
 #include <gsl/gsl_rng.h>
 
+#include "service.h"
 #include "simctx.h"
 
 static uint32_t present(const struct replica *rp) { return rp->q_len + rp->busy + rp->hung; }
@@ -26,7 +27,7 @@ static uint32_t least_outstanding(struct sim *s, struct service_rt *v)
 {
     uint32_t best = v->rr % v->n, best_n = UINT32_MAX;
     for (uint32_t k = 0; k < v->n; k++) {
-        uint32_t i = (v->rr + k) % v->n, n = present(&s->reps[v->first + i]);
+        uint32_t i = (v->rr + k) % v->n, n = present(&s->services.reps[v->first + i]);
         if (n < best_n) {
             best = i;
             best_n = n;
@@ -43,12 +44,12 @@ static uint32_t power_of_two(struct sim *s, const struct service_rt *v)
     uint32_t b = (uint32_t)gsl_rng_uniform_int(g, v->n - 1);
     if (b >= a)
         b++; /* distinct from a, uniform over the others */
-    return present(&s->reps[v->first + b]) < present(&s->reps[v->first + a]) ? b : a;
+    return present(&s->services.reps[v->first + b]) < present(&s->services.reps[v->first + a]) ? b : a;
 }
 
 uint32_t balancer_choose(struct sim *s, uint32_t svc)
 {
-    struct service_rt *v = &s->svc[svc];
+    struct service_rt *v = &s->services.svc[svc];
     uint32_t i;
     switch (s->sc.services[svc].balancer) {
     case BAL_ROUND_ROBIN:

@@ -13,6 +13,7 @@
  * leave and release are O(1) plus an event push; memory is four 32-bit
  * words per instance.
  */
+#include "layer.h"
 #include "simctx.h"
 
 #include <assert.h>
@@ -25,7 +26,7 @@ static struct call *call_at(const struct sim *s, uint32_t i) { return pool_at(&s
 int bulkhead_init(struct sim *s, char *err, size_t errsz)
 {
     for (unsigned i = 0; i < s->sc.nlayers; i++) {
-        struct layer_rt *rt = &s->lrt[i];
+        struct layer_rt *rt = &s->layers.lrt[i];
         if (s->sc.layers[i].concurrency == 0)
             continue;
         size_t n = rt->ninstances;
@@ -47,7 +48,7 @@ int bulkhead_init(struct sim *s, char *err, size_t errsz)
 void bulkhead_fini(struct sim *s)
 {
     for (unsigned i = 0; i < s->sc.nlayers; i++) {
-        struct layer_rt *rt = &s->lrt[i];
+        struct layer_rt *rt = &s->layers.lrt[i];
         size_t n = (size_t)rt->ninstances * sizeof(uint32_t);
         mem_free(rt->slots_used, rt->slots_used ? n : 0);
         mem_free(rt->wait_head, rt->wait_head ? n : 0);
@@ -59,7 +60,7 @@ void bulkhead_fini(struct sim *s)
 void bulkhead_leave_queue(struct sim *s, uint32_t ci)
 {
     struct call *c = call_at(s, ci);
-    struct layer_rt *rt = &s->lrt[c->layer];
+    struct layer_rt *rt = &s->layers.lrt[c->layer];
     uint32_t in = c->instance;
     if (c->wait_prev != NO_PARENT)
         call_at(s, c->wait_prev)->wait_next = c->wait_next;
@@ -78,7 +79,7 @@ static void enqueue(struct sim *s, uint32_t ci)
 {
     struct call *c = call_at(s, ci);
     const struct layer_cfg *cfg = &s->sc.layers[c->layer];
-    struct layer_rt *rt = &s->lrt[c->layer];
+    struct layer_rt *rt = &s->layers.lrt[c->layer];
     uint32_t in = c->instance;
     c->state = CALL_POOL_WAIT;
     c->wait_next = NO_PARENT;
@@ -97,7 +98,7 @@ enum bulkhead_verdict bulkhead_take(struct sim *s, uint32_t ci)
 {
     struct call *c = call_at(s, ci);
     const struct layer_cfg *cfg = &s->sc.layers[c->layer];
-    struct layer_rt *rt = &s->lrt[c->layer];
+    struct layer_rt *rt = &s->layers.lrt[c->layer];
     uint32_t in = c->instance;
     if (rt->slots_used[in] < cfg->concurrency) {
         rt->slots_used[in]++;
@@ -117,7 +118,7 @@ void bulkhead_release(struct sim *s, uint32_t ci)
     struct call *c = call_at(s, ci);
     assert(c->slot);
     c->slot = false;
-    struct layer_rt *rt = &s->lrt[c->layer];
+    struct layer_rt *rt = &s->layers.lrt[c->layer];
     uint32_t in = c->instance, wi = rt->wait_head[in];
     if (wi == NO_PARENT) {
         rt->slots_used[in]--;

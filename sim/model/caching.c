@@ -28,6 +28,7 @@
 
 #include "mem.h"
 #include "sim.h"
+#include "caching.h"
 #include "simctx.h"
 
 #define NO_JOIN UINT32_MAX
@@ -37,11 +38,11 @@ int caching_init(struct sim *s, char *err, size_t errsz)
     const struct scenario *sc = &s->sc;
     if (sc->ncaches == 0)
         return 0;
-    if (keygen_init(&s->keys, sc->keys, sc->zipf) != 0)
+    if (keygen_init(&s->caching.keys, sc->keys, sc->zipf) != 0)
         goto oom; /* unreachable: keygen_init always returns 0 (GCOVR_EXCL_LINE) */
     for (unsigned i = 0; i < sc->ncaches; i++) {
         const struct cache_cfg *cf = &sc->caches[i];
-        struct cache_rt *rt = &s->caches[i];
+        struct cache_rt *rt = &s->caching.caches[i];
         uint64_t cap = cf->capacity < 0 ? CACHE_UNBOUNDED : (uint64_t)cf->capacity;
         if (cache_init(&rt->c, sc->keys, cap, cf->coalesce) != 0)
             goto oom;
@@ -53,8 +54,8 @@ int caching_init(struct sim *s, char *err, size_t errsz)
                 rt->joined[k] = NO_JOIN;
         }
     }
-    s->cb = mem_alloc(s->m.nbuckets * sc->ncaches * sizeof *s->cb);
-    if (s->cb == NULL)
+    s->caching.cb = mem_alloc(s->m.nbuckets * sc->ncaches * sizeof *s->caching.cb);
+    if (s->caching.cb == NULL)
         goto oom;
     return 0;
 oom:
@@ -65,26 +66,26 @@ oom:
 void caching_fini(struct sim *s)
 {
     for (unsigned i = 0; i < SCENARIO_MAX_CACHES; i++) {
-        cache_fini(&s->caches[i].c);
-        free(s->caches[i].joined);
-        s->caches[i].joined = NULL;
+        cache_fini(&s->caching.caches[i].c);
+        free(s->caching.caches[i].joined);
+        s->caching.caches[i].joined = NULL;
     }
-    keygen_fini(&s->keys);
-    mem_free(s->cb, s->m.nbuckets * s->sc.ncaches * sizeof *s->cb);
-    s->cb = NULL;
+    keygen_fini(&s->caching.keys);
+    mem_free(s->caching.cb, s->m.nbuckets * s->sc.ncaches * sizeof *s->caching.cb);
+    s->caching.cb = NULL;
 }
 
 /* The current bucket's counts of cache i. */
 static struct cache_bucket *cb_cur(struct sim *s, unsigned i)
 {
-    return &s->cb[s->m.cur * s->sc.ncaches + i];
+    return &s->caching.cb[s->m.cur * s->sc.ncaches + i];
 }
 
 /* Notes cache i's entries in the current bucket (after a change). */
 static void note_entries(struct sim *s, unsigned i)
 {
     struct cache_bucket *b = cb_cur(s, i);
-    b->entries = s->caches[i].c.entries;
+    b->entries = s->caching.caches[i].c.entries;
     b->changed = true;
 }
 
@@ -100,7 +101,7 @@ static void note_warmup(struct sim *s, struct cache_rt *rt)
 enum cache_result caching_lookup(struct sim *s, uint32_t ji, const struct service_cfg *c)
 {
     unsigned i = (unsigned)c->cache_index;
-    struct cache_rt *rt = &s->caches[i];
+    struct cache_rt *rt = &s->caching.caches[i];
     struct job *j = pool_at(&s->jobs, ji);
     uint32_t key = request_key(s, pool_at(&s->requests, j->req));
     note_warmup(s, rt);
@@ -132,9 +133,9 @@ static rs_time draw_ttl(struct sim *s, const struct cache_cfg *cf)
 void caching_on_complete(struct sim *s, uint32_t ji, enum errclass cls)
 {
     const struct job *j = pool_at(&s->jobs, ji);
-    const struct service_cfg *c = &s->sc.services[s->reps[j->rep].service];
+    const struct service_cfg *c = &s->sc.services[s->services.reps[j->rep].service];
     unsigned i = (unsigned)c->cache_index;
-    struct cache_rt *rt = &s->caches[i];
+    struct cache_rt *rt = &s->caching.caches[i];
     uint32_t key = request_key(s, pool_at(&s->requests, j->req));
     if (cls == CLS_OK) {
         rs_time ttl = draw_ttl(s, &s->sc.caches[i]);
@@ -170,7 +171,7 @@ void caching_on_complete(struct sim *s, uint32_t ji, enum errclass cls)
 
 void caching_on_expire(struct sim *s, uint32_t key, uint32_t i)
 {
-    struct cache_rt *rt = &s->caches[i];
+    struct cache_rt *rt = &s->caching.caches[i];
     note_warmup(s, rt);
     if (cache_expire(&rt->c, key, s->now, &cb_cur(s, i)->n))
         note_entries(s, i);
@@ -180,7 +181,7 @@ void caching_apply_phases(struct sim *s)
 {
     const struct scenario *sc = &s->sc;
     for (unsigned i = 0; i < sc->ncaches; i++) {
-        struct cache_rt *rt = &s->caches[i];
+        struct cache_rt *rt = &s->caching.caches[i];
         double factor = 1.0;
         bool flush = false;
         for (unsigned k = 0; k < sc->nphases; k++) {
@@ -208,8 +209,8 @@ void caching_finish(struct sim *s)
     size_t n = s->sc.ncaches;
     for (size_t b = 1; b < s->m.nbuckets; b++)
         for (size_t i = 0; i < n; i++)
-            if (!s->cb[b * n + i].changed)
-                s->cb[b * n + i].entries = s->cb[(b - 1) * n + i].entries;
+            if (!s->caching.cb[b * n + i].changed)
+                s->caching.cb[b * n + i].entries = s->caching.cb[(b - 1) * n + i].entries;
 }
 
 bool sim_cache_row(const struct sim *s, unsigned cache, size_t bucket, struct sim_cache_row *row)
@@ -217,7 +218,7 @@ bool sim_cache_row(const struct sim *s, unsigned cache, size_t bucket, struct si
     const struct scenario *sc = &s->sc;
     if (cache >= sc->ncaches || bucket >= s->m.nbuckets)
         return false;
-    const struct cache_bucket *b = &s->cb[bucket * sc->ncaches + cache];
+    const struct cache_bucket *b = &s->caching.cb[bucket * sc->ncaches + cache];
     row->n = b->n;
     row->entries = b->entries;
     return true;
@@ -225,7 +226,7 @@ bool sim_cache_row(const struct sim *s, unsigned cache, size_t bucket, struct si
 
 double sim_cache_hit_ratio(const struct sim *s, unsigned cache)
 {
-    const struct cache_rt *rt = &s->caches[cache];
+    const struct cache_rt *rt = &s->caching.caches[cache];
     struct cache_counts base = rt->warm ? rt->at_warmup : rt->c.total;
     uint64_t lookups = rt->c.total.lookups - base.lookups;
     return lookups ? (double)(rt->c.total.hits - base.hits) / (double)lookups : 0.0;
@@ -233,5 +234,5 @@ double sim_cache_hit_ratio(const struct sim *s, unsigned cache)
 
 uint32_t sim_cache_max_loading(const struct sim *s, unsigned cache)
 {
-    return s->caches[cache].c.max_loading;
+    return s->caching.caches[cache].c.max_loading;
 }

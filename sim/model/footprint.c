@@ -81,9 +81,9 @@ static double part_clients(const struct scenario *sc)
     const struct sim *s = NULL;
     double sum = 0;
     if (sc->model == LOAD_CLOSED && sc->nherds > 0)
-        sum += (double)sc->clients * sizeof *s->think;
+        sum += (double)sc->clients * sizeof *s->load.think;
     if (sc->nservices > 0 && sc->services[0].model == MODEL_OCC)
-        sum += (double)sc->clients * sizeof *s->occ;
+        sum += (double)sc->clients * sizeof *s->occ.clients;
     return sum;
 }
 
@@ -94,7 +94,7 @@ static double part_replicas(const struct scenario *sc)
     double reps = 0;
     for (unsigned i = 0; i < sc->nservices; i++)
         reps += sc->services[i].replicas;
-    return reps * (sizeof *s->reps + 1024.0 * sizeof *s->reps->queue);
+    return reps * (sizeof *s->services.reps + 1024.0 * sizeof *s->services.reps->queue);
 }
 
 /* A bucket of each time series: the run's, each layer's attempts and
@@ -108,7 +108,7 @@ static double part_buckets(const struct scenario *sc)
     for (unsigned i = 0; i < sc->nservices; i++)
         reps += sc->services[i].replicas;
     double per = (double)sizeof *s->m.b + sc->nlayers * (double)(sizeof *s->m.attempts + sizeof *s->m.lb) +
-                 sc->ncaches * (double)sizeof *s->cb + (sc->graph ? reps * (double)sizeof *s->sb : 0);
+                 sc->ncaches * (double)sizeof *s->caching.cb + (sc->graph ? reps * (double)sizeof *s->services.sb : 0);
     return nb * per;
 }
 
@@ -147,5 +147,5 @@ double sim_live_bytes(const struct sim *s)
         sum += (double)pools[i]->live * (double)pools[i]->size;
     double events = (double)s->q.nslots - s->q.nfree;
     return sum + events * (sizeof(struct evq_event) + sizeof *s->q.slot_seq + sizeof *s->q.free_slots) +
-           s->queue_growth;
+           s->services.queue_growth;
 }

@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "layer.h"
 #include "simctx.h"
 
 int hedging_init(struct sim *s, char *err, size_t errsz)
@@ -38,7 +39,7 @@ int hedging_init(struct sim *s, char *err, size_t errsz)
     size_t most = 0;
     for (unsigned i = 0; i < s->sc.nlayers; i++) {
         const struct layer_cfg *l = &s->sc.layers[i];
-        struct layer_rt *rt = &s->lrt[i];
+        struct layer_rt *rt = &s->layers.lrt[i];
         rt->hedge_delay = l->hedge_mode == HEDGE_FIXED ? l->hedge_delay : RS_TIME_NEVER;
         rt->tracks = l->hedge_mode != HEDGE_NONE || l->cancel != CANCEL_NONE;
         for (unsigned k = 0; k < HEDGE_CAP_SLOTS; k++)
@@ -61,8 +62,8 @@ int hedging_init(struct sim *s, char *err, size_t errsz)
 void hedging_fini(struct sim *s)
 {
     for (unsigned i = 0; i < SCENARIO_MAX_LAYERS; i++) {
-        free(s->lrt[i].lat_ring);
-        s->lrt[i].lat_ring = NULL;
+        free(s->layers.lrt[i].lat_ring);
+        s->layers.lrt[i].lat_ring = NULL;
     }
     pool_fini(&s->hedges);
     pool_fini(&s->kids);
@@ -72,13 +73,13 @@ rs_time hedging_delay(const struct sim *s, uint32_t layer)
 {
     /* the layer's timeout is the latest the next copy waits (Envoy's
      * hedge_on_per_try_timeout: the copy out is not abandoned) */
-    return units_min(s->lrt[layer].hedge_delay, s->sc.layers[layer].timeout);
+    return units_min(s->layers.lrt[layer].hedge_delay, s->sc.layers[layer].timeout);
 }
 
 /* The percentile of the window, by GSL's interpolation between order statistics. */
 static void refresh(struct sim *s, uint32_t layer)
 {
-    struct layer_rt *rt = &s->lrt[layer];
+    struct layer_rt *rt = &s->layers.lrt[layer];
     double sorted[HEDGE_WINDOW];
     for (uint32_t i = 0; i < rt->lat_n; i++)
         sorted[i] = (double)rt->lat_ring[i];
@@ -90,7 +91,7 @@ static void refresh(struct sim *s, uint32_t layer)
 
 void hedging_latency(struct sim *s, uint32_t layer, rs_time lat)
 {
-    struct layer_rt *rt = &s->lrt[layer];
+    struct layer_rt *rt = &s->layers.lrt[layer];
     if (rt->lat_ring == NULL)
         return;
     rt->lat_ring[rt->lat_pos] = lat;
@@ -117,7 +118,7 @@ static uint32_t cap_slot(struct layer_rt *rt, rs_time now)
 
 void hedging_count(struct sim *s, uint32_t layer, bool hedge, bool first)
 {
-    struct layer_rt *rt = &s->lrt[layer];
+    struct layer_rt *rt = &s->layers.lrt[layer];
     if (hedge) {
         layer_count(s, layer, LC_HEDGES);
         metrics_count(&s->m, MC_HEDGES);
@@ -136,7 +137,7 @@ bool hedging_cap_allows(struct sim *s, uint32_t layer)
     const struct layer_cfg *l = &s->sc.layers[layer];
     if (l->hedge_mode != HEDGE_PERCENTILE)
         return true;
-    struct layer_rt *rt = &s->lrt[layer];
+    struct layer_rt *rt = &s->layers.lrt[layer];
     int64_t sec = s->now / RS_S;
     uint64_t first = 0, hedges = 0;
     for (unsigned k = 0; k < HEDGE_CAP_SLOTS; k++) {
@@ -162,7 +163,7 @@ uint32_t hedging_unused_replica(const struct sim *s, const struct hedge_rec *h, 
 {
     if (!reached(h, n, pick))
         return pick;
-    uint32_t first = s->svc[svc].first, count = s->svc[svc].n;
+    uint32_t first = s->services.svc[svc].first, count = s->services.svc[svc].n;
     for (uint32_t i = 1; i < count; i++) {
         uint32_t r = first + (pick - first + i) % count;
         if (!reached(h, n, r))

@@ -70,7 +70,10 @@
  */
 #include <assert.h>
 #include <gsl/gsl_rng.h>
+#include <stdio.h>
 
+#include "layer.h"
+#include "mem.h"
 #include "simctx.h"
 
 static struct call *call_at(const struct sim *s, uint32_t i) { return pool_at(&s->calls, i); }
@@ -86,7 +89,7 @@ static uint32_t scope_index(const struct sim *s, const struct call *c, enum scop
 
 static struct budget_state *budget_of(struct sim *s, const struct call *c)
 {
-    struct layer_rt *rt = &s->lrt[c->layer];
+    struct layer_rt *rt = &s->layers.lrt[c->layer];
     if (rt->budgets == NULL)
         return NULL;
     return &rt->budgets[scope_index(s, c, s->sc.layers[c->layer].budget_scope)];
@@ -94,7 +97,7 @@ static struct budget_state *budget_of(struct sim *s, const struct call *c)
 
 static struct breaker_state *breaker_of(struct sim *s, const struct call *c, uint8_t **ring)
 {
-    struct layer_rt *rt = &s->lrt[c->layer];
+    struct layer_rt *rt = &s->layers.lrt[c->layer];
     if (rt->breakers == NULL)
         return NULL;
     uint32_t i = scope_index(s, c, s->sc.layers[c->layer].breaker_scope);
@@ -125,7 +128,7 @@ static inline void prefetch_states(const struct sim *s, const struct call *c)
     if (!s->prefetch)
         return;
     const struct layer_cfg *cfg = &s->sc.layers[c->layer];
-    prefetch_state_lines(&s->lrt[c->layer], scope_index(s, c, cfg->budget_scope),
+    prefetch_state_lines(&s->layers.lrt[c->layer], scope_index(s, c, cfg->budget_scope),
                          scope_index(s, c, cfg->breaker_scope));
 }
 
@@ -144,14 +147,14 @@ static uint32_t client_state_index(const struct layer_cfg *cfg, enum scope sc, u
 void layer_prefetch_client(const struct sim *s, uint32_t layer, uint32_t client)
 {
     const struct layer_cfg *cfg = &s->sc.layers[layer];
-    prefetch_state_lines(&s->lrt[layer], client_state_index(cfg, cfg->budget_scope, client),
+    prefetch_state_lines(&s->layers.lrt[layer], client_state_index(cfg, cfg->budget_scope, client),
                          client_state_index(cfg, cfg->breaker_scope, client));
 }
 
 /* Keeps the layer's count of breakers not closed in step with a state. */
 static void track_open(struct sim *s, uint32_t layer, bool was_open, bool is_open)
 {
-    s->lrt[layer].n_open += (uint32_t)is_open - (uint32_t)was_open;
+    s->layers.lrt[layer].n_open += (uint32_t)is_open - (uint32_t)was_open;
 }
 
 static bool is_hedged(const struct layer_cfg *cfg) { return cfg->hedge_mode != HEDGE_NONE; }
@@ -301,7 +304,7 @@ static void finish(struct sim *s, uint32_t ci, enum outcome o)
     else if (parent.call & REPLY_JOB)
         service_on_dep_answer(s, parent, cls);
     else
-        net_answer_up(s, s->lrt[layer].prev, parent, cls, -1);
+        net_answer_up(s, s->layers.lrt[layer].prev, parent, cls, -1);
     load_request_unref(s, req);
 }
 
@@ -436,8 +439,8 @@ static void attempt(struct sim *s, uint32_t ci)
             rec_of(s, c)->stop = false; /* a retry after a backoff may hedge again */
         open_copy(s, c, br != NULL, hedge);
         hedging_count(s, c->layer, hedge, c->attempts == 1);
-        if (hedge && s->nhedged > 0)
-            r->n[s->hedge_slot[c->layer]]++;
+        if (hedge && s->layers.nhedged > 0)
+            r->n[s->layers.hedge_slot[c->layer]]++;
     }
     if (cfg->concurrency > 0) {
         enum bulkhead_verdict v = bulkhead_take(s, ci);
@@ -537,7 +540,7 @@ bool layer_mark_hung(struct sim *s, struct reply_to from, uint32_t rep)
 uint32_t layer_hedge_replica(struct sim *s, uint32_t svc, struct reply_to from)
 {
     uint32_t pick = balancer_pick(s, svc);
-    if (!layer_is_waiting(s, from) || s->svc[svc].n == 1)
+    if (!layer_is_waiting(s, from) || s->services.svc[svc].n == 1)
         return pick;
     const struct call *c = call_at(s, from.call);
     if (!copy_of(s, c, from.attempt)->hedge)
@@ -565,7 +568,7 @@ static void record_result(struct sim *s, uint32_t ci, struct att_ref a, enum err
 {
     struct call *c = call_at(s, ci);
     const struct layer_cfg *cfg = &s->sc.layers[c->layer];
-    s->lrt[c->layer].results++;
+    s->layers.lrt[c->layer].results++;
     if (cls == CLS_TIMEOUT)
         layer_count(s, c->layer, LC_TIMEOUTS);
     struct budget_state *bs = budget_of(s, c);
@@ -844,4 +847,74 @@ void layer_on_retry(struct sim *s, uint32_t ci)
     assert(c->state == CALL_BACKOFF);
     c->timer = EVQ_NONE;
     attempt(s, ci);
+}
+
+/* Allocates each layer's budget and breaker states. Scenario validation
+ * keeps the run's whole footprint within SCENARIO_MAX_STATE_BYTES; a
+ * scenario that skipped it is refused here before anything is allocated. */
+int layer_init(struct sim *s, char *err, size_t errsz)
+{
+    const struct scenario *sc = &s->sc;
+    double need = sim_footprint(sc, NULL);
+    if (need > SCENARIO_MAX_STATE_BYTES) {
+        /* unreachable: scenario_limits.c refuses such a scenario at check (GCOVR_EXCL_START) */
+        snprintf(err, errsz, "the run's state would need %.1f GB (limit %.0f GB)",
+                 need / 1e9, SCENARIO_MAX_STATE_BYTES / 1e9);
+        return -1;
+        /* unreachable: end of the case above (GCOVR_EXCL_STOP) */
+    }
+    for (unsigned i = 0; i < sc->nlayers; i++) {
+        const struct layer_cfg *l = &sc->layers[i];
+        struct layer_rt *rt = &s->layers.lrt[i];
+        rt->ninstances = l->instances == 0 ? sc->clients : l->instances;
+        if (l->budget->id != BUDGET_NONE) {
+            rt->nbudgets = sim_layer_states(sc, l, l->budget_scope);
+            rt->budgets = mem_alloc((size_t)rt->nbudgets * sizeof *rt->budgets);
+            if (rt->budgets == NULL)
+                goto oom;
+            size_t extra = budget_extra_size(l->budget);
+            if (extra > 0 && (rt->budget_extra = mem_alloc((size_t)rt->nbudgets * extra)) == NULL)
+                goto oom;
+            for (uint32_t j = 0; j < rt->nbudgets; j++)
+                budget_state_init(l->budget, &l->budget_p, &rt->budgets[j],
+                                  rt->budget_extra ? rt->budget_extra + (size_t)j * extra : NULL);
+        }
+        if (l->breaker->id != BREAKER_NONE) {
+            rt->nbreakers = sim_layer_states(sc, l, l->breaker_scope);
+            rt->breakers = mem_alloc((size_t)rt->nbreakers * sizeof *rt->breakers);
+            if (rt->breakers == NULL)
+                goto oom;
+            if (breaker_needs_window(l->breaker, &l->breaker_p) &&
+                (rt->breaker_windows = mem_alloc((size_t)rt->nbreakers * sizeof *rt->breaker_windows)) == NULL)
+                goto oom;
+            for (uint32_t j = 0; j < rt->nbreakers; j++)
+                breaker_state_init(&rt->breakers[j],
+                                   rt->breaker_windows ? &rt->breaker_windows[j] : NULL);
+            if (l->breaker_p.window_calls > 0) {
+                rt->rings = mem_alloc((size_t)rt->nbreakers * l->breaker_p.window_calls);
+                if (rt->rings == NULL)
+                    goto oom;
+            }
+        }
+    }
+    return 0;
+oom:
+    snprintf(err, errsz, "out of memory allocating budget and breaker states");
+    return -1;
+}
+
+/* Frees what layer_init allocated (every layer's states; a run that
+ * failed half-way frees what it got). */
+void layer_fini(struct sim *s)
+{
+    for (unsigned i = 0; i < SCENARIO_MAX_LAYERS; i++) {
+        struct layer_rt *rt = &s->layers.lrt[i];
+        mem_free(rt->budgets, (size_t)rt->nbudgets * sizeof *rt->budgets);
+        mem_free(rt->breakers, (size_t)rt->nbreakers * sizeof *rt->breakers);
+        mem_free(rt->rings, (size_t)rt->nbreakers * s->sc.layers[i].breaker_p.window_calls);
+        if (rt->nbudgets > 0)
+            mem_free(rt->budget_extra,
+                     (size_t)rt->nbudgets * budget_extra_size(s->sc.layers[i].budget));
+        mem_free(rt->breaker_windows, (size_t)rt->nbreakers * sizeof *rt->breaker_windows);
+    }
 }

@@ -33,19 +33,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "load.h"
 #include "simctx.h"
 
 /* Whether the run's arrivals come from a trace. */
 static bool traced(const struct sim *s)
 {
-    return s->arrivals.next != NULL;
+    return s->load.arrivals.next != NULL;
 }
 
 static rs_time interarrival(struct sim *s)
 {
     if (s->sc.arrival == ARRIVAL_UNIFORM)
-        return units_from_ns(1e9 / s->rate);
-    return units_from_ns(1e9 / s->rate * dist_std_exponential(s->rng.s[RNG_ARRIVALS]));
+        return units_from_ns(1e9 / s->load.rate);
+    return units_from_ns(1e9 / s->load.rate * dist_std_exponential(s->rng.s[RNG_ARRIVALS]));
 }
 
 /* A phase's rate or factor at t (a ramp's value along the phase). */
@@ -63,7 +64,7 @@ static double phase_value(const struct phase_cfg *p, rs_time t)
  * phase starts or ends inside it): each ramp at its larger end. */
 static double rate_without_shape(const struct sim *s, rs_time t, rs_time upto)
 {
-    double rate = traced(s) ? s->trace_rate : s->sc.rate, factor = 1.0;
+    double rate = traced(s) ? s->load.trace_rate : s->sc.rate, factor = 1.0;
     for (unsigned i = 0; i < s->sc.nphases; i++) {
         const struct phase_cfg *p = &s->sc.phases[i];
         if (!(p->start <= t && t < p->end) || !p->has_rate)
@@ -97,21 +98,21 @@ static rs_time segment_end(const struct sim *s)
             end = s->phase_times[i];
             break;
         }
-    return traced(s) && s->trace_next_t > s->now ? units_min(end, s->trace_next_t) : end;
+    return traced(s) && s->load.trace_next_t > s->now ? units_min(end, s->load.trace_next_t) : end;
 }
 
 /* The rate candidates arrive at over the segment that starts now: the
  * rate itself, or with thinning its upper bound. */
 static double segment_rate(const struct sim *s)
 {
-    if (!s->thin)
+    if (!s->load.thin)
         return rate_without_shape(s, s->now, s->now);
     return rate_without_shape(s, s->now, segment_end(s)) * (1.0 + s->sc.sine_amplitude);
 }
 
 static void schedule_arrival(struct sim *s)
 {
-    s->next_arrival = s->rate > 0.0
+    s->load.next_arrival = s->load.rate > 0.0
                           ? evq_push(&s->q, units_add(s->now, interarrival(s)), EV_ARRIVAL, 0, 0)
                           : EVQ_NONE;
 }
@@ -119,20 +120,20 @@ static void schedule_arrival(struct sim *s)
 static void schedule_think(struct sim *s, uint32_t client)
 {
     rs_time t = dist_sample(&s->sc.think, s->rng.s[RNG_ARRIVALS]);
-    if (s->think_factor != 1.0)
-        t = units_from_ns((double)t / s->think_factor);
+    if (s->load.think_factor != 1.0)
+        t = units_from_ns((double)t / s->load.think_factor);
     evq_handle h = evq_push(&s->q, units_add(s->now, t), EV_CLIENT, client, 0);
-    if (s->think != NULL)
-        s->think[client] = h;
+    if (s->load.think != NULL)
+        s->load.think[client] = h;
 }
 
 static void start_request(struct sim *s, uint32_t client)
 {
     uint32_t ri = pool_alloc(&s->requests);
     struct request *r = pool_at(&s->requests, ri);
-    memset(r, 0, request_size(s->sc.nlayers, s->sc.ncaches > 0, s->nhedged));
+    memset(r, 0, request_size(s->sc.nlayers, s->sc.ncaches > 0, s->layers.nhedged));
     if (s->sc.ncaches > 0) /* all its attempts look the same key up */
-        r->n[s->sc.nlayers + 1] = keygen_draw(&s->keys, s->rng.s[RNG_KEYS]);
+        r->n[s->sc.nlayers + 1] = keygen_draw(&s->caching.keys, s->rng.s[RNG_KEYS]);
     r->t_start = s->now;
     r->client = client;
     r->counted = s->now >= s->sc.warmup;
@@ -140,7 +141,7 @@ static void start_request(struct sim *s, uint32_t client)
     if (r->counted)
         s->m.requests++;
     metrics_cur(&s->m)->offered++;
-    layer_call_start(s, s->client_top, ri, (struct reply_to){NO_PARENT, 0, 0}, RS_TIME_NEVER);
+    layer_call_start(s, s->layers.client_top, ri, (struct reply_to){NO_PARENT, 0, 0}, RS_TIME_NEVER);
 }
 
 /* The next row of the trace, or the trace's end (trace_next_t never). A
@@ -149,19 +150,19 @@ static void start_request(struct sim *s, uint32_t client)
 static void read_trace_row(struct sim *s)
 {
     double rate = 0.0;
-    int r = s->arrivals.next(s->arrivals.ctx, &s->trace_next_t, &rate, s->trace_err,
-                             sizeof s->trace_err);
-    s->trace_next_rate = rate;
-    if (r == 1 && s->trace_next_t < s->sc.duration) {
+    int r = s->load.arrivals.next(s->load.arrivals.ctx, &s->load.trace_next_t, &rate, s->load.trace_err,
+                             sizeof s->load.trace_err);
+    s->load.trace_next_rate = rate;
+    if (r == 1 && s->load.trace_next_t < s->sc.duration) {
         uint32_t type = s->sc.trace_format == TRACE_FORMAT_TIMES ? EV_ARRIVAL : EV_TRACE;
-        evq_handle h = evq_push(&s->q, s->trace_next_t, type, 0, 0);
+        evq_handle h = evq_push(&s->q, s->load.trace_next_t, type, 0, 0);
         if (type == EV_ARRIVAL)
-            s->next_arrival = h;
+            s->load.next_arrival = h;
         return;
     }
-    s->trace_next_t = RS_TIME_NEVER;
+    s->load.trace_next_t = RS_TIME_NEVER;
     if (r != -1)
-        s->trace_err[0] = '\0';
+        s->load.trace_err[0] = '\0';
 }
 
 /* Whether the scenario's arrivals come from a trace: an open loop with one
@@ -174,16 +175,37 @@ bool load_wants_arrivals(const struct sim *s)
 void sim_set_arrivals(struct sim *s, struct arrival_source src)
 {
     load_fini(s);
-    s->arrivals = src;
+    s->load.arrivals = src;
     if (!load_wants_arrivals(s))
         load_fini(s); /* unused: closed now */
 }
 
+int load_init(struct sim *s, char *err, size_t errsz)
+{
+    const struct scenario *sc = &s->sc;
+    if (sc->model == LOAD_CLOSED && sc->nherds > 0) {
+        s->load.think = malloc(sc->clients * sizeof *s->load.think);
+        if (s->load.think == NULL) {
+            snprintf(err, errsz, "out of memory for %u clients' think timers", sc->clients);
+            return -1;
+        }
+        for (uint32_t i = 0; i < sc->clients; i++)
+            s->load.think[i] = EVQ_NONE;
+    }
+    return 0;
+}
+
+void load_free_timers(struct sim *s)
+{
+    free(s->load.think);
+    s->load.think = NULL;
+}
+
 void load_fini(struct sim *s)
 {
-    if (s->arrivals.close != NULL)
-        s->arrivals.close(s->arrivals.ctx);
-    s->arrivals = (struct arrival_source){0};
+    if (s->load.arrivals.close != NULL)
+        s->load.arrivals.close(s->load.arrivals.ctx);
+    s->load.arrivals = (struct arrival_source){0};
 }
 
 /* An open loop's segment changed: candidates at its new rate, the pending
@@ -191,9 +213,9 @@ void load_fini(struct sim *s)
 static void reschedule_open(struct sim *s)
 {
     double nrate = segment_rate(s);
-    if (nrate != s->rate) {
-        s->rate = nrate;
-        evq_cancel(&s->q, s->next_arrival);
+    if (nrate != s->load.rate) {
+        s->load.rate = nrate;
+        evq_cancel(&s->q, s->load.next_arrival);
         schedule_arrival(s);
     }
 }
@@ -201,26 +223,26 @@ static void reschedule_open(struct sim *s)
 /* A trace of rates reached its next row. */
 void load_on_trace(struct sim *s)
 {
-    s->trace_rate = s->trace_next_rate;
+    s->load.trace_rate = s->load.trace_next_rate;
     read_trace_row(s);
     reschedule_open(s);
 }
 
 void load_start(struct sim *s)
 {
-    s->next_arrival = EVQ_NONE; /* a zeroed handle would name slot 0 (review: a trace lost
+    s->load.next_arrival = EVQ_NONE; /* a zeroed handle would name slot 0 (review: a trace lost
                                  * its arrivals when the first reschedule cancelled it) */
-    s->rate = s->sc.rate;
-    s->think_factor = 1.0;
+    s->load.rate = s->sc.rate;
+    s->load.think_factor = 1.0;
     for (unsigned i = 0; i < s->sc.nphases; i++)
-        s->thin |= s->sc.phases[i].ramp;
-    s->thin |= s->sc.sine_amplitude > 0.0;
+        s->load.thin |= s->sc.phases[i].ramp;
+    s->load.thin |= s->sc.sine_amplitude > 0.0;
     if (traced(s)) {
-        s->rate = 0.0; /* none before the first row */
+        s->load.rate = 0.0; /* none before the first row */
         read_trace_row(s);
     } else if (s->sc.model == LOAD_OPEN) {
-        if (s->thin)
-            s->rate = segment_rate(s);
+        if (s->load.thin)
+            s->load.rate = segment_rate(s);
         schedule_arrival(s);
     } else {
         for (uint32_t c = 0; c < s->sc.clients; c++)
@@ -235,7 +257,7 @@ void load_on_arrival(struct sim *s)
     } else {
         schedule_arrival(s);
         /* thinning: a candidate is kept with probability rate(now) / bound */
-        if (s->thin && gsl_rng_uniform(s->rng.s[RNG_ARRIVALS]) * s->rate >=
+        if (s->load.thin && gsl_rng_uniform(s->rng.s[RNG_ARRIVALS]) * s->load.rate >=
                            rate_without_shape(s, s->now, s->now) * shape_at(s, s->now))
             return;
     }
@@ -245,8 +267,8 @@ void load_on_arrival(struct sim *s)
 
 void load_on_client(struct sim *s, uint32_t client)
 {
-    if (s->think != NULL)
-        s->think[client] = EVQ_NONE;
+    if (s->load.think != NULL)
+        s->load.think[client] = EVQ_NONE;
     start_request(s, client);
 }
 
@@ -264,29 +286,11 @@ void load_on_herd(struct sim *s)
             return;
         }
         if (s->sc.model == LOAD_CLOSED) {
-            if (!evq_cancel(&s->q, s->think[c]))
+            if (!evq_cancel(&s->q, s->load.think[c]))
                 continue; /* waiting for its outcome */
-            s->think[c] = EVQ_NONE;
+            s->load.think[c] = EVQ_NONE;
         }
         start_request(s, c);
-    }
-}
-
-/* The hop phases active now: each layer's added loss and latency. */
-static void apply_hop_phases(struct sim *s)
-{
-    for (unsigned l = 0; l < s->sc.nlayers; l++) {
-        s->hop_loss[l] = 0.0;
-        s->hop_latency[l] = NULL;
-    }
-    for (unsigned i = 0; i < s->sc.nphases; i++) {
-        const struct phase_cfg *p = &s->sc.phases[i];
-        if (!(p->start <= s->now && s->now < p->end) || p->target_kind != TARGET_LAYER)
-            continue;
-        double *loss = &s->hop_loss[p->target_index];
-        *loss = 1.0 - (1.0 - *loss) * (1.0 - p->loss);
-        if (p->has_latency)
-            s->hop_latency[p->target_index] = &p->latency; /* the last phase in file order */
     }
 }
 
@@ -298,7 +302,7 @@ void load_on_phase(struct sim *s)
         if (p->start <= s->now && s->now < p->end && p->has_rate && p->rate_is_factor)
             factor *= p->rate;
     }
-    apply_hop_phases(s);
+    net_apply_phases(s);
     service_apply_phases(s);
     caching_apply_phases(s);
     if (traced(s) && s->sc.trace_format == TRACE_FORMAT_TIMES)
@@ -306,7 +310,7 @@ void load_on_phase(struct sim *s)
     if (s->sc.model == LOAD_OPEN)
         reschedule_open(s);
     else
-        s->think_factor = factor;
+        s->load.think_factor = factor;
 }
 
 void load_request_done(struct sim *s, uint32_t ri, enum outcome o)

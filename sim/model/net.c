@@ -23,6 +23,7 @@
  */
 #include <gsl/gsl_rng.h>
 
+#include "layer.h"
 #include "simctx.h"
 
 static bool lost(struct sim *s, double p)
@@ -35,7 +36,7 @@ static bool lost(struct sim *s, double p)
 static struct child deliver(struct sim *s, uint32_t layer, uint32_t req, struct reply_to from,
                             rs_time deadline_at)
 {
-    uint8_t below = s->lrt[layer].next;
+    uint8_t below = s->layers.lrt[layer].next;
     if (below == NO_LAYER)
         return service_arrive(s, s->sc.layers[layer].to_service, req, from, (uint8_t)layer,
                               deadline_at);
@@ -48,16 +49,16 @@ static struct child deliver(struct sim *s, uint32_t layer, uint32_t req, struct 
  * value untouched when no phase adds any, so no rounding creeps in). */
 static inline double loss_of(const struct sim *s, uint32_t layer, double own)
 {
-    if (!s->hop_phases)
+    if (!s->layers.hop_phases)
         return own;
-    double extra = s->hop_loss[layer];
+    double extra = s->layers.hop_loss[layer];
     return extra > 0.0 ? 1.0 - (1.0 - own) * (1.0 - extra) : own;
 }
 
 /* The hop's delay one way, or -1 when it has none (delivered at once). */
 static inline rs_time delay_of(struct sim *s, uint32_t layer, bool has, const struct dist *own)
 {
-    const struct dist *extra = s->hop_phases ? s->hop_latency[layer] : NULL;
+    const struct dist *extra = s->layers.hop_phases ? s->layers.hop_latency[layer] : NULL;
     if (!has && extra == NULL)
         return -1;
     rs_time d = has ? dist_sample(own, s->rng.s[RNG_NETWORK]) : 0;
@@ -147,4 +148,22 @@ void net_on_answer(struct sim *s, uint32_t mi)
     rs_time ra = m->retry_after;
     pool_free(&s->msgs, mi);
     layer_on_answer(s, to, cls, ra);
+}
+
+/* The hop phases active now: each layer's added loss and latency. */
+void net_apply_phases(struct sim *s)
+{
+    for (unsigned l = 0; l < s->sc.nlayers; l++) {
+        s->layers.hop_loss[l] = 0.0;
+        s->layers.hop_latency[l] = NULL;
+    }
+    for (unsigned i = 0; i < s->sc.nphases; i++) {
+        const struct phase_cfg *p = &s->sc.phases[i];
+        if (!(p->start <= s->now && s->now < p->end) || p->target_kind != TARGET_LAYER)
+            continue;
+        double *loss = &s->layers.hop_loss[p->target_index];
+        *loss = 1.0 - (1.0 - *loss) * (1.0 - p->loss);
+        if (p->has_latency)
+            s->layers.hop_latency[p->target_index] = &p->latency; /* the last phase in file order */
+    }
 }

@@ -22,6 +22,7 @@
  */
 #include <stdlib.h>
 
+#include "occ.h"
 #include "simctx.h"
 
 static rs_time hop(struct sim *s, bool up)
@@ -34,15 +35,21 @@ static rs_time hop(struct sim *s, bool up)
 
 int occ_init(struct sim *s)
 {
-    s->occ = calloc(s->sc.clients, sizeof *s->occ);
-    return s->occ ? 0 : -1;
+    s->occ.clients = calloc(s->sc.clients, sizeof *s->occ.clients);
+    return s->occ.clients ? 0 : -1;
+}
+
+void occ_fini(struct sim *s)
+{
+    free(s->occ.clients);
+    s->occ.clients = NULL;
 }
 
 void occ_start(struct sim *s)
 {
     const struct layer_cfg *l = &s->sc.layers[0];
     for (uint32_t c = 0; c < s->sc.clients; c++) {
-        backoff_state_init(&l->bp, &s->occ[c].bs);
+        backoff_state_init(&l->bp, &s->occ.clients[c].bs);
         s->m.requests++;
         s->in_flight++;
         metrics_cur(&s->m)->offered++;
@@ -52,12 +59,12 @@ void occ_start(struct sim *s)
 
 void occ_dispatch(struct sim *s, enum ev_type type, uint32_t c, uint32_t aux)
 {
-    struct occ_client *cl = &s->occ[c];
+    struct occ_client *cl = &s->occ.clients[c];
     const struct layer_cfg *l = &s->sc.layers[0];
     switch (type) {
     case EV_OCC_READ: /* at the server: answer the current version */
         evq_push(&s->q, units_add(s->now, hop(s, true)), EV_OCC_READ_RSP, c,
-                 (uint32_t)s->occ_version);
+                 (uint32_t)s->occ.version);
         break;
     case EV_OCC_READ_RSP: /* at the client: write with the version read */
         metrics_attempt(&s->m, 0);
@@ -65,11 +72,11 @@ void occ_dispatch(struct sim *s, enum ev_type type, uint32_t c, uint32_t aux)
         evq_push(&s->q, units_add(s->now, hop(s, false)), EV_OCC_WRITE, c, aux);
         break;
     case EV_OCC_WRITE: { /* at the server: the conditional write */
-        bool ok = aux == (uint32_t)s->occ_version;
+        bool ok = aux == (uint32_t)s->occ.version;
         metrics_count(&s->m, MC_SERVER_ARRIVALS);
         metrics_count(&s->m, MC_SERVER_COMPLETIONS);
         if (ok)
-            s->occ_version++;
+            s->occ.version++;
         evq_push(&s->q, units_add(s->now, hop(s, true)), EV_OCC_WRITE_RSP, c, ok);
         break;
     }
@@ -99,10 +106,10 @@ uint64_t occ_finish(struct sim *s)
 {
     uint64_t open = 0;
     for (uint32_t c = 0; c < s->sc.clients; c++) {
-        if (s->occ[c].done)
+        if (s->occ.clients[c].done)
             continue;
         uint64_t n[SCENARIO_MAX_LAYERS + 1] = {0};
-        n[0] = n[s->sc.nlayers] = s->occ[c].writes;
+        n[0] = n[s->sc.nlayers] = s->occ.clients[c].writes;
         metrics_request_attempts(&s->m, n);
         open++;
     }

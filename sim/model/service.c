@@ -43,6 +43,7 @@
 
 #include "mem.h"
 #include "sim.h"
+#include "service.h"
 #include "simctx.h"
 
 static const struct service_cfg *cfg_of(const struct sim *s, const struct replica *rp)
@@ -56,17 +57,17 @@ int service_init(struct sim *s, char *err, size_t errsz)
     uint32_t n = 0;
     for (unsigned i = 0; i < sc->nservices; i++)
         n += sc->services[i].replicas;
-    s->reps = calloc(n, sizeof *s->reps);
-    if (s->reps == NULL)
+    s->services.reps = calloc(n, sizeof *s->services.reps);
+    if (s->services.reps == NULL)
         goto oom;
-    s->nreps = n;
+    s->services.nreps = n;
     n = 0;
     for (unsigned i = 0; i < sc->nservices; i++) {
         const struct service_cfg *c = &sc->services[i];
-        s->svc[i].first = n;
-        s->svc[i].n = c->replicas;
+        s->services.svc[i].first = n;
+        s->services.svc[i].n = c->replicas;
         for (unsigned r = 0; r < c->replicas; r++, n++) {
-            struct replica *rp = &s->reps[n];
+            struct replica *rp = &s->services.reps[n];
             rp->q_cap = 1024;
             rp->queue = malloc(rp->q_cap * sizeof *rp->queue);
             if (rp->queue == NULL)
@@ -79,8 +80,8 @@ int service_init(struct sim *s, char *err, size_t errsz)
         }
     }
     if (sc->graph) {
-        s->sb = mem_alloc(s->m.nbuckets * s->nreps * sizeof *s->sb);
-        if (s->sb == NULL)
+        s->services.sb = mem_alloc(s->m.nbuckets * s->services.nreps * sizeof *s->services.sb);
+        if (s->services.sb == NULL)
             goto oom;
     }
     return 0;
@@ -91,24 +92,24 @@ oom:
 
 void service_fini(struct sim *s)
 {
-    for (uint32_t i = 0; i < s->nreps && s->reps != NULL; i++)
-        free(s->reps[i].queue);
-    free(s->reps);
-    mem_free(s->sb, s->m.nbuckets * s->nreps * sizeof *s->sb);
-    s->reps = NULL;
-    s->sb = NULL;
+    for (uint32_t i = 0; i < s->services.nreps && s->services.reps != NULL; i++)
+        free(s->services.reps[i].queue);
+    free(s->services.reps);
+    mem_free(s->services.sb, s->m.nbuckets * s->services.nreps * sizeof *s->services.sb);
+    s->services.reps = NULL;
+    s->services.sb = NULL;
 }
 
 /* ---- services.csv counters and levels ---- */
 
 static uint32_t rep_index(const struct sim *s, const struct replica *rp)
 {
-    return (uint32_t)(rp - s->reps);
+    return (uint32_t)(rp - s->services.reps);
 }
 
 static struct svc_bucket *sb_cur(struct sim *s, const struct replica *rp)
 {
-    return &s->sb[s->m.cur * s->nreps + rep_index(s, rp)];
+    return &s->services.sb[s->m.cur * s->services.nreps + rep_index(s, rp)];
 }
 
 static void add_area(const struct replica *rp, struct svc_bucket *sb, double dt)
@@ -131,7 +132,7 @@ static void rep_integrate_slow(struct sim *s, struct replica *rp)
             end = s->now;
         if (k >= s->m.nbuckets) /* t < now <= duration: k < nbuckets */
             break; /* unreachable: time never passes the duration (GCOVR_EXCL_LINE) */
-        add_area(rp, &s->sb[k * s->nreps + i], (double)(end - t));
+        add_area(rp, &s->services.sb[k * s->services.nreps + i], (double)(end - t));
         if (t < s->sc.warmup) /* the part before the window, for the totals */
             add_area(rp, &rp->pre, (double)((end < s->sc.warmup ? end : s->sc.warmup) - t));
         t = end;
@@ -141,21 +142,21 @@ static void rep_integrate_slow(struct sim *s, struct replica *rp)
 
 static inline void rep_integrate(struct sim *s, struct replica *rp)
 {
-    if (s->sb != NULL)
+    if (s->services.sb != NULL)
         rep_integrate_slow(s, rp);
 }
 
 void service_finish(struct sim *s)
 {
-    for (uint32_t i = 0; i < s->nreps; i++)
-        rep_integrate(s, &s->reps[i]);
+    for (uint32_t i = 0; i < s->services.nreps; i++)
+        rep_integrate(s, &s->services.reps[i]);
 }
 
 /* Counts one event of rp's flow in services.csv's bucket, and before
  * warmup also in rp->pre (the totals leave it out: metrics.h's window). */
 #define COUNT(s, rp, field)                                                                        \
     do {                                                                                           \
-        if ((s)->sb != NULL) {                                                                     \
+        if ((s)->services.sb != NULL) {                                                            \
             sb_cur((s), (rp))->field++;                                                            \
             (rp)->pre.field += (s)->now < (s)->sc.warmup;                                          \
         }                                                                                          \
@@ -170,8 +171,8 @@ static inline void rep_levels(struct sim *s, struct replica *rp, int dq, int db,
     rp->busy = (uint32_t)((int64_t)rp->busy + db);
     rp->working = (uint32_t)((int64_t)rp->working + dw);
     if (rp->entry) {
-        s->q_len = (uint32_t)((int64_t)s->q_len + dq);
-        s->busy = (uint32_t)((int64_t)s->busy + db);
+        s->services.q_len = (uint32_t)((int64_t)s->services.q_len + dq);
+        s->services.busy = (uint32_t)((int64_t)s->services.busy + db);
     }
 }
 
@@ -195,7 +196,7 @@ static void push_queue(struct sim *s, struct replica *rp, uint32_t job)
         free(rp->queue);
         rp->queue = nq;
         rp->q_head = 0;
-        s->queue_growth += (double)(ncap - rp->q_cap) * sizeof *nq; /* in flight: sim_live_bytes */
+        s->services.queue_growth += (double)(ncap - rp->q_cap) * sizeof *nq; /* in flight: sim_live_bytes */
         rp->q_cap = ncap;
     }
     rp->queue[(rp->q_head + rp->q_ring) % rp->q_cap] = job;
@@ -243,7 +244,7 @@ void service_unhang(struct sim *s, uint32_t *hung_at)
 {
     if (*hung_at == 0)
         return;
-    s->reps[*hung_at - 1].hung--;
+    s->services.reps[*hung_at - 1].hung--;
     *hung_at = 0;
 }
 
@@ -332,7 +333,7 @@ static bool looked_up(struct sim *s, uint32_t ji, struct replica *rp, const stru
 static void free_key(struct sim *s, const struct job *j)
 {
     struct request *r = pool_at(&s->requests, j->req);
-    if (j->kind == JOB_EXECUTE && cfg_of(s, &s->reps[j->rep])->dedup &&
+    if (j->kind == JOB_EXECUTE && cfg_of(s, &s->services.reps[j->rep])->dedup &&
         r->key_state == KEY_IN_FLIGHT)
         r->key_state = KEY_NONE; /* (only the entry keeps keys: a dependency's job leaves it) */
 }
@@ -342,7 +343,7 @@ static void free_key(struct sim *s, const struct job *j)
 static void start(struct sim *s, uint32_t ji)
 {
     struct job *j = pool_at(&s->jobs, ji);
-    struct replica *rp = &s->reps[j->rep];
+    struct replica *rp = &s->services.reps[j->rep];
     const struct service_cfg *c = cfg_of(s, rp);
     if (c->drop_expired && s->now >= j->deadline_at) {
         struct reply_to to = j->parent;
@@ -464,7 +465,7 @@ struct child service_arrive(struct sim *s, uint32_t svc, uint32_t req, struct re
 {
     struct request *r = pool_at(&s->requests, req);
     uint32_t rep1 = pick_replica(s, svc, from, via) + 1;
-    struct replica *rp = &s->reps[rep1 - 1];
+    struct replica *rp = &s->services.reps[rep1 - 1];
     const struct service_cfg *c = cfg_of(s, rp);
     rp->n_arrivals++;
     COUNT(s, rp, arrivals);
@@ -513,7 +514,7 @@ struct child service_arrive(struct sim *s, uint32_t svc, uint32_t req, struct re
 static void stop(struct sim *s, uint32_t ji)
 {
     struct job *j = pool_at(&s->jobs, ji);
-    struct replica *rp = &s->reps[j->rep];
+    struct replica *rp = &s->services.reps[j->rep];
     bool working = j->stage == JOB_LOCAL || j->stage == JOB_AFTER || j->stage == JOB_HIT;
     rep_levels(s, rp, 0, -1, working ? -1 : 0);
     rp->n_stopped++;
@@ -532,7 +533,7 @@ static void stop(struct sim *s, uint32_t ji)
 static void drop_queued(struct sim *s, uint32_t ji)
 {
     struct job *j = pool_at(&s->jobs, ji);
-    struct replica *rp = &s->reps[j->rep];
+    struct replica *rp = &s->services.reps[j->rep];
     j->cancelled = true;
     free_key(s, j);
     rep_levels(s, rp, -1, 0, 0);
@@ -549,7 +550,7 @@ void service_on_cancel(struct sim *s, uint32_t ji, uint32_t gen)
         return; /* already dropped */
     if (j->stage == JOB_QUEUED) /* dropped: it leaves the queue now (the ring frees it later) */
         drop_queued(s, ji);
-    else if (j->stage != JOB_JOINED && cfg_of(s, &s->reps[j->rep])->cancel_running)
+    else if (j->stage != JOB_JOINED && cfg_of(s, &s->services.reps[j->rep])->cancel_running)
         stop(s, ji);
 }
 
@@ -594,7 +595,7 @@ static void record_execution(struct sim *s, struct job *j, const struct service_
 static void complete(struct sim *s, uint32_t ji, enum errclass cls, bool drawn)
 {
     struct job *j = pool_at(&s->jobs, ji);
-    struct replica *rp = &s->reps[j->rep];
+    struct replica *rp = &s->services.reps[j->rep];
     const struct service_cfg *c = cfg_of(s, rp);
     struct reply_to to = j->parent;
     uint8_t via = j->via;
@@ -632,10 +633,10 @@ static void complete(struct sim *s, uint32_t ji, enum errclass cls, bool drawn)
 static void call_step(struct sim *s, uint32_t ji)
 {
     struct job *j = pool_at(&s->jobs, ji);
-    const struct service_cfg *c = cfg_of(s, &s->reps[j->rep]);
+    const struct service_cfg *c = cfg_of(s, &s->services.reps[j->rep]);
     const struct dep_cfg *d = &c->calls[j->step];
     uint32_t gen = j->gen, step = j->step, req = j->req;
-    uint8_t top = s->svc[s->reps[j->rep].service].edge[step];
+    uint8_t top = s->services.svc[s->services.reps[j->rep].service].edge[step];
     rs_time deadline_at = j->deadline_at;
     j->pending = (uint8_t)d->fanout;
     bool keep = top != NO_LAYER && s->sc.layers[top].cancel == CANCEL_ON_ABANDON;
@@ -648,7 +649,7 @@ static void call_step(struct sim *s, uint32_t ji)
         j = pool_at(&s->jobs, ji);
         if (j->gen != gen || j->stage != JOB_CALLS || j->step != step)
             return;
-        COUNT(s, &s->reps[j->rep], dep_calls);
+        COUNT(s, &s->services.reps[j->rep], dep_calls);
         struct reply_to me = {ji | REPLY_JOB, gen, step * FANOUT_SLOTS + k};
         if (top == NO_LAYER) {
             service_arrive(s, d->service, req, me, NO_LAYER, deadline_at);
@@ -668,7 +669,7 @@ static void call_step(struct sim *s, uint32_t ji)
 static void next_stage(struct sim *s, uint32_t ji)
 {
     struct job *j = pool_at(&s->jobs, ji);
-    struct replica *rp = &s->reps[j->rep];
+    struct replica *rp = &s->services.reps[j->rep];
     const struct service_cfg *c = cfg_of(s, rp);
     if (j->stage == JOB_LOCAL && c->ncalls > 0) {
         j->stage = JOB_CALLS;
@@ -691,7 +692,7 @@ void service_on_done(struct sim *s, uint32_t ji, uint32_t gen)
     struct job *j = pool_at(&s->jobs, ji);
     if (j->gen != gen)
         return; /* stopped by a cancellation */
-    struct replica *rp = &s->reps[j->rep];
+    struct replica *rp = &s->services.reps[j->rep];
     const struct service_cfg *c = cfg_of(s, rp);
     rep_levels(s, rp, 0, 0, -1);
     if (j->stage == JOB_LOCAL && (c->ncalls > 0 || c->has_after) && j->kind == JOB_EXECUTE)
@@ -758,8 +759,8 @@ static bool phase_hits(const struct phase_cfg *p, uint32_t svc, uint32_t i)
 void service_apply_phases(struct sim *s)
 {
     for (uint32_t svc = 0; svc < s->sc.nservices; svc++) {
-        for (uint32_t i = 0; i < s->svc[svc].n; i++) {
-            struct replica *rp = &s->reps[s->svc[svc].first + i];
+        for (uint32_t i = 0; i < s->services.svc[svc].n; i++) {
+            struct replica *rp = &s->services.reps[s->services.svc[svc].first + i];
             double cap = 1.0, slowdown = 1.0;
             enum outage outage = OUTAGE_NONE;
             rs_time outage_ra = RS_TIME_NEVER;
@@ -806,7 +807,7 @@ static void sum_rows(const struct sim *s, unsigned svc, unsigned lo, unsigned hi
     *row = (struct sim_service_row){0};
     for (size_t b = b0; b < b1; b++)
         for (unsigned i = lo; i < hi; i++)
-            add_bucket(row, &s->sb[b * s->nreps + s->svc[svc].first + i]);
+            add_bucket(row, &s->services.sb[b * s->services.nreps + s->services.svc[svc].first + i]);
     row->workers = (double)s->sc.services[svc].workers * (hi - lo);
 }
 
@@ -820,10 +821,10 @@ static void areas_to_levels(struct sim_service_row *row, double ns)
 bool sim_service_row(const struct sim *s, unsigned svc, unsigned replica, size_t bucket,
                      struct sim_service_row *row)
 {
-    if (s->sb == NULL || svc >= s->sc.nservices || replica > s->svc[svc].n ||
+    if (s->services.sb == NULL || svc >= s->sc.nservices || replica > s->services.svc[svc].n ||
         bucket >= s->m.nbuckets)
         return false;
-    unsigned lo = replica == 0 ? 0 : replica - 1, hi = replica == 0 ? s->svc[svc].n : replica;
+    unsigned lo = replica == 0 ? 0 : replica - 1, hi = replica == 0 ? s->services.svc[svc].n : replica;
     sum_rows(s, svc, lo, hi, bucket, bucket + 1, row);
     areas_to_levels(row, metrics_bucket_len(&s->m, bucket) * 1e9);
     return true;
@@ -835,12 +836,12 @@ bool sim_service_row(const struct sim *s, unsigned svc, unsigned replica, size_t
 void sim_service_totals(const struct sim *s, unsigned svc, struct sim_service_row *row)
 {
     *row = (struct sim_service_row){0};
-    if (s->sb == NULL || s->m.nbuckets == 0)
+    if (s->services.sb == NULL || s->m.nbuckets == 0)
         return;
-    sum_rows(s, svc, 0, s->svc[svc].n, 0, s->m.nbuckets, row);
+    sum_rows(s, svc, 0, s->services.svc[svc].n, 0, s->m.nbuckets, row);
     struct sim_service_row pre = {0};
-    for (unsigned i = 0; i < s->svc[svc].n; i++)
-        add_bucket(&pre, &s->reps[s->svc[svc].first + i].pre);
+    for (unsigned i = 0; i < s->services.svc[svc].n; i++)
+        add_bucket(&pre, &s->services.reps[s->services.svc[svc].first + i].pre);
     row->arrivals -= pre.arrivals;
     row->started -= pre.started;
     row->completed -= pre.completed;
@@ -864,19 +865,19 @@ static bool buckets_add_up(const struct sim *s, uint32_t i)
 {
     uint64_t a = 0, st = 0, c = 0;
     for (size_t b = 0; b < s->m.nbuckets; b++) {
-        const struct svc_bucket *sb = &s->sb[b * s->nreps + i];
+        const struct svc_bucket *sb = &s->services.sb[b * s->services.nreps + i];
         a += sb->arrivals;
         st += sb->started;
         c += sb->completed;
     }
-    const struct replica *rp = &s->reps[i];
+    const struct replica *rp = &s->services.reps[i];
     return a == rp->n_arrivals && st == rp->n_started && c == rp->n_completed;
 }
 
 int service_check(const struct sim *s, char *err, size_t errsz)
 {
-    for (uint32_t i = 0; i < s->nreps; i++) {
-        const struct replica *rp = &s->reps[i];
+    for (uint32_t i = 0; i < s->services.nreps; i++) {
+        const struct replica *rp = &s->services.reps[i];
         const char *broken = NULL;
         /* unreachable: a self-check of conservation that only a bug can fail (GCOVR_EXCL_START) */
         if (rp->n_arrivals != rp->n_turned + rp->n_jobs)
@@ -885,11 +886,11 @@ int service_check(const struct sim *s, char *err, size_t errsz)
             broken = "jobs != dropped + started + queued";
         else if (rp->n_started != rp->n_completed + rp->n_stopped + rp->busy)
             broken = "started != completed + stopped + busy";
-        else if (s->sb != NULL && !buckets_add_up(s, i))
+        else if (s->services.sb != NULL && !buckets_add_up(s, i))
             broken = "services.csv's buckets do not add up to the run's totals";
         if (broken != NULL) {
             snprintf(err, errsz, "internal error: service %s replica %u: %s",
-                     s->sc.services[rp->service].name, i - s->svc[rp->service].first + 1, broken);
+                     s->sc.services[rp->service].name, i - s->services.svc[rp->service].first + 1, broken);
             return -1;
         }
         /* unreachable: end of the case above (GCOVR_EXCL_STOP) */

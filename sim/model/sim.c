@@ -7,67 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mem.h"
 #include "simctx.h"
 
 static int cmp_time(const void *a, const void *b)
 {
     rs_time x = *(const rs_time *)a, y = *(const rs_time *)b;
     return (x > y) - (x < y);
-}
-
-/* Allocates each layer's budget and breaker states. Scenario validation
- * keeps the run's whole footprint within SCENARIO_MAX_STATE_BYTES; a
- * scenario that skipped it is refused here before anything is allocated. */
-static int layers_init(struct sim *s, char *err, size_t errsz)
-{
-    const struct scenario *sc = &s->sc;
-    double need = sim_footprint(sc, NULL);
-    if (need > SCENARIO_MAX_STATE_BYTES) {
-        /* unreachable: scenario_limits.c refuses such a scenario at check (GCOVR_EXCL_START) */
-        snprintf(err, errsz, "the run's state would need %.1f GB (limit %.0f GB)",
-                 need / 1e9, SCENARIO_MAX_STATE_BYTES / 1e9);
-        return -1;
-        /* unreachable: end of the case above (GCOVR_EXCL_STOP) */
-    }
-    for (unsigned i = 0; i < sc->nlayers; i++) {
-        const struct layer_cfg *l = &sc->layers[i];
-        struct layer_rt *rt = &s->lrt[i];
-        rt->ninstances = l->instances == 0 ? sc->clients : l->instances;
-        if (l->budget->id != BUDGET_NONE) {
-            rt->nbudgets = sim_layer_states(sc, l, l->budget_scope);
-            rt->budgets = mem_alloc((size_t)rt->nbudgets * sizeof *rt->budgets);
-            if (rt->budgets == NULL)
-                goto oom;
-            size_t extra = budget_extra_size(l->budget);
-            if (extra > 0 && (rt->budget_extra = mem_alloc((size_t)rt->nbudgets * extra)) == NULL)
-                goto oom;
-            for (uint32_t j = 0; j < rt->nbudgets; j++)
-                budget_state_init(l->budget, &l->budget_p, &rt->budgets[j],
-                                  rt->budget_extra ? rt->budget_extra + (size_t)j * extra : NULL);
-        }
-        if (l->breaker->id != BREAKER_NONE) {
-            rt->nbreakers = sim_layer_states(sc, l, l->breaker_scope);
-            rt->breakers = mem_alloc((size_t)rt->nbreakers * sizeof *rt->breakers);
-            if (rt->breakers == NULL)
-                goto oom;
-            if (breaker_needs_window(l->breaker, &l->breaker_p) &&
-                (rt->breaker_windows = mem_alloc((size_t)rt->nbreakers * sizeof *rt->breaker_windows)) == NULL)
-                goto oom;
-            for (uint32_t j = 0; j < rt->nbreakers; j++)
-                breaker_state_init(&rt->breakers[j],
-                                   rt->breaker_windows ? &rt->breaker_windows[j] : NULL);
-            if (l->breaker_p.window_calls > 0) {
-                rt->rings = mem_alloc((size_t)rt->nbreakers * l->breaker_p.window_calls);
-                if (rt->rings == NULL)
-                    goto oom;
-            }
-        }
-    }
-    return 0;
-oom:
-    snprintf(err, errsz, "out of memory allocating budget and breaker states");
-    return -1;
 }
 
 /* The edges: each layer's neighbours on its edge (layers on one edge stack
@@ -77,34 +22,34 @@ static void topology_init(struct sim *s)
 {
     const struct scenario *sc = &s->sc;
     for (unsigned i = 0; i < sc->nlayers; i++)
-        s->lrt[i].next = s->lrt[i].prev = NO_LAYER;
+        s->layers.lrt[i].next = s->layers.lrt[i].prev = NO_LAYER;
     for (unsigned i = 0; i < sc->nlayers; i++) {
         const struct layer_cfg *a = &sc->layers[i];
         for (unsigned j = i + 1; j < sc->nlayers; j++) {
             const struct layer_cfg *b = &sc->layers[j];
             if (a->from_service == b->from_service && a->to_service == b->to_service) {
-                s->lrt[i].next = (uint8_t)j;
-                s->lrt[j].prev = (uint8_t)i;
+                s->layers.lrt[i].next = (uint8_t)j;
+                s->layers.lrt[j].prev = (uint8_t)i;
                 break;
             }
         }
     }
-    s->client_top = NO_LAYER;
+    s->layers.client_top = NO_LAYER;
     for (unsigned v = 0; v < sc->nservices; v++)
         for (unsigned k = 0; k < SCENARIO_MAX_CALLS; k++)
-            s->svc[v].edge[k] = NO_LAYER;
+            s->services.svc[v].edge[k] = NO_LAYER;
     for (unsigned i = 0; i < sc->nlayers; i++) {
         const struct layer_cfg *l = &sc->layers[i];
-        if (s->lrt[i].prev != NO_LAYER)
+        if (s->layers.lrt[i].prev != NO_LAYER)
             continue;
         if (l->from_service == SCENARIO_CLIENT) {
-            s->client_top = (uint8_t)i;
+            s->layers.client_top = (uint8_t)i;
             continue;
         }
         const struct service_cfg *v = &sc->services[l->from_service];
         for (unsigned k = 0; k < v->ncalls; k++)
             if (v->calls[k].service == l->to_service)
-                s->svc[l->from_service].edge[k] = (uint8_t)i;
+                s->services.svc[l->from_service].edge[k] = (uint8_t)i;
     }
 }
 
@@ -121,11 +66,11 @@ static void sample_layers(struct sim *s, size_t upto)
      * and after the last sampled bucket; the end asks for nbuckets once. */
     if (upto > s->m.nbuckets)
         upto = s->m.nbuckets; /* unreachable: upto is at most nbuckets (GCOVR_EXCL_LINE) */
-    if (s->sampled >= upto)
+    if (s->layers.sampled >= upto)
         return; /* unreachable: every call asks for a new bucket (GCOVR_EXCL_LINE) */
     double open[SCENARIO_MAX_LAYERS], level[SCENARIO_MAX_LAYERS];
     for (unsigned i = 0; i < s->sc.nlayers; i++) {
-        const struct layer_rt *rt = &s->lrt[i];
+        const struct layer_rt *rt = &s->layers.lrt[i];
         const struct layer_cfg *l = &s->sc.layers[i];
         open[i] = rt->nbreakers ? (double)rt->n_open / rt->nbreakers : -1.0;
         level[i] = -1.0;
@@ -137,9 +82,9 @@ static void sample_layers(struct sim *s, size_t upto)
             sum += budget_level(l->budget, &l->budget_p, &rt->budgets[j], s->now);
         level[i] = sum / n;
     }
-    for (; s->sampled < upto; s->sampled++)
+    for (; s->layers.sampled < upto; s->layers.sampled++)
         for (unsigned i = 0; i < s->sc.nlayers; i++) {
-            struct layer_bucket *lb = &s->m.lb[s->sampled * s->m.nlayers + i];
+            struct layer_bucket *lb = &s->m.lb[s->layers.sampled * s->m.nlayers + i];
             lb->open_share = open[i];
             lb->budget_level = level[i];
         }
@@ -151,11 +96,11 @@ static int hedge_levels(struct sim *s, char *err, size_t errsz)
 {
     size_t bins[SCENARIO_MAX_LAYERS];
     unsigned k = 0;
-    for (unsigned l = 0; l < s->sc.nlayers && k < s->nhedged; l++)
+    for (unsigned l = 0; l < s->sc.nlayers && k < s->layers.nhedged; l++)
         if (s->sc.layers[l].hedge_mode != HEDGE_NONE)
             bins[k++] = s->m.att[l]->n;
-    if (s->nhedged > 0 &&
-        metrics_extra_levels(&s->m, s->nhedged, s->sc.nlayers + 1 + (s->sc.ncaches > 0), bins) != 0) {
+    if (s->layers.nhedged > 0 &&
+        metrics_extra_levels(&s->m, s->layers.nhedged, s->sc.nlayers + 1 + (s->sc.ncaches > 0), bins) != 0) {
         snprintf(err, errsz, "out of memory for the hedges' histograms");
         return -1;
     }
@@ -175,8 +120,8 @@ struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *er
     evq_init(&s->q);
     for (unsigned l = 0; l < sc->nlayers; l++)
         if (sc->layers[l].hedge_mode != HEDGE_NONE && sc->services[0].model != MODEL_OCC)
-            s->hedge_slot[l] = (uint8_t)(sc->nlayers + 1 + (sc->ncaches > 0) + s->nhedged++);
-    pool_init(&s->requests, request_size(sc->nlayers, sc->ncaches > 0, s->nhedged));
+            s->layers.hedge_slot[l] = (uint8_t)(sc->nlayers + 1 + (sc->ncaches > 0) + s->layers.nhedged++);
+    pool_init(&s->requests, request_size(sc->nlayers, sc->ncaches > 0, s->layers.nhedged));
     pool_init(&s->joins, sizeof(struct join_node));
     pool_init(&s->calls, sizeof(struct call));
     pool_init(&s->jobs, sizeof(struct job));
@@ -195,15 +140,15 @@ struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *er
         goto fail;
     if (service_init(s, err, errsz) != 0)
         goto fail;
-    if (layers_init(s, err, errsz) != 0 || bulkhead_init(s, err, errsz) != 0 ||
+    if (layer_init(s, err, errsz) != 0 || bulkhead_init(s, err, errsz) != 0 ||
         hedging_init(s, err, errsz) != 0)
         goto fail;
     if (caching_init(s, err, errsz) != 0)
         goto fail;
     topology_init(s);
     for (unsigned i = 0; i < sc->nphases; i++)
-        s->hop_phases |= sc->phases[i].target_kind == TARGET_LAYER;
-    if (s->client_top == NO_LAYER) {
+        s->layers.hop_phases |= sc->phases[i].target_kind == TARGET_LAYER;
+    if (s->layers.client_top == NO_LAYER) {
         /* unreachable: scenario_check.c refuses a run with none (GCOVR_EXCL_START) */
         snprintf(err, errsz, "no layer from the clients");
         goto fail;
@@ -213,15 +158,8 @@ struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *er
      * flight outgrow the cache, and prefetching for the next event pays;
      * below it the peek costs more than it saves (storm: 1,000 clients). */
     s->prefetch = sc->clients >= 65536;
-    if (sc->model == LOAD_CLOSED && sc->nherds > 0) {
-        s->think = malloc(sc->clients * sizeof *s->think);
-        if (s->think == NULL) {
-            snprintf(err, errsz, "out of memory for %u clients' think timers", sc->clients);
-            goto fail;
-        }
-        for (uint32_t i = 0; i < sc->clients; i++)
-            s->think[i] = EVQ_NONE;
-    }
+    if (load_init(s, err, errsz) != 0)
+        goto fail;
     if (sc->services[0].model == MODEL_OCC && occ_init(s) != 0) {
         snprintf(err, errsz, "out of memory for %u occ clients", sc->clients);
         goto fail;
@@ -254,18 +192,9 @@ void sim_destroy(struct sim *s)
     if (s == NULL)
         return;
     free(s->phase_times);
-    free(s->think);
-    free(s->occ);
-    for (unsigned i = 0; i < SCENARIO_MAX_LAYERS; i++) {
-        struct layer_rt *rt = &s->lrt[i];
-        mem_free(rt->budgets, (size_t)rt->nbudgets * sizeof *rt->budgets);
-        mem_free(rt->breakers, (size_t)rt->nbreakers * sizeof *rt->breakers);
-        mem_free(rt->rings, (size_t)rt->nbreakers * s->sc.layers[i].breaker_p.window_calls);
-        if (rt->nbudgets > 0)
-            mem_free(rt->budget_extra,
-                     (size_t)rt->nbudgets * budget_extra_size(s->sc.layers[i].budget));
-        mem_free(rt->breaker_windows, (size_t)rt->nbreakers * sizeof *rt->breaker_windows);
-    }
+    load_free_timers(s);
+    occ_fini(s);
+    layer_fini(s);
     load_fini(s);
     caching_fini(s);
     hedging_fini(s);
@@ -345,7 +274,7 @@ static inline void prefetch_object(const struct sim *s, const struct evq_event *
 {
     switch ((enum ev_type)e->type) {
     case EV_CLIENT:
-        layer_prefetch_client(s, s->client_top, e->obj);
+        layer_prefetch_client(s, s->layers.client_top, e->obj);
         break;
     case EV_TIMEOUT:
     case EV_RETRY:
@@ -444,13 +373,13 @@ static int edge_check(const struct sim *s, char *err, size_t errsz)
     }
     free(freed);
     for (unsigned l = 0; l < s->sc.nlayers; l++)
-        if (s->lrt[l].attempts != s->lrt[l].results + s->lrt[l].abandoned + out[l]) {
+        if (s->layers.lrt[l].attempts != s->layers.lrt[l].results + s->layers.lrt[l].abandoned + out[l]) {
             /* unreachable: a conservation check only a bug fails (GCOVR_EXCL_START) */
             snprintf(err, errsz,
                      "internal error: layer %s made %llu attempts, %llu with a result, %llu abandoned and %llu still out",
-                     s->sc.layers[l].name, (unsigned long long)s->lrt[l].attempts,
-                     (unsigned long long)s->lrt[l].results,
-                     (unsigned long long)s->lrt[l].abandoned, (unsigned long long)out[l]);
+                     s->sc.layers[l].name, (unsigned long long)s->layers.lrt[l].attempts,
+                     (unsigned long long)s->layers.lrt[l].results,
+                     (unsigned long long)s->layers.lrt[l].abandoned, (unsigned long long)out[l]);
             return -1;
             /* unreachable: end of the case above (GCOVR_EXCL_STOP) */
         }
@@ -484,7 +413,7 @@ bool sim_checkpoint(struct sim *s)
  * the caller: sim_set_arrivals). */
 static int run_start(struct sim *s, char *err, size_t errsz)
 {
-    if (load_wants_arrivals(s) && s->arrivals.next == NULL) {
+    if (load_wants_arrivals(s) && s->load.arrivals.next == NULL) {
         snprintf(err, errsz, "the scenario has a trace, but the run was given no arrival source "
                              "(sim_set_arrivals)");
         return -1;
@@ -532,9 +461,9 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
                      units_seconds(ev.t), (unsigned long long)same_instant);
             return -1;
         }
-        if (ev.t >= (rs_time)(s->sampled + 1) * s->sc.bucket)
+        if (ev.t >= (rs_time)(s->layers.sampled + 1) * s->sc.bucket)
             sample_layers(s, (size_t)(ev.t / s->sc.bucket));
-        metrics_advance(&s->m, ev.t, s->q_len, s->busy, s->in_flight);
+        metrics_advance(&s->m, ev.t, s->services.q_len, s->services.busy, s->in_flight);
         s->now = ev.t;
         if (s->prefetch)
             prefetch_next(s);
@@ -548,8 +477,8 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
         }
 #endif
     }
-    if (s->trace_err[0] != '\0') { /* the file changed after the scenario was checked */
-        snprintf(err, errsz, "the trace changed during the run: %s", s->trace_err);
+    if (s->load.trace_err[0] != '\0') { /* the file changed after the scenario was checked */
+        snprintf(err, errsz, "the trace changed during the run: %s", s->load.trace_err);
         return -1;
     }
     if (!s->interrupted)
@@ -558,7 +487,7 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
     service_finish(s);
     if (s->sc.ncaches > 0)
         caching_finish(s);
-    metrics_finish(&s->m, s->now, s->q_len, s->busy, s->in_flight);
+    metrics_finish(&s->m, s->now, s->services.q_len, s->services.busy, s->in_flight);
     /* Conservation: every request that started has one outcome or is in
      * flight, checked against an independent count of live requests. */
     uint64_t open_all, open_counted, done = 0;
@@ -601,7 +530,7 @@ uint32_t sim_replication(const struct sim *s) { return s->replication; }
 
 void sim_layer_totals(const struct sim *s, unsigned layer, struct sim_layer_totals *t)
 {
-    const struct layer_rt *rt = &s->lrt[layer];
+    const struct layer_rt *rt = &s->layers.lrt[layer];
     const uint64_t *w = rt->win; /* the window's counts: metrics.h */
     *t = (struct sim_layer_totals){w[LC_ATTEMPTS],   w[LC_RETRIES],         w[LC_TIMEOUTS],
                                    w[LC_REFUSED],    w[LC_SHORT_CIRCUITED], w[LC_TRANSITIONS],
@@ -632,4 +561,4 @@ rs_time sim_last_phase_end(const struct sim *s)
     return end;
 }
 
-unsigned sim_client_layer(const struct sim *s) { return s->client_top; }
+unsigned sim_client_layer(const struct sim *s) { return s->layers.client_top; }

@@ -1,7 +1,11 @@
 /*
  * simctx — the simulation context shared by the model modules (load, layer,
- * bulkhead, net, service, balancer, occ) and the dispatch loop in sim.c.
- * Internal: not for users of sim.h.
+ * bulkhead, net, service, balancer, caching, hedging, occ) and the dispatch
+ * loop in sim.c: struct sim (the engine context plus one state struct per
+ * part, each declared in its part's header: load.h, service.h, layer.h,
+ * caching.h, occ.h), the objects in flight, and the few functions and
+ * inline helpers that need the whole of struct sim. Internal: not for
+ * users of sim.h.
  *
  * Object graph of one logical request: a `request` (the operation the user
  * wants done) owns a root `call` at the clients' outermost layer; each
@@ -30,11 +34,16 @@
 #include "breaker.h"
 #include "budget.h"
 #include "cache.h"
+#include "caching.h"
 #include "errclass.h"
 #include "evq.h"
+#include "layer.h"
+#include "load.h"
 #include "metrics.h"
+#include "occ.h"
 #include "pool.h"
 #include "rng.h"
+#include "service.h"
 #include "config.h"
 #include "sim.h"
 
@@ -46,13 +55,6 @@
 /* Timeouts of layer L (L < LANE_LAYERS) go to lane L, retries to lane
  * LANE_LAYERS + L; deeper layers' timers use the heaps. */
 #define LANE_LAYERS (EVQ_LANES / 2)
-/* Percentile hedging: the window of latencies, how often the delay is
- * recomputed (every HEDGE_REFRESH new ones; none before HEDGE_MIN_SAMPLES),
- * and the extra-load cap's window of HEDGE_CAP_SLOTS one-second slots. */
-#define HEDGE_WINDOW 1000
-#define HEDGE_REFRESH 100
-#define HEDGE_MIN_SAMPLES 100
-#define HEDGE_CAP_SLOTS 10
 
 _Static_assert(SCENARIO_MAX_FANOUT <= FANOUT_SLOTS, "a call's slot fits in its attempt number");
 _Static_assert(SCENARIO_MAX_LAYERS < NO_LAYER, "layer indices fit in uint8_t beside NO_LAYER");
@@ -64,14 +66,6 @@ enum ev_type {
     EV_ARRIVAL, EV_CLIENT, EV_PHASE, EV_TIMEOUT, EV_RETRY, EV_SERVICE_DONE, EV_DELIVER, EV_ANSWER,
     EV_HERD, EV_OCC_READ, EV_OCC_READ_RSP, EV_OCC_WRITE, EV_OCC_WRITE_RSP, EV_POOL_GRANT,
     EV_TRACE, EV_CACHE_EXPIRE, EV_CANCEL
-};
-
-/* One client of the `occ` model (the AWS backoff study). */
-struct occ_client {
-    uint32_t attempt; /* failed writes so far */
-    uint32_t writes;
-    bool done;
-    struct backoff_state bs;
 };
 
 /* CALL_CANCELLED: cancelled while its bulkhead grant was on its way; the
@@ -165,49 +159,6 @@ struct call {
     struct budget_call bc;
 };
 
-/* What a layer keeps at run time: budget and breaker states, one per scope
- * (client, instance or shared), and its counters. */
-/* A layer's counts (layers.csv), counted by layer_count. */
-enum layer_counter {
-    LC_ATTEMPTS, LC_RETRIES, LC_TIMEOUTS, LC_REFUSED, LC_SHORT_CIRCUITED, LC_TRANSITIONS,
-    LC_BULKHEADED, LC_ABANDONED, LC_HEDGES, LC_HEDGE_WINS, LC_HEDGES_SUPPRESSED, LC_N
-};
-
-struct layer_rt {
-    uint32_t ninstances;
-    struct budget_state *budgets;
-    uint32_t nbudgets;
-    struct breaker_state *breakers;
-    uint8_t *rings;       /* count windows, window_calls bytes per breaker */
-    char *budget_extra;   /* the budget kind's extra states (budget_extra_size each) */
-    struct window *breaker_windows; /* for the kinds that keep one */
-    uint32_t nbreakers, n_open;
-    union { /* over the whole run (the conservation check) */
-        struct {
-            uint64_t attempts, retries, timeouts, refused, short_circuited, transitions,
-                bulkheaded;
-            uint64_t abandoned; /* attempts closed without a result: hedges that lost,
-                                 * attempts out when their call ended or was cancelled */
-            uint64_t hedges, hedge_wins, hedges_suppressed;
-        };
-        uint64_t n[LC_N];
-    };
-    uint64_t win[LC_N];   /* the same over the window: events at or after warmup */
-    uint64_t results;     /* attempts whose result was recorded (answer, timeout, bulkhead) */
-    bool tracks;          /* it cancels or hedges: it keeps what its attempts became */
-    /* percentile hedging: the last HEDGE_WINDOW latencies of answered copies
-     * (a ring), the delay they give, and 1-s slots of first copies and
-     * hedges for the extra-load cap */
-    rs_time *lat_ring;
-    uint32_t lat_n, lat_pos, lat_new;
-    rs_time hedge_delay;
-    uint64_t cap_first[HEDGE_CAP_SLOTS], cap_hedges[HEDGE_CAP_SLOTS];
-    int64_t cap_slot[HEDGE_CAP_SLOTS];
-    uint8_t next, prev;   /* the next layer down and up on its edge; NO_LAYER: none */
-    /* bulkhead, per instance: slots taken, and the FIFO of attempts waiting */
-    uint32_t *slots_used, *wait_head, *wait_tail, *wait_len;
-};
-
 /* JOB_HIT: a cache hit's work; JOB_JOINED: waiting for another execution's
  * miss of the same key (coalesce), the worker held but not working. */
 enum job_stage { JOB_QUEUED, JOB_LOCAL, JOB_CALLS, JOB_AFTER, JOB_HIT, JOB_JOINED };
@@ -215,7 +166,7 @@ enum job_stage { JOB_QUEUED, JOB_LOCAL, JOB_CALLS, JOB_AFTER, JOB_HIT, JOB_JOINE
 struct job {
     uint32_t req;
     uint32_t gen;        /* bumped when freed: names this incarnation */
-    uint16_t rep;        /* its replica (index into s->reps) */
+    uint16_t rep;        /* its replica (index into s->services.reps) */
     uint8_t kind;
     uint8_t stage;       /* enum job_stage */
     uint8_t step;        /* the dependency being called (JOB_CALLS) */
@@ -230,62 +181,6 @@ struct job {
     rs_time deadline_at; /* propagated from above; RS_TIME_NEVER: none */
 };
 
-/* One replica of a service: its workers, queue and limiter, and the state
- * the active phases give it. */
-/* Per bucket and replica (services.csv; only for graph scenarios). */
-struct svc_bucket {
-    uint64_t arrivals, started, completed, rejected, wasted, dep_calls;
-    double area_queue, area_busy, area_working; /* level · ns */
-};
-
-struct replica {
-    uint32_t capacity;   /* workers available now */
-    uint32_t busy;       /* workers held: working, or waiting on dependencies */
-    uint32_t working;    /* of those, doing local work */
-    uint32_t hung;       /* attempts it swallowed that a caller still waits for */
-    uint32_t *queue;     /* ring buffer of job indices */
-    uint32_t q_head, q_len, q_cap; /* q_len: jobs queued (the level) */
-    uint32_t q_ring;     /* entries in the ring: queued and cancelled not yet reached */
-    uint16_t service;
-    bool entry;          /* of the service the clients call */
-    enum outage outage;
-    rs_time outage_retry_after;
-    double slowdown;
-    double tokens;       /* rate limiter */
-    rs_time tokens_t;
-    rs_time area_t;      /* services.csv: levels integrated up to here */
-    /* run totals, for the conservation check at the end */
-    uint64_t n_arrivals, n_turned, n_jobs, n_dropped, n_started, n_completed, n_stopped;
-    struct svc_bucket pre; /* services.csv's counts and areas before warmup */
-};
-
-struct service_rt {
-    uint32_t first, n;   /* its replicas: s->reps[first .. first + n) */
-    uint32_t rr;         /* round-robin cursor */
-    uint8_t edge[SCENARIO_MAX_CALLS]; /* the outermost layer towards each dependency; NO_LAYER: direct */
-};
-
-/* Per bucket and cache (caches.csv). */
-struct cache_bucket {
-    struct cache_counts n;
-    uint64_t entries; /* at the bucket's last change */
-    bool changed;     /* entries was set in this bucket (else it is the previous bucket's) */
-};
-
-/* A cache at run time: the structure, the executions waiting on each key's
- * miss (coalesce), and counts before the warmup ended. */
-struct cache_rt {
-    struct cache c;
-    uint32_t *joined;     /* per key: the first waiting node in s->joins; UINT32_MAX: none */
-    struct cache_counts at_warmup; /* the totals when the warmup ended */
-    bool warm;
-};
-
-/* A node of a key's list of joined executions. */
-struct join_node {
-    uint32_t job, next;
-};
-
 /* An attempt or an answer crossing a hop with latency. */
 struct msg {
     uint32_t req;        /* downward only */
@@ -297,6 +192,10 @@ struct msg {
     rs_time cancel_at;   /* downward: when its cancellation arrives; RS_TIME_NEVER: none */
 };
 
+/* The run: the engine context (scenario, clock, event queue, random
+ * streams, metrics, the pools of objects in flight, the phase boundaries,
+ * and what stops a run), then one state struct per part of the model,
+ * each declared in that part's header and owned by its .c files. */
 struct sim {
     struct scenario sc;
     uint32_t replication;
@@ -307,42 +206,16 @@ struct sim {
     struct pool requests, calls, jobs, msgs;
     struct pool hedges;   /* hedge_rec, for calls of hedged layers */
     struct pool kids;     /* a job's calls of its step, SCENARIO_MAX_FANOUT struct child each */
+    struct pool joins;    /* join_node (caching.h) */
     uint64_t in_flight;   /* logical requests without an outcome (all) */
-
-    /* load */
-    double rate;          /* current open-loop rate per second */
-    double think_factor;  /* closed loop: think times are divided by this */
-    evq_handle next_arrival;
     rs_time *phase_times; /* sorted distinct phase boundaries */
     uint32_t nphase_times;
-    bool thin;            /* a ramp or a shape: arrivals by thinning; rate is their bound */
-    struct arrival_source arrivals; /* the trace's rows (sim_set_arrivals); next NULL: none */
-    double trace_rate;    /* a trace of rates: the current row's */
-    rs_time trace_next_t; /* the next row's time; RS_TIME_NEVER: no more */
-    double trace_next_rate;
-    char trace_err[600];  /* a row that went bad during the run (sim_run reports it) */
 
-    /* caches */
-    struct keygen keys;   /* draws each request's key (when there are caches) */
-    struct cache_rt caches[SCENARIO_MAX_CACHES];
-    struct cache_bucket *cb; /* nbuckets · ncaches */
-    struct pool joins;    /* join_node */
-
-    /* services */
-    struct service_rt svc[SCENARIO_MAX_SERVICES];
-    struct replica *reps;
-    uint32_t nreps;
-    uint32_t q_len, busy; /* the entry service's, over its replicas (timeseries.csv) */
-    struct svc_bucket *sb; /* nbuckets · nreps, or NULL */
-    uint8_t client_top;   /* the clients' outermost layer */
-    bool hop_phases;      /* some phase targets a layer's hop */
-    double hop_loss[SCENARIO_MAX_LAYERS];            /* from hop phases */
-    const struct dist *hop_latency[SCENARIO_MAX_LAYERS];
-
-    struct layer_rt lrt[SCENARIO_MAX_LAYERS];
-    uint8_t hedge_slot[SCENARIO_MAX_LAYERS]; /* hedged layers: their index in request.n */
-    unsigned nhedged;
-    size_t sampled;       /* buckets whose layer levels are recorded */
+    struct load_rt load;          /* load.h */
+    struct cache_set caching;     /* caching.h */
+    struct service_set services;  /* service.h */
+    struct layer_set layers;      /* layer.h */
+    struct occ_rt occ;            /* occ.h */
 
     bool prefetch;        /* state too large for the cache: prefetch for the next event */
     volatile sig_atomic_t *stop; /* set by a signal: end the run early */
@@ -352,22 +225,14 @@ struct sim {
     void *progress_user;
     bool halt;           /* a checkpoint asked the run to stop */
     bool cut;            /* an event stopped at a checkpoint before its work was done */
-    double queue_growth; /* bytes the replicas' queues grew by past their first 1024 entries */
     char limit[200];     /* why the run stopped at a limit, or "" */
-    evq_handle *think;    /* closed loop with herds: each client's pending think */
-    struct occ_client *occ; /* the occ model's clients */
-    uint64_t occ_version;
 };
-
-_Static_assert(offsetof(struct layer_rt, hedges_suppressed) ==
-                   offsetof(struct layer_rt, n) + sizeof(uint64_t) * (LC_N - 1),
-               "struct layer_rt: the named counts and n[] must coincide");
 
 /* Counts one event of layer's count c now: over the run, and over the window
  * if now is at or after the warm-up's end (metrics_count's rule). O(1). */
 static inline void layer_count(struct sim *s, uint32_t layer, enum layer_counter c)
 {
-    struct layer_rt *rt = &s->lrt[layer];
+    struct layer_rt *rt = &s->layers.lrt[layer];
     rt->n[c]++;
     rt->win[c] += s->now >= s->sc.warmup;
 }
@@ -381,26 +246,9 @@ void layer_note_child_slow(struct sim *s, uint32_t layer, struct reply_to from, 
 static inline void layer_note_child(struct sim *s, uint32_t layer, struct reply_to from,
                                     struct child ch, uint32_t rep1)
 {
-    if (s->lrt[layer].tracks)
+    if (s->layers.lrt[layer].tracks)
         layer_note_child_slow(s, layer, from, ch, rep1);
 }
-
-/* load.c */
-void load_start(struct sim *s);
-void load_on_arrival(struct sim *s);
-void load_on_client(struct sim *s, uint32_t client);
-void load_on_phase(struct sim *s);
-/* A logical request ended (the root call finished); o is its outcome. */
-void load_request_done(struct sim *s, uint32_t req, enum outcome o);
-void load_request_unref(struct sim *s, uint32_t req);
-
-void load_on_herd(struct sim *s);
-/* A trace of rates reached its next row (EV_TRACE). */
-void load_on_trace(struct sim *s);
-/* Whether the run must be handed an arrival source (sim_set_arrivals). */
-bool load_wants_arrivals(const struct sim *s);
-/* Closes the run's arrival source, if any. */
-void load_fini(struct sim *s);
 
 /* The key of request r (only with caches). */
 static inline uint32_t request_key(const struct sim *s, const struct request *r)
@@ -408,40 +256,8 @@ static inline uint32_t request_key(const struct sim *s, const struct request *r)
     return (uint32_t)r->n[s->sc.nlayers + 1];
 }
 
-/* occ.c: the optimistic-concurrency model (server model = occ) */
-int occ_init(struct sim *s);
-void occ_start(struct sim *s);
+/* occ.c: the occ model's events (EV_OCC_*; the rest is in occ.h). */
 void occ_dispatch(struct sim *s, enum ev_type type, uint32_t client, uint32_t aux);
-/* Clients not done at the end (and their writes recorded in the attempts). */
-uint64_t occ_finish(struct sim *s);
-
-/* layer.c */
-/* Returns the new call (stale at once if it ended at once). */
-struct child layer_call_start(struct sim *s, uint32_t layer, uint32_t req, struct reply_to parent,
-                              rs_time deadline_at);
-
-/* A cancellation reached call ci of generation gen (EV_CANCEL). */
-void layer_on_cancel(struct sim *s, uint32_t ci, uint32_t gen);
-/* The replica of service svc the copy `from` of a hedged call goes to:
- * the balancer's, or for a hedge one no other copy of its call reached. */
-uint32_t layer_hedge_replica(struct sim *s, uint32_t svc, struct reply_to from);
-/* Replica rep swallowed the attempt `from` (outage = hang); false when its
- * caller no longer waits for it. */
-bool layer_mark_hung(struct sim *s, struct reply_to from, uint32_t rep);
-int layer_init(struct sim *s, char *err, size_t errsz);
-void layer_fini(struct sim *s);
-/* A child (call or job) answered the parent's attempt; ignored when late.
- * retry_after < 0: none. */
-void layer_on_answer(struct sim *s, struct reply_to to, enum errclass cls, rs_time retry_after);
-/* Whether the parent is still waiting for that attempt's answer. */
-bool layer_is_waiting(const struct sim *s, struct reply_to to);
-void layer_on_timeout(struct sim *s, uint32_t call, uint32_t attempt);
-void layer_on_retry(struct sim *s, uint32_t call);
-/* Starts loading into the cache the states a new call of `client` at the
- * layer will touch (a hint; nothing changes). */
-void layer_prefetch_client(const struct sim *s, uint32_t layer, uint32_t client);
-/* The same for the budget and breaker states of call `call` (a hint). */
-void layer_prefetch_call(const struct sim *s, uint32_t call);
 
 /* sim.c: where a run may stop (every SIM_PROGRESS_EVENTS events, and
  * inside an event whose work grows with the scenario, such as a herd):
@@ -450,101 +266,11 @@ void layer_prefetch_call(const struct sim *s, uint32_t call);
  * time reached, incomplete). */
 bool sim_checkpoint(struct sim *s);
 
-/* bulkhead.c: a layer's slots for attempts in flight (`concurrency`). */
-enum bulkhead_verdict { BULKHEAD_TAKEN, BULKHEAD_QUEUED, BULKHEAD_FULL };
-int bulkhead_init(struct sim *s, char *err, size_t errsz);
-void bulkhead_fini(struct sim *s);
-/* A slot for call ci's current attempt: taken (send it), queued (it waits
- * with a timer), or full (the layer fails the attempt with `bulkhead`). */
-enum bulkhead_verdict bulkhead_take(struct sim *s, uint32_t ci);
-/* Call ci's waiting attempt leaves the queue (its wait timer fired). */
-void bulkhead_leave_queue(struct sim *s, uint32_t ci);
-/* Call ci's attempt ended and it holds a slot (c->slot; callers test it
- * inline): the slot goes to the first waiter or back to the instance. */
-void bulkhead_release(struct sim *s, uint32_t ci);
-
-/* layer.c: a bulkhead slot was handed to call's waiting attempt: send it now
- * (EV_POOL_GRANT; ignored if the attempt ended meanwhile). */
-void layer_bulkhead_grant(struct sim *s, uint32_t call, uint32_t attempt);
-
-/* hedging.c: a hedged layer's percentile delay, extra-load cap and
- * replica preference (see its header). */
-int hedging_init(struct sim *s, char *err, size_t errsz);
-void hedging_fini(struct sim *s);
-/* The delay before the next hedge of the layer now; RS_TIME_NEVER: none. */
-rs_time hedging_delay(const struct sim *s, uint32_t layer);
-/* A copy answered ok or business after lat (percentile window). */
-void hedging_latency(struct sim *s, uint32_t layer, rs_time lat);
-/* A copy was sent: a hedge, a call's first copy, or a retry (the cap's counts). */
-void hedging_count(struct sim *s, uint32_t layer, bool hedge, bool first);
-/* Whether one more hedge stays within hedge_max_extra. */
-bool hedging_cap_allows(struct sim *s, uint32_t layer);
-/* The replica of svc a copy goes to: pick, or the next one none of the
- * call's n copies in h reached. */
-uint32_t hedging_unused_replica(const struct sim *s, const struct hedge_rec *h, uint32_t n,
-                                uint32_t svc, uint32_t pick);
-
-/* net.c: the hop below layer `layer` (the layer that sent the attempt). */
-void net_send_down(struct sim *s, uint32_t layer, uint32_t req, struct reply_to from,
-                   rs_time deadline_at);
-void net_answer_up(struct sim *s, uint32_t layer, struct reply_to to, enum errclass cls,
-                   rs_time retry_after);
-void net_on_deliver(struct sim *s, uint32_t msg);
-void net_on_answer(struct sim *s, uint32_t msg);
-/* A cancellation of what an attempt of `layer` became goes down its hop. */
-void net_cancel_down(struct sim *s, uint32_t layer, uint32_t child, uint32_t child_gen);
-
-/* service.c */
-int service_init(struct sim *s, char *err, size_t errsz);
-void service_fini(struct sim *s);
-/* An attempt arrives at service svc from `from`, delivered over layer via's
- * hop (NO_LAYER: called directly by a job). */
-struct child service_arrive(struct sim *s, uint32_t svc, uint32_t req, struct reply_to from,
-                            uint8_t via, rs_time deadline_at);
-/* A cancellation reached job ji of generation gen (EV_CANCEL). */
-void service_on_cancel(struct sim *s, uint32_t ji, uint32_t gen);
-/* Job's work ended (EV_SERVICE_DONE); ignored when the job was stopped. */
-void service_on_done(struct sim *s, uint32_t job, uint32_t gen);
-/* A dependency call of a job answered (ignored when late). */
-void service_on_dep_answer(struct sim *s, struct reply_to to, enum errclass cls);
-/* Whether `to` (a call or a job) still waits for that answer. */
-bool service_is_waiting(const struct sim *s, struct reply_to to);
-/* A caller stopped waiting for an attempt replica *hung_at - 1 swallowed
- * (see struct call's hung_at); clears the mark. */
-void service_unhang(struct sim *s, uint32_t *hung_at);
-/* Applies the active phases to every replica (capacity, outage, slowdown). */
-void service_apply_phases(struct sim *s);
-/* Integrates every replica's levels up to now (the end of the run). */
-void service_finish(struct sim *s);
-/* Conservation per replica: arrivals = turned away + jobs, jobs = dropped +
- * started + queued, started = completed + busy, and services.csv's buckets
- * add up to the totals. Returns 0, or -1 with the broken rule in err. */
-int service_check(const struct sim *s, char *err, size_t errsz);
-
-/* caching.c: the caches in front of services (cache.c's structure, run). */
-int caching_init(struct sim *s, char *err, size_t errsz);
-void caching_fini(struct sim *s);
-/* Execution ji of a service with a cache starts and looks its request's
- * key up: a hit; a miss (j->loading is set: it loads the key); or, with
- * coalesce, joined to the miss in flight (ji is added to its list). */
-enum cache_result caching_lookup(struct sim *s, uint32_t ji, const struct service_cfg *c);
-/* Execution ji ended with cls: a loader fills its cache (ok) or abandons,
- * and the executions joined to it end with the same class. */
-void caching_on_complete(struct sim *s, uint32_t ji, enum errclass cls);
-void caching_on_expire(struct sim *s, uint32_t key, uint32_t cache);
-/* Flushes and capacities of the phases active now. */
-void caching_apply_phases(struct sim *s);
-/* The end of the run: every bucket's entries (caches.csv). */
-void caching_finish(struct sim *s);
-/* Service.c ends a joined execution (its loader ended with cls). */
-void service_complete_joined(struct sim *s, uint32_t ji, enum errclass cls);
-
-/* balancer.c: the replica of service svc an attempt goes to, when it has
- * more than one. */
-uint32_t balancer_choose(struct sim *s, uint32_t svc);
+/* balancer.c: the replica of service svc an attempt goes to (service.h's
+ * balancer_choose when it has more than one). */
 static inline uint32_t balancer_pick(struct sim *s, uint32_t svc)
 {
-    return s->svc[svc].n == 1 ? s->svc[svc].first : balancer_choose(s, svc);
+    return s->services.svc[svc].n == 1 ? s->services.svc[svc].first : balancer_choose(s, svc);
 }
 
 #endif
