@@ -145,9 +145,6 @@ static const struct command_help commands[] = {
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
-/* The columns of summary.csv (and of sweep.csv, tune.csv and jobs.csv,
- * which keep the metrics without scenario, seed and wall_s). */
-
 int help_is_command(const char *name)
 {
     for (size_t i = 0; i < NCOMMANDS; i++)
@@ -165,6 +162,8 @@ const char *help_suggest_command(const char *word)
     return scenario_nearest(word, names);
 }
 
+/* The columns of summary.csv and every experiment's table: the one
+ * descriptor table (summary.h). */
 void help_list_metrics(FILE *f) { summary_list(f); }
 
 int help_print(FILE *f, const char *topic)
