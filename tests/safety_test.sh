@@ -82,6 +82,14 @@ cp -r "$tmp/s1" "$tmp/badjob" && sed -i '2s/^[0-9]*,/99999999999,/' "$tmp/badjob
 expect 2 'jobs.csv:2:' -- "$bin" merge "$tmp/badjob" "$tmp/s2" -o "$tmp/m4"
 cp -r "$tmp/s1" "$tmp/nan" && sed -i '2s/,[0-9.]*$/,nan/' "$tmp/nan/jobs.csv"
 expect 2 'jobs.csv:2:' -- "$bin" merge "$tmp/nan" "$tmp/s2" -o "$tmp/m5"
+# a column twice (experiment.csv and jobs.csv agreeing), or named like a
+# statistic: refused, never a table with a column twice
+for pair in 'ok:requests' 'ok:reps' 'ok:ok_sd'; do
+  d="$tmp/twice-${pair#*:}"
+  cp -r "$tmp/s1" "$d" && sed -i "s/^column,${pair%:*},count\$/column,${pair#*:},count/" "$d/experiment.csv" &&
+    sed -i "1s/,${pair%:*},/,${pair#*:},/" "$d/jobs.csv"
+  expect 2 'experiment.csv:[0-9]+: not an experiment.csv' -- "$bin" merge "$d" -o "$tmp/m-${pair#*:}"
+done
 for m in m1 m2 m3 m4 m5; do [ -e "$tmp/$m" ] && fail "a refused merge created $m"; done
 
 # Values out of their column's range in jobs.csv (issue 29): --resume and

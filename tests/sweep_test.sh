@@ -141,6 +141,17 @@ r=$(from_reps "$tmp/schema-run/summary.csv")
 grep -q ',amplification_sd,amplification_hw,' <<<"$r" || fail "the schema lacks NAME_sd and NAME_hw"
 cmp -s <(tail -n +2 "$tmp/schema-run/summary.csv" | cut -d, -f2-) <(tail -n +2 "$tmp/schema-sweep/sweep.csv" | cut -d, -f3-) \
   || fail "run --reps and a one-point sweep of the same replications differ"
+# tune.csv: the feasible points by rank, then the infeasible in grid order,
+# each with feasible, pareto, tied, score and every column of the sweep
+"$bin" tune storm --set run.duration=70s --grid load.rate=100/s,2000/s,150/s,3000/s --objective max:ok_share \
+  --constraint 'ok_share >= 0.99' -o "$tmp/tune5" > /dev/null 2>&1 || fail "tune with two infeasible points"
+python3 - "$tmp/tune5/tune.csv" <<'PY' || fail "tune.csv: the order of ranked and infeasible points, or its columns"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert [(r["rank"], r["point"], r["feasible"]) for r in rows] == [("1", "0", "1"), ("2", "2", "1"), ("", "1", "0"), ("", "3", "0")], rows
+assert rows[0]["pareto"] == "1" and rows[2]["score"] == "" and float(rows[0]["score"]) == float(rows[0]["ok_share"])
+assert all(k in rows[0] for k in ("app_retries", "app_retries_sd", "app_retries_hw", "peak_rate_1s_hw"))
+PY
 # experiment.csv records its columns (format 2): a directory of format 1, or
 # with other columns, is refused with a message, never misread
 cp -r "$tmp/schema-sweep" "$tmp/fmt1" && sed -i '/^format,/d' "$tmp/fmt1/experiment.csv"

@@ -11,6 +11,7 @@
  * - a cell is written by its kind: counts exact up to 2^53, shares and
  *   rates in 9 significant digits, wall-clock time in milliseconds, no
  *   value (NaN, an infinity) empty;
+ * - peak_rate_1s, like every rate, reads the window after the warm-up;
  * - the statistics are the mean, the standard deviation and the Student-t
  *   95 % half-width of the values that are not NaN, for any number of
  *   them (5,000 here; the old helper stopped at 4,096).
@@ -241,6 +242,23 @@ static void stats_row_layout(void **state)
     summary_cols_fini(&c);
 }
 
+/* Both peaks read the window after the warm-up: a spike inside the
+ * warm-up shows in neither, and the 1 s mean never exceeds the busiest
+ * bucket (buckets of 100 ms). */
+static void peaks_after_warmup(void **state)
+{
+    (void)state;
+    static const char *const set[] = {"run.duration=120s", "run.warmup=75s", "run.bucket=100ms",
+                                      "load.rate=300/s"};
+    struct sim *s = run_builtin("storm", 1, set, 4); /* the spike (x2) runs from 60 to 70 s */
+    struct summary o;
+    output_summarise(s, 0, &o);
+    assert_true(o.peak_rate_1s <= o.peak_server_rate);
+    assert_true(o.peak_rate_1s < 450); /* 600/s in the spike: left out */
+    assert_true(o.peak_rate_1s > 250);
+    sim_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -250,6 +268,7 @@ int main(void)
         cmocka_unit_test(table_as_csv),
         cmocka_unit_test(statistics_of_any_count),
         cmocka_unit_test(stats_row_layout),
+        cmocka_unit_test(peaks_after_warmup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,15 +20,15 @@
 #include <unistd.h>
 
 /* The peak of the server's arrivals per second averaged over the last
- * PEAK_WINDOW_S of whole buckets (at least one): with a herd at 10 ms
- * buckets, what a figure's rolling mean shows, not the one bucket that
- * every variant shares. O(buckets). */
+ * PEAK_WINDOW_S of whole buckets (at least one), from bucket `first` (the
+ * warm-up's) on: with a herd at 10 ms buckets, what a figure's rolling
+ * mean shows, not the one bucket that every variant shares. O(buckets). */
 #define PEAK_WINDOW_S 1.0
-static double peak_rate_window(const struct metrics *m)
+static double peak_rate_window(const struct metrics *m, size_t first)
 {
     double best = -1, sum = 0, len = 0;
-    size_t from = 0;
-    for (size_t i = 0; i < m->nbuckets; i++) {
+    size_t from = first;
+    for (size_t i = first; i < m->nbuckets; i++) {
         sum += (double)m->b[i].server_arrivals;
         len += metrics_bucket_len(m, i);
         while (i > from && len - metrics_bucket_len(m, from) >= PEAK_WINDOW_S - 1e-9) {
@@ -83,7 +83,7 @@ void output_summarise(const struct sim *s, double wall_s, struct summary *o)
         if (r > o->peak_server_rate)
             o->peak_server_rate = r;
     }
-    o->peak_rate_1s = peak_rate_window(m);
+    o->peak_rate_1s = peak_rate_window(m, metrics_first_bucket(m, m->warmup));
     rs_time end = sim_last_phase_end(s), start;
     o->recovered = -1;
     o->recovery_s = -1.0;

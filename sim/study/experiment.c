@@ -505,6 +505,13 @@ static bool meta_point(struct layout *l, char **f, size_t n, bool more, size_t *
             !output_kind_is_metric((enum output_kind)k) || strlen(f[1]) == 0 || strlen(f[1]) > 63 ||
             strspn(f[1], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != strlen(f[1]))
             return false;
+        size_t len = strlen(f[1]);
+        if (strcmp(f[1], "reps") == 0 || (len > 3 && (strcmp(f[1] + len - 3, "_sd") == 0 ||
+                                                      strcmp(f[1] + len - 3, "_hw") == 0)))
+            return false; /* the names of the statistics' columns */
+        for (size_t m = 0; m < l->nmetrics; m++)
+            if (strcmp(l->mnames[m], f[1]) == 0)
+                return false; /* a column twice */
         snprintf(l->mnames[l->nmetrics], 64, "%s", f[1]);
         l->mkinds[l->nmetrics++] = (enum output_kind)k;
         return true;

@@ -16,19 +16,18 @@
 #define CELL 56 /* two numbers of up to 23 characters and " ± " */
 
 /* The columns shown, each in the one unit of its kind (unit_of; counts and
- * rates whole); one is left out when the table has the column `unless`
- * (compare's 1 s peak rather than the busiest bucket's). */
+ * rates whole): the 1 s peak rather than the busiest bucket's, which with
+ * a herd at fine buckets is the one bucket every variant shares. */
 static const struct shown {
-    const char *metric, *unless, *head;
+    const char *metric, *head;
 } shown[] = {
-    {"requests", NULL, "requests"},
-    {"ok_share", NULL, "ok %"},
-    {"amplification", NULL, "amplif"},
-    {"lat_p50", NULL, "p50 ms"},
-    {"lat_p99", NULL, "p99 ms"},
-    {"peak_rate_1s", NULL, "peak 1s /s"},
-    {"peak_server_rate", "peak_rate_1s", "peak /s"},
-    {"duplicates", NULL, "duplicates"},
+    {"requests", "requests"},
+    {"ok_share", "ok %"},
+    {"amplification", "amplif"},
+    {"lat_p50", "p50 ms"},
+    {"lat_p99", "p99 ms"},
+    {"peak_rate_1s", "peak 1s /s"},
+    {"duplicates", "duplicates"},
 };
 #define NFIXED (sizeof shown / sizeof shown[0])
 
@@ -49,28 +48,38 @@ int screen_parse_sort(const char *text, const struct summary_cols *cols, struct 
     return cols == NULL || summary_check_metric(cols, m, "--sort", err, errsz) ? 0 : 2;
 }
 
-/* The unit of a metric's kind, from its name: shares (and recovered) in
- * %, latencies in ms, durations in s; other metrics as they are. */
-static const char *unit_of(const char *m, double *scale, int *decimals)
+/* How a kind of column is shown: its unit, the scale from the column's
+ * own unit, and its decimals (-1: 4 significant digits). Shares and flags
+ * (a flag's mean is a share of replications) in %, latencies in ms. */
+static const struct unit_desc {
+    const char *unit;
+    double scale;
+    int decimals;
+} kind_units[OUTPUT_NKINDS] = {
+    [OUTPUT_TEXT] = {"", 1, -1},    [OUTPUT_SEED] = {"", 1, -1}, [OUTPUT_COUNT] = {"", 1, -1},
+    [OUTPUT_SHARE] = {" %", 100, 2}, [OUTPUT_FLAG] = {" %", 100, 2}, [OUTPUT_SECONDS] = {" ms", 1e3, 1},
+    [OUTPUT_REAL] = {"", 1, -1},    [OUTPUT_WALL] = {" s", 1, 3},
+};
+
+/* The unit of a metric from its kind; durations (a name ending in _s,
+ * recovery_s) in s, and the ratios of attempts with 3 decimals. */
+static const char *unit_of(const char *m, enum output_kind kind, double *scale, int *decimals)
 {
     size_t n = strlen(m);
-    *scale = 1, *decimals = -1;
-    if ((n > 6 && strcmp(m + n - 6, "_share") == 0) || strcmp(m, "recovered") == 0)
-        return *scale = 100, *decimals = 2, " %";
-    if (strncmp(m, "lat_", 4) == 0 || strncmp(m, "ok_lat_", 7) == 0)
-        return *scale = 1e3, *decimals = 1, " ms";
-    if (n > 2 && strcmp(m + n - 2, "_s") == 0)
-        return *decimals = 1, " s";
+    const struct unit_desc *u = &kind_units[kind];
+    *scale = u->scale, *decimals = u->decimals;
+    if (kind == OUTPUT_SECONDS && n > 2 && strcmp(m + n - 2, "_s") == 0)
+        return *scale = 1, *decimals = 1, " s";
     if (strcmp(m, "amplification") == 0 || strcmp(m, "attempts_mean") == 0)
         return *decimals = 3, "";
-    return "";
+    return u->unit;
 }
 
-void screen_format(char *out, size_t size, const char *metric, double value, double hw)
+void screen_format(char *out, size_t size, const char *metric, enum output_kind kind, double value, double hw)
 {
     double scale;
     int d;
-    const char *unit = unit_of(metric, &scale, &d);
+    const char *unit = unit_of(metric, kind, &scale, &d);
     char a[40] = "-", b[40] = "";
     if (!isnan(value) && d < 0)
         snprintf(a, sizeof a, "%.4g", value * scale);
@@ -133,10 +142,10 @@ static size_t pick_columns(const struct results *t, const struct screen_sort *so
     bool sorted_shown = sort->metric[0] == '\0';
     for (size_t i = 0; i < NFIXED; i++) {
         const char *name = shown[i].metric;
-        if (find(t, name) < 0 || (shown[i].unless != NULL && find(t, shown[i].unless) >= 0))
+        if (find(t, name) < 0)
             continue;
         struct colref *c = &cols[k++];
-        unit_of(name, &c->scale, &c->decimals);
+        unit_of(name, t->cols[find(t, name)].kind, &c->scale, &c->decimals);
         c->decimals = c->decimals < 0 ? 0 : c->decimals; /* counts and rates: whole */
         c->v = find(t, name), c->hw = find_hw(t, name), c->name = name;
         snprintf(c->head, sizeof c->head, "%s", shown[i].head);
@@ -144,7 +153,7 @@ static size_t pick_columns(const struct results *t, const struct screen_sort *so
     }
     if (!sorted_shown && find(t, sort->metric) >= 0) { /* in its kind's unit, named in the head */
         struct colref *c = &cols[k++];
-        const char *unit = unit_of(sort->metric, &c->scale, &c->decimals);
+        const char *unit = unit_of(sort->metric, t->cols[find(t, sort->metric)].kind, &c->scale, &c->decimals);
         c->v = find(t, sort->metric), c->hw = find_hw(t, sort->metric), c->name = sort->metric;
         snprintf(c->head, sizeof c->head, "%s%s", sort->metric, unit);
     }

@@ -41,9 +41,10 @@ struct screen_spec {
     size_t show;              /* at most this many rows (0: all) */
 };
 
-/* value ± hw (hw NaN: the value alone) in the unit of the metric's kind,
+/* value ± hw (hw NaN: the value alone) in the unit of the metric's kind
+ * (shares and flags in %, latencies in ms, durations in s),
  * with the unit: "99.97 % ± 0.02", "46.8 ms ± 0.3", "28.0 s", "2.607". */
-void screen_format(char *out, size_t size, const char *metric, double value, double hw);
+void screen_format(char *out, size_t size, const char *metric, enum output_kind kind, double value, double hw);
 
 /* Prints the table. Returns 0, or -1 with a message (out of memory). */
 int screen_print(FILE *f, const struct screen_spec *s, char *err, size_t errsz);

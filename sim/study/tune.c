@@ -252,12 +252,12 @@ static int tune_table(const struct tune_spec *t, const struct exp_result *r, con
     memcpy(out->cols + 4, sum->cols, sum->ncols * sizeof *sum->cols);
     double *row = malloc((4 + sum->ncols) * sizeof *row);
     int rc = row == NULL ? -1 : 0;
+    size_t next_infeasible = 0;
     for (size_t a = 0; a < r->npoints && rc == 0; a++) { /* by rank, then the infeasible in grid order */
-        size_t p = a < k->nf ? k->order[a] : 0, skip = 0;
-        if (a >= k->nf) /* the (a − nf)th infeasible point */
-            for (p = 0; p < r->npoints; p++)
-                if (!k->feasible[p] && skip++ == a - k->nf)
-                    break;
+        size_t p = a < k->nf ? k->order[a] : next_infeasible;
+        while (a >= k->nf && k->feasible[p])
+            p++;
+        next_infeasible = a >= k->nf ? p + 1 : 0;
         char rank[32] = "", pt[32];
         if (a < k->nf)
             snprintf(rank, sizeof rank, "%zu", a + 1);
@@ -309,12 +309,12 @@ static void print_best(FILE *f, const struct tune_spec *t, const struct exp_resu
     char label[1024], v[96], lim[64];
     fprintf(f, "  recommended: %s\n", point_label(r, p, label, sizeof label));
     for (size_t i = 0; i < t->nobjective; i++) {
-        screen_format(v, sizeof v, t->oname[i], r->mean[p * nm + k->oi[i]], r->hw[p * nm + k->oi[i]]);
+        screen_format(v, sizeof v, t->oname[i], r->kind[k->oi[i]], r->mean[p * nm + k->oi[i]], r->hw[p * nm + k->oi[i]]);
         fprintf(f, "    %-16s %-24s objective (%s)\n", t->oname[i], v, t->osign[i] > 0 ? "max" : "min");
     }
     for (size_t i = 0; i < t->nconstraint; i++) {
-        screen_format(v, sizeof v, t->cname[i], r->mean[p * nm + k->ci[i]], r->hw[p * nm + k->ci[i]]);
-        screen_format(lim, sizeof lim, t->cname[i], t->cval[i], NAN);
+        screen_format(v, sizeof v, t->cname[i], r->kind[k->ci[i]], r->mean[p * nm + k->ci[i]], r->hw[p * nm + k->ci[i]]);
+        screen_format(lim, sizeof lim, t->cname[i], r->kind[k->ci[i]], t->cval[i], NAN);
         fprintf(f, "    %-16s %-24s constraint %s %s\n", t->cname[i], v, t->cdir[i] < 0 ? "<=" : ">=", lim);
     }
     for (size_t c = 0; c < sizeof context / sizeof *context; c++) {
@@ -326,7 +326,7 @@ static void print_best(FILE *f, const struct tune_spec *t, const struct exp_resu
             shown = shown || strcmp(t->cname[i], context[c]) == 0;
         if (m < 0 || shown || isnan(r->mean[p * nm + (size_t)m]))
             continue; /* (no recovery without phases) */
-        screen_format(v, sizeof v, context[c], r->mean[p * nm + (size_t)m], r->hw[p * nm + (size_t)m]);
+        screen_format(v, sizeof v, context[c], r->kind[m], r->mean[p * nm + (size_t)m], r->hw[p * nm + (size_t)m]);
         fprintf(f, "    %-16s %s\n", context[c], v);
     }
 }
@@ -347,7 +347,7 @@ static void print_rest(FILE *f, const struct tune_spec *t, const struct exp_resu
         w = (int)strlen(point_label(r, k->order[a], label, sizeof label)) > w ? (int)strlen(label) : w;
     for (size_t a = 0; a < k->nf && a < 5; a++) {
         size_t p = k->order[a];
-        screen_format(v, sizeof v, t->oname[0], r->mean[p * nm + k->oi[0]], r->hw[p * nm + k->oi[0]]);
+        screen_format(v, sizeof v, t->oname[0], r->kind[k->oi[0]], r->mean[p * nm + k->oi[0]], r->hw[p * nm + k->oi[0]]);
         fprintf(f, "  %3zu%s %-*s  %s = %s%s\n", a + 1, k->tied[p] ? "=" : " ", w,
                 point_label(r, p, label, sizeof label), t->oname[0], v, k->pareto[p] ? "  (Pareto)" : "");
     }
@@ -370,12 +370,12 @@ static void print_infeasible(FILE *f, const struct tune_spec *t, const struct ex
             n += breaks(t, r, k, p, i);
         if (n == 0)
             continue;
-        screen_format(lim, sizeof lim, t->cname[i], t->cval[i], NAN);
+        screen_format(lim, sizeof lim, t->cname[i], r->kind[k->ci[i]], t->cval[i], NAN);
         fprintf(f, "    %s %s %s broken by %zu:", t->cname[i], t->cdir[i] < 0 ? "<=" : ">=", lim, n);
         for (size_t p = 0; p < r->npoints && shown < 4; p++) {
             if (!breaks(t, r, k, p, i))
                 continue;
-            screen_format(v, sizeof v, t->cname[i], r->mean[p * nm + k->ci[i]], r->hw[p * nm + k->ci[i]]);
+            screen_format(v, sizeof v, t->cname[i], r->kind[k->ci[i]], r->mean[p * nm + k->ci[i]], r->hw[p * nm + k->ci[i]]);
             fprintf(f, "%s %s (%s)", shown++ ? ";" : "", point_label(r, p, label, sizeof label), v);
         }
         fprintf(f, "%s\n", n > shown ? "; ... (tune.csv)" : "");
