@@ -1,7 +1,7 @@
 /*
  * jsonout — summary.json from a summary table; see jsonout.h.
  */
-#define _XOPEN_SOURCE 700 /* fmemopen, strdup */
+#define _XOPEN_SOURCE 700 /* strdup */
 
 #include "jsonout.h"
 
@@ -194,12 +194,8 @@ static void write_row(FILE *f, const struct results *r, size_t i, const bool *nu
     }
     for (size_t c = 0; c < r->ncols; c++) {
         double v = r->v[i * r->ncols + c];
-        char text[64] = "";
-        FILE *m = fmemopen(text, sizeof text, "w");
-        if (m == NULL)
-            must(NULL, "a number");
-        results_cell(m, &r->cols[c], v);
-        fclose(m);
+        char text[64];
+        results_format(text, sizeof text, &r->cols[c], v);
         json_object_object_add(row, r->cols[c].name,
                                text[0] == '\0' ? NULL : must(json_object_new_double_s(v, text), "a number"));
     }

@@ -68,21 +68,35 @@ size_t results_metrics(const struct summary_cols *cols)
     return n;
 }
 
-size_t results_stat_columns(struct results *r, size_t at, const struct summary_cols *cols)
+size_t results_stat_metric(struct results *r, size_t at, const char *name, enum output_kind kind)
 {
     static const char *const suffix[3] = {"", "_sd", "_hw"};
-    r->cols[at++] = (struct results_col){"reps", OUTPUT_COUNT, false};
-    for (size_t i = 0; i < cols->n; i++) {
-        if (!output_kind_is_metric(cols->c[i].kind))
-            continue;
-        for (int s = 0; s < 3; s++) {
-            struct results_col *c = &r->cols[at++];
-            snprintf(c->name, sizeof c->name, "%s%s", cols->c[i].name, suffix[s]);
-            c->kind = s == 0 ? cols->c[i].kind : OUTPUT_REAL;
-            c->stat = true;
-        }
+    for (int s = 0; s < 3; s++) {
+        struct results_col *c = &r->cols[at++];
+        snprintf(c->name, sizeof c->name, "%s%s", name, suffix[s]);
+        c->kind = s == 0 ? kind : OUTPUT_REAL;
+        c->stat = true;
     }
     return at;
+}
+
+size_t results_stat_columns(struct results *r, size_t at, const struct summary_cols *cols)
+{
+    r->cols[at++] = (struct results_col){"reps", OUTPUT_COUNT, false};
+    for (size_t i = 0; i < cols->n; i++)
+        if (output_kind_is_metric(cols->c[i].kind))
+            at = results_stat_metric(r, at, cols->c[i].name, cols->c[i].kind);
+    return at;
+}
+
+void results_format(char *out, size_t size, const struct results_col *c, double v)
+{
+    if (!isfinite(v)) /* no value (NaN), or an unbounded score: an empty cell */
+        snprintf(out, size, "%s", "");
+    else if (c->stat)
+        snprintf(out, size, "%.9g", v);
+    else
+        summary_format(out, size, c->kind, v);
 }
 
 long results_find(const struct results *r, const char *name)
@@ -95,12 +109,9 @@ long results_find(const struct results *r, const char *name)
 
 void results_cell(FILE *f, const struct results_col *c, double v)
 {
-    if (!isfinite(v)) /* no value (NaN), or an unbounded score: an empty cell */
-        return;
-    if (c->stat)
-        fprintf(f, "%.9g", v);
-    else
-        summary_cell(f, c->kind, v);
+    char text[64];
+    results_format(text, sizeof text, c, v);
+    fputs(text, f);
 }
 
 void results_write_csv(FILE *f, const struct results *r)

@@ -8,7 +8,7 @@
  * results_write_csv and as summary.json by jsonout_write_results, so the two
  * hold the same digits; the screen table and tune read the numbers, never
  * the files. A number column's cells are written by its kind
- * (summary_cell: counts exact) or, for statistics, in 9 significant
+ * (summary_format: counts exact) or, for statistics, in 9 significant
  * digits; NaN (or an infinity) is an empty cell, and so is an empty label. Costs: O(rows × columns) memory and time.
  */
 #ifndef RS_RESULTS_H
@@ -47,6 +47,9 @@ int results_add(struct results *r, const char *const *labels, const double *v);
  * from number column `at` on. Returns the next column; the table must have
  * room for 1 + 3 × metrics columns from `at`. */
 size_t results_stat_columns(struct results *r, size_t at, const struct summary_cols *cols);
+/* One metric's three columns NAME, NAME_sd, NAME_hw from column `at`;
+ * returns the next. */
+size_t results_stat_metric(struct results *r, size_t at, const char *name, enum output_kind kind);
 /* The number of metric columns of cols. */
 size_t results_metrics(const struct summary_cols *cols);
 
@@ -56,7 +59,8 @@ long results_find(const struct results *r, const char *name);
 /* The CSV text of the table: header, then one line per row. */
 void results_write_csv(FILE *f, const struct results *r);
 /* One number cell as results_write_csv writes it (nothing for NaN or an
- * infinity: no value). */
+ * infinity: no value), to f or into out (64 bytes are enough). */
 void results_cell(FILE *f, const struct results_col *c, double v);
+void results_format(char *out, size_t size, const struct results_col *c, double v);
 
 #endif

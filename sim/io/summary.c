@@ -51,16 +51,16 @@ int output_kind_of(const char *name)
     return -1;
 }
 
-void summary_cell(FILE *f, enum output_kind k, double v)
+void summary_format(char *out, size_t size, enum output_kind k, double v)
 {
     if (isnan(v))
-        return;
-    if (k == OUTPUT_COUNT || k == OUTPUT_FLAG)
-        fprintf(f, "%.17g", v);
+        snprintf(out, size, "%s", "");
+    else if (k == OUTPUT_COUNT || k == OUTPUT_FLAG)
+        snprintf(out, size, "%.17g", v);
     else if (k == OUTPUT_WALL)
-        fprintf(f, "%.3f", v);
+        snprintf(out, size, "%.3f", v);
     else
-        fprintf(f, "%.9g", v);
+        snprintf(out, size, "%.9g", v);
 }
 
 /* ---- the descriptor table ---- */

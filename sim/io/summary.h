@@ -113,8 +113,9 @@ int output_kind_of(const char *name);
 
 /* The value of a column of kind k as a run's summary.csv writes it: counts
  * and flags as exact integers, wall-clock time in milliseconds, the rest
- * in 9 significant digits; NaN an empty cell. Writes the cell only. */
-void summary_cell(FILE *f, enum output_kind k, double v);
+ * in 9 significant digits; NaN an empty cell. Into out (64 bytes are
+ * enough for any double). */
+void summary_format(char *out, size_t size, enum output_kind k, double v);
 
 /* Whether name is a metric of the scenario's summary (cols: its services',
  * caches' and layers' columns included); when not, err names the option

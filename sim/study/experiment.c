@@ -536,48 +536,59 @@ static bool meta_point(struct layout *l, char **f, size_t n, bool more, size_t *
     return true;
 }
 
+/* experiment.csv's first lines: "field,value", the version (this one's)
+ * and the format (EXP_FORMAT). Returns 0; 2 with a message for another
+ * version or format; 1 for anything else (the caller's generic message). */
+static int meta_head(struct csv *c, const char *path, char *err, size_t errsz)
+{
+    char *f[2];
+    bool more;
+    uint64_t format = 0;
+    size_t n = csv_next(c, f, 2, &more);
+    if (n != 2 || more || strcmp(f[0], "field") != 0 || strcmp(f[1], "value") != 0 ||
+        csv_next(c, f, 2, &more) != 2 || strcmp(f[0], "version") != 0)
+        return 1;
+    if (strcmp(f[1], RS_VERSION) != 0) {
+        snprintf(err, errsz, "%s:%u: written by retrystorm %.40s; this is %s", path, c->line, f[1], RS_VERSION);
+        return 2;
+    }
+    n = csv_next(c, f, 2, &more);
+    if (!meta_field(f, n, more, "format", 1000, &format)) {
+        snprintf(err, errsz, "%s:%u: written in format 1, which does not record its columns; this retrystorm "
+                             "reads format %d: run the sweep again into a new directory (without --resume)",
+                 path, c->line, EXP_FORMAT);
+        return 2;
+    }
+    if (format != EXP_FORMAT) {
+        snprintf(err, errsz, "%s:%u: format %llu; this retrystorm reads format %d", path, c->line,
+                 (unsigned long long)format, EXP_FORMAT);
+        return 2;
+    }
+    return 0;
+}
+
 /* Parses experiment.csv into l, reps and fp; 0, or 2 with a message
  * naming the file and line. */
 static int read_meta(const char *path, struct layout *l, size_t *reps, struct fingerprint *fp,
                      char *err, size_t errsz)
 {
     struct csv c;
-    int rc = csv_open(&c, path, MAX_META_BYTES, err, errsz);
-    if (rc != 0)
+    if (csv_open(&c, path, MAX_META_BYTES, err, errsz) != 0)
         return 2;
     char *f[EXP_MAX_AXES + 3];
-    bool more, ok = true;
+    bool more;
     uint64_t r = 0, np = 0, sfp = 0, gfp = 0;
-    size_t n = csv_next(&c, f, 2, &more);
-    ok = n == 2 && !more && !strcmp(f[0], "field") && !strcmp(f[1], "value");
-    n = ok ? csv_next(&c, f, 2, &more) : 0;
-    ok = ok && n == 2 && !strcmp(f[0], "version");
-    if (ok && strcmp(f[1], RS_VERSION) != 0) {
-        snprintf(err, errsz, "%s:%u: written by retrystorm %.40s; this is %s", path, c.line, f[1], RS_VERSION);
+    int head = meta_head(&c, path, err, errsz);
+    if (head == 2) {
         csv_close(&c);
         return 2;
     }
-    uint64_t format = 0;
-    n = ok ? csv_next(&c, f, 2, &more) : 0;
-    if (ok && !meta_field(f, n, more, "format", 1000, &format)) {
-        snprintf(err, errsz, "%s:%u: written in format 1, which does not record its columns; this retrystorm "
-                             "reads format %d: run the sweep again into a new directory (without --resume)",
-                 path, c.line, EXP_FORMAT);
-        csv_close(&c);
-        return 2;
-    }
-    if (ok && format != EXP_FORMAT) {
-        snprintf(err, errsz, "%s:%u: format %llu; this retrystorm reads format %d", path, c.line,
-                 (unsigned long long)format, EXP_FORMAT);
-        csv_close(&c);
-        return 2;
-    }
-    ok = ok && layout_metrics(l, SUMMARY_MAX_COLUMNS);
+    bool ok = head == 0 && layout_metrics(l, SUMMARY_MAX_COLUMNS);
     l->nmetrics = 0;
     for (int i = 0; ok && i < 4; i++) {
         static const char *const names[] = {"scenario", "grid", "reps", "points"};
         uint64_t *dst[] = {&sfp, &gfp, &r, &np};
-        n = csv_next(&c, f, 2, &more);
+        size_t n = csv_next(&c, f, 2, &more);
         if (i < 2) /* fingerprints in hexadecimal */
             ok = n == 2 && !more && !strcmp(f[0], names[i]) && strlen(f[1]) == 16 &&
                  strspn(f[1], "0123456789abcdef") == 16 && sscanf(f[1], "%llx", (unsigned long long *)dst[i]) == 1;
@@ -585,7 +596,7 @@ static int read_meta(const char *path, struct layout *l, size_t *reps, struct fi
             ok = meta_field(f, n, more, names[i], i == 2 ? EXP_MAX_REPS : MAX_POINTS, dst[i]) && *dst[i] > 0;
     }
     l->npoints = (size_t)np;
-    size_t next = 0;
+    size_t next = 0, n;
     while (ok && (n = csv_next(&c, f, EXP_MAX_AXES + 2, &more)) > 0)
         ok = !c.torn && meta_point(l, f, n, more, &next);
     if (ok && (next != l->npoints || np * r > MAX_JOBS || l->nmetrics == 0)) /* every point and a column, not too many jobs */
@@ -639,13 +650,7 @@ static int fill_result(struct exp_result *r, const struct layout *g, size_t reps
     for (size_t m = 0; m < t->nmetrics; m++) {
         snprintf(r->metric[m], 64, "%s", g->mnames[m]);
         r->kind[m] = g->mkinds[m];
-        static const char *const suffix[3] = {"", "_sd", "_hw"};
-        for (int x = 0; x < 3; x++) {
-            struct results_col *c = &r->sum.cols[1 + 3 * m + (size_t)x];
-            snprintf(c->name, sizeof c->name, "%s%s", g->mnames[m], suffix[x]);
-            c->kind = x ? OUTPUT_REAL : g->mkinds[m];
-            c->stat = true;
-        }
+        results_stat_metric(&r->sum, 1 + 3 * m, g->mnames[m], g->mkinds[m]);
     }
     int rc = 0;
     for (size_t p = 0; p < g->npoints && rc == 0; p++) {
