@@ -737,6 +737,18 @@ static int check_sort(const struct opts *o, const struct summary_cols *cols)
     return 2;
 }
 
+/* The scenario o names, its columns checked and --sort's metric among
+ * them. Returns 0, or 2 after the problems. */
+static int load_checked(const struct opts *o, struct scenario *sc)
+{
+    struct summary_cols cols = {0};
+    int rc = load_columns(o, sc, &cols);
+    if (rc == 0)
+        rc = check_sort(o, &cols);
+    summary_cols_fini(&cols);
+    return rc;
+}
+
 /* A variant done: a progress line on a terminal (the table comes at the end). */
 static void compare_row(void *user, const char *label)
 {
@@ -777,12 +789,7 @@ static int cmd_compare(int argc, char **argv)
     }
     struct scenario sc;
     struct scenario_diag d = {0};
-    struct summary_cols cols = {0};
-    rc = load_columns(&o, &sc, &cols);
-    if (rc == 0)
-        rc = check_sort(&o, &cols);
-    summary_cols_fini(&cols);
-    if (rc != 0)
+    if ((rc = load_checked(&o, &sc)) != 0)
         return rc;
     char dir[4096], fallback[128], work[4200], err[4600];
     snprintf(fallback, sizeof fallback, "out/%s-compare", sc.name);
@@ -875,12 +882,7 @@ static int cmd_sweep(int argc, char **argv)
         return 2;
     }
     struct scenario sc;
-    struct summary_cols cols = {0};
-    rc = load_columns(&o, &sc, &cols);
-    if (rc == 0)
-        rc = check_sort(&o, &cols);
-    summary_cols_fini(&cols);
-    if (rc != 0)
+    if ((rc = load_checked(&o, &sc)) != 0)
         return rc;
     char dir[4096], fallback[64];
     if (o.shard_n)
@@ -1136,12 +1138,7 @@ static int cmd_run(int argc, char **argv, int first)
     if (o.scenario == NULL)
         o.scenario = DEFAULT_SCENARIO;
     struct scenario sc;
-    struct summary_cols cols = {0};
-    rc = load_columns(&o, &sc, &cols);
-    if (rc == 0)
-        rc = check_sort(&o, &cols);
-    summary_cols_fini(&cols);
-    if (rc != 0)
+    if ((rc = load_checked(&o, &sc)) != 0)
         return rc;
     char dir[4096], fallback[128], work[4200], err[4600];
     snprintf(fallback, sizeof fallback, "out/%s", sc.name);
