@@ -459,12 +459,30 @@ def build(b, log):
     return r
 
 
+KEEP_MARK = ".retrystorm-mutagen"
+
+
+def keep_dir(d):
+    """--keep DIR: created and marked here, or one this script marked before.
+    Its src/ is replaced on every run, so a directory without the mark (a
+    checkout, someone's files) is refused rather than emptied."""
+    if os.path.lexists(d) and not os.path.isdir(d):
+        raise SystemExit(f"mutagen: --keep {d}: not a directory")
+    if os.path.isdir(d) and os.listdir(d) and not os.path.isfile(os.path.join(d, KEEP_MARK)):
+        raise SystemExit(f"mutagen: --keep {d}: holds files this script did not make (no {KEEP_MARK}): "
+                         "give a new or empty directory")
+    os.makedirs(d, exist_ok=True)
+    open(os.path.join(d, KEEP_MARK), "a").close()
+    return d
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("cmd", choices=["sites", "check", "run"])
     ap.add_argument("--jobs", type=int, default=2, help="mutants run at once (default 2)")
     ap.add_argument("--only", help="run these site ids only (1,5-9)")
-    ap.add_argument("--keep", help="build in DIR and keep it (reused when it holds a schema build)")
+    ap.add_argument("--keep", help="build in DIR and keep it (reused when it holds a schema build; a new or empty "
+                    "directory, or one this script marked with .retrystorm-mutagen)")
     ap.add_argument("--report", help="write the per-mutant results to FILE (JSON lines)")
     ap.add_argument("--rerun-explained", action="store_true",
                     help="run the mutants explained as equivalent too (they are counted, not run, by default)")
@@ -499,7 +517,7 @@ def main():
         print(f"{len(sites)} sites ({len(left)} left out); {len(known)} explained as equivalent, {len(stale)} stale")
         return 1 if stale else 0
 
-    work = a.keep or tempfile.mkdtemp(prefix="retrystorm-mutagen.")
+    work = keep_dir(a.keep) if a.keep else tempfile.mkdtemp(prefix="retrystorm-mutagen.")
     src, b = os.path.join(work, "src"), os.path.join(work, "build-asan" if a.sanitize else "build")
     kind = ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DRS_SANITIZE=ON"] if a.sanitize else ["-DCMAKE_BUILD_TYPE=Release"]
     slow = 3 if a.sanitize else 1

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "rs_test.h"
@@ -41,6 +42,23 @@ static inline void scratch_write(const struct scratch *s, const void *bytes, siz
     assert_non_null(f);
     assert_int_equal(fwrite(bytes, 1, n, f), n);
     assert_int_equal(fclose(f), 0);
+}
+
+/* A scenario of 5 s on a rate trace (10 workers, 1 ms of work) that is
+ * `good` when the scenario loads and `bad` afterwards: the file changed
+ * between loading and the run (trace.c reads it again). */
+static inline void scratch_trace_changed(struct scratch *s, const char *tag, const char *good,
+                                         const char *bad, struct scenario *sc)
+{
+    assert_int_equal(scratch_make(s, tag, "rates.csv"), 0);
+    scratch_write(s, good, strlen(good));
+    char text[1024];
+    snprintf(text, sizeof text,
+             "[run]\nduration = 5s\n[load]\ntrace = %s\n"
+             "[server]\nworkers = 10\nservice = const(1ms)\n",
+             s->path);
+    load_or_fail(sc, text, NULL, 0);
+    scratch_write(s, bad, strlen(bad));
 }
 
 #endif

@@ -11,42 +11,14 @@
 #include <string.h>
 
 #include "budget.h"
+#include "rs_budget.h"
 
-struct b {
-    const struct budget_kind *k;
-    struct budget_params p;
-    struct budget_state s;
-    struct budget_call c;
-    union {
-        struct window w;
-        struct budget_adaptive a;
-    } x; /* the kind's extra state */
-};
-
-static struct b make(const char *name)
-{
-    struct b b;
-    memset(&b, 0, sizeof b);
-    b.k = budget_find(name);
-    assert_non_null(b.k);
-    b.p = b.k->defaults;
-    b.c = (struct budget_call){false, 0};
-    return b;
-}
-
-/* Points the state at its own extra state (after the copy out of make). */
-static void attach(struct b *b)
-{
-    assert_true(budget_extra_size(b->k) <= sizeof b->x);
-    budget_state_init(b->k, &b->p, &b->s, budget_extra_size(b->k) ? &b->x : NULL);
-}
-
-static bool retry(struct b *b, rs_time now, enum errclass cls)
+static bool retry(struct rs_bud *b, rs_time now, enum errclass cls)
 {
     return budget_allow_retry(b->k, &b->p, &b->s, &b->c, now, cls);
 }
 
-static void result(struct b *b, rs_time now, enum errclass cls, bool retried)
+static void result(struct rs_bud *b, rs_time now, enum errclass cls, bool retried)
 {
     budget_result(b->k, &b->p, &b->s, &b->c, now, cls, retried, cls != CLS_OK);
 }
@@ -56,7 +28,7 @@ static void result(struct b *b, rs_time now, enum errclass cls, bool retried)
 static void grpc_threshold(void **state)
 {
     (void)state;
-    struct b b = make("grpc"); attach(&b);
+    struct rs_bud b = rs_bud_make("grpc"); rs_bud_attach(&b);
     for (int i = 1; i <= 4; i++) {
         result(&b, 0, CLS_503, false);
         assert_true(retry(&b, 0, CLS_503)); /* 9, 8, 7, 6 > 5 */
@@ -78,12 +50,12 @@ static void grpc_threshold(void **state)
 static void ratio_budget(void **state)
 {
     (void)state;
-    struct b b = make("ratio"); attach(&b);
+    struct rs_bud b = rs_bud_make("ratio"); rs_bud_attach(&b);
     int n = 0;
     while (retry(&b, RS_S, CLS_503))
         n++;
     assert_int_equal(n, 100);
-    struct b c = make("ratio"); attach(&c);
+    struct rs_bud c = rs_bud_make("ratio"); rs_bud_attach(&c);
     for (int i = 0; i < 1000; i++)
         budget_call_start(c.k, &c.p, &c.s, RS_S);
     n = 0;
@@ -101,7 +73,7 @@ static void ratio_budget(void **state)
 static void envoy_concurrency(void **state)
 {
     (void)state;
-    struct b b = make("envoy"); attach(&b);
+    struct rs_bud b = rs_bud_make("envoy"); rs_bud_attach(&b);
     struct budget_call calls[40] = {0};
     for (int i = 0; i < 10; i++)
         budget_call_start(b.k, &b.p, &b.s, 0);
@@ -117,7 +89,7 @@ static void envoy_concurrency(void **state)
     for (int i = 21; i < 40; i++)
         n += budget_allow_retry(b.k, &b.p, &b.s, &calls[i], 0, CLS_503);
     assert_int_equal(n, 17); /* 3 already active */
-    struct b m = make("envoy-max"); attach(&m);
+    struct rs_bud m = rs_bud_make("envoy-max"); rs_bud_attach(&m);
     for (int i = 0; i < 100; i++)
         budget_call_start(m.k, &m.p, &m.s, 0);
     struct budget_call mc[5] = {0};
@@ -132,7 +104,7 @@ static void envoy_concurrency(void **state)
 static void aws_quota(void **state)
 {
     (void)state;
-    struct b b = make("aws-standard"); attach(&b);
+    struct rs_bud b = rs_bud_make("aws-standard"); rs_bud_attach(&b);
     assert_true(retry(&b, 0, CLS_503));
     assert_true(b.s.tokens == 495);
     assert_true(retry(&b, 0, CLS_TIMEOUT));
@@ -160,7 +132,7 @@ static void aws_quota(void **state)
 static void aws_adaptive_cubic(void **state)
 {
     (void)state;
-    struct b b = make("aws-adaptive"); attach(&b);
+    struct rs_bud b = rs_bud_make("aws-adaptive"); rs_bud_attach(&b);
     rs_time t = 0;
     for (int i = 0; i < 100; i++, t += 100 * RS_MS) { /* 10 responses a second for 10 s */
         assert_true(budget_admit(b.k, &b.p, &b.s, t, NULL));
@@ -190,7 +162,7 @@ static void aws_adaptive_cubic(void **state)
 static void aws_adaptive_measured_rate(void **state)
 {
     (void)state;
-    struct b b = make("aws-adaptive"); attach(&b);
+    struct rs_bud b = rs_bud_make("aws-adaptive"); rs_bud_attach(&b);
     result(&b, 100 * RS_MS, CLS_OK, false);
     result(&b, 200 * RS_MS, CLS_OK, false);
     assert_true(b.s.ad->measured == 0.0);
@@ -205,7 +177,7 @@ static void aws_adaptive_measured_rate(void **state)
 static void sre_throttling(void **state)
 {
     (void)state;
-    struct b b = make("sre"); attach(&b);
+    struct rs_bud b = rs_bud_make("sre"); rs_bud_attach(&b);
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     for (int i = 0; i < 100; i++) {
         /* the history never asks for a rejection here: requests ≤ 2·accepts + 1 */
@@ -236,7 +208,7 @@ static void sre_throttling(void **state)
 static void brooker_bucket(void **state)
 {
     (void)state;
-    struct b b = make("bucket"); attach(&b);
+    struct rs_bud b = rs_bud_make("bucket"); rs_bud_attach(&b);
     int n = 0;
     while (retry(&b, 0, CLS_503))
         n++;
@@ -261,7 +233,7 @@ static void brooker_bucket(void **state)
 static void business_answers_do_not_reward(void **state)
 {
     (void)state;
-    struct b g = make("grpc"); attach(&g);
+    struct rs_bud g = rs_bud_make("grpc"); rs_bud_attach(&g);
     result(&g, 0, CLS_503, false); /* 9 */
     /* not a retryable status either, so it costs no token (A6) */
     budget_result(g.k, &g.p, &g.s, &g.c, 0, CLS_BUSINESS, false, false);
@@ -269,14 +241,14 @@ static void business_answers_do_not_reward(void **state)
     result(&g, 0, CLS_OK, false);
     assert_true(fabs(g.s.tokens - 9.1) < 1e-12);
 
-    struct b a = make("aws-standard"); attach(&a);
+    struct rs_bud a = rs_bud_make("aws-standard"); rs_bud_attach(&a);
     assert_true(retry(&a, 0, CLS_503)); /* 495 */
     result(&a, 0, CLS_BUSINESS, true);
     assert_true(a.s.tokens == 495);
     result(&a, 0, CLS_OK, true); /* the 5 refunded */
     assert_true(a.s.tokens == 500);
 
-    struct b k = make("bucket"); attach(&k);
+    struct rs_bud k = rs_bud_make("bucket"); rs_bud_attach(&k);
     k.p.deposit_on_success = true;
     while (retry(&k, 0, CLS_503))
         ;

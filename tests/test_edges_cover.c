@@ -307,17 +307,8 @@ static void trace_gone_bad_before_the_run(void **state)
 {
     (void)state;
     struct scratch scr;
-    assert_int_equal(scratch_make(&scr, "cover", "rates.csv"), 0);
-    const char *good = "t,rate\n0,10\n1,10\n", *bad = "when,what\n";
-    scratch_write(&scr, good, strlen(good));
-    char text[1024];
-    snprintf(text, sizeof text,
-             "[run]\nduration = 5s\n[load]\ntrace = %s\n"
-             "[server]\nworkers = 10\nservice = const(1ms)\n",
-             scr.path);
     struct scenario sc;
-    load_or_fail(&sc, text, NULL, 0);
-    scratch_write(&scr, bad, strlen(bad));
+    scratch_trace_changed(&scr, "cover", "t,rate\n0,10\n1,10\n", "when,what\n", &sc);
     char err[512] = "";
     assert_null(trace_sim_create(&sc, 0, err, sizeof err));
     assert_non_null(strstr(err, "rates.csv:1: header 'when,what'; allowed: t,rate"));

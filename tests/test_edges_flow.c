@@ -145,17 +145,8 @@ static void trace_that_changed_is_reported(void **state)
 {
     (void)state;
     struct scratch scr;
-    assert_int_equal(scratch_make(&scr, "edges", "rates.csv"), 0);
-    const char *good = "t,rate\n0,10\n1,10\n2,10\n", *bad = "t,rate\n0,10\n1,x\n";
-    scratch_write(&scr, good, strlen(good));
-    char text[1024];
-    snprintf(text, sizeof text,
-             "[run]\nduration = 5s\n[load]\ntrace = %s\n"
-             "[server]\nworkers = 10\nservice = const(1ms)\n",
-             scr.path);
     struct scenario sc;
-    load_or_fail(&sc, text, NULL, 0);
-    scratch_write(&scr, bad, strlen(bad));
+    scratch_trace_changed(&scr, "edges", "t,rate\n0,10\n1,10\n2,10\n", "t,rate\n0,10\n1,x\n", &sc);
     char err[512];
     struct sim *s = trace_sim_create(&sc, 0, err, sizeof err);
     if (s == NULL)

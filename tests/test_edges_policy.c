@@ -16,6 +16,7 @@
 #include "backoff.h"
 #include "breaker.h"
 #include "budget.h"
+#include "rs_budget.h"
 #include "metrics.h"
 
 /* ---- latency histograms (metrics.c) ---- */
@@ -356,35 +357,7 @@ static void cenkalti_interval_at_cap_over_multiplier_is_the_cap(void **state)
 
 /* ---- budgets (budget.c) ---- */
 
-struct bud {
-    const struct budget_kind *k;
-    struct budget_params p;
-    struct budget_state s;
-    struct budget_call c;
-    union {
-        struct window w;
-        struct budget_adaptive a;
-    } x; /* the kind's extra state */
-};
-
-/* A budget of kind name with its defaults; attach() after the copy. */
-static struct bud bud_make(const char *name)
-{
-    struct bud b;
-    memset(&b, 0, sizeof b);
-    b.k = budget_find(name);
-    assert_non_null(b.k);
-    b.p = b.k->defaults;
-    return b;
-}
-
-static void bud_attach(struct bud *b)
-{
-    assert_true(budget_extra_size(b->k) <= sizeof b->x);
-    budget_state_init(b->k, &b->p, &b->s, budget_extra_size(b->k) ? &b->x : NULL);
-}
-
-static int retries_allowed(struct bud *b, rs_time now)
+static int retries_allowed(struct rs_bud *b, rs_time now)
 {
     int n = 0;
     while (budget_allow_retry(b->k, &b->p, &b->s, &b->c, now, CLS_503))
@@ -402,9 +375,9 @@ static void ratio_budget_ttl_below_its_slices(void **state)
 {
     (void)state;
     for (rs_time at = 109; at <= 110; at++) {
-        struct bud b = bud_make("ratio");
+        struct rs_bud b = rs_bud_make("ratio");
         b.p.ttl = 5;
-        bud_attach(&b);
+        rs_bud_attach(&b);
         for (int i = 0; i < 1000; i++)
             budget_call_start(b.k, &b.p, &b.s, 100);
         assert_int_equal(retries_allowed(&b, at), at == 109 ? 200 : 0);
@@ -418,8 +391,8 @@ static void ratio_budget_ttl_below_its_slices(void **state)
 static void sre_draws_only_to_reject(void **state)
 {
     (void)state;
-    struct bud b = bud_make("sre");
-    bud_attach(&b);
+    struct rs_bud b = rs_bud_make("sre");
+    rs_bud_attach(&b);
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937), *ref = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 7);
     gsl_rng_set(ref, 7);
@@ -441,8 +414,8 @@ static void sre_draws_only_to_reject(void **state)
 static void aws_adaptive_one_token_is_enough(void **state)
 {
     (void)state;
-    struct bud b = bud_make("aws-adaptive");
-    bud_attach(&b);
+    struct rs_bud b = rs_bud_make("aws-adaptive");
+    rs_bud_attach(&b);
     budget_result(b.k, &b.p, &b.s, &b.c, 0, CLS_429, false, true);
     assert_true(b.s.ad->enabled && b.s.ad->fill == 0.5 && b.s.ad->cap == 1.0);
     assert_true(budget_admit(b.k, &b.p, &b.s, 2 * RS_S, NULL));
@@ -464,29 +437,29 @@ static void budgets_pay_their_last_retry_exactly(void **state)
 {
     (void)state;
     for (int failures = 4; failures <= 5; failures++) {
-        struct bud b = bud_make("grpc");
-        bud_attach(&b);
+        struct rs_bud b = rs_bud_make("grpc");
+        rs_bud_attach(&b);
         for (int i = 0; i < failures; i++)
             budget_result(b.k, &b.p, &b.s, &b.c, RS_S, CLS_503, false, true);
         assert_true(budget_allow_retry(b.k, &b.p, &b.s, &b.c, RS_S, CLS_503) == (failures == 4));
     }
-    struct bud b = bud_make("aws-standard");
-    bud_attach(&b);
+    struct rs_bud b = rs_bud_make("aws-standard");
+    rs_bud_attach(&b);
     assert_int_equal(retries_allowed(&b, RS_S), 100);
-    b = bud_make("bucket");
-    bud_attach(&b);
+    b = rs_bud_make("bucket");
+    rs_bud_attach(&b);
     assert_int_equal(retries_allowed(&b, RS_S), 4);
-    b = bud_make("envoy");
-    bud_attach(&b);
+    b = rs_bud_make("envoy");
+    rs_bud_attach(&b);
     assert_int_equal(retries_allowed(&b, RS_S), 3);
-    b = bud_make("ratio");
+    b = rs_bud_make("ratio");
     b.p.min_per_s = 0;
-    bud_attach(&b);
+    rs_bud_attach(&b);
     for (int i = 0; i < 5; i++)
         budget_call_start(b.k, &b.p, &b.s, RS_S);
     assert_int_equal(retries_allowed(&b, RS_S), 1);
-    b = bud_make("sre");
-    bud_attach(&b);
+    b = rs_bud_make("sre");
+    rs_bud_attach(&b);
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 1);
     for (int i = 0; i < 10; i++) /* each joins the history, admitted or not */
@@ -508,8 +481,8 @@ static void sre_accepts_every_class_but_overload(void **state)
                                  ERRCLASS_BIT(CLS_DEADLINE) | ERRCLASS_BIT(CLS_THROTTLED) |
                                  ERRCLASS_BIT(CLS_BREAKER);
     for (int c = 0; c < CLS_N; c++) {
-        struct bud b = bud_make("sre");
-        bud_attach(&b);
+        struct rs_bud b = rs_bud_make("sre");
+        rs_bud_attach(&b);
         assert_true(budget_admit(b.k, &b.p, &b.s, RS_S, NULL)); /* no history: no draw */
         budget_result(b.k, &b.p, &b.s, &b.c, RS_S, (enum errclass)c, false, true);
         double want = errclass_in(refused, (enum errclass)c) ? 0.5 : 0.0;
@@ -526,8 +499,8 @@ static void sre_accepts_every_class_but_overload(void **state)
 static void envoy_releases_at_results_and_call_ends(void **state)
 {
     (void)state;
-    struct bud b = bud_make("envoy");
-    bud_attach(&b);
+    struct rs_bud b = rs_bud_make("envoy");
+    rs_bud_attach(&b);
     for (int i = 0; i < 20; i++)
         budget_call_start(b.k, &b.p, &b.s, RS_S);
     struct budget_call c[5];
@@ -554,11 +527,11 @@ static void envoy_releases_at_results_and_call_ends(void **state)
 static void budget_init_clears_its_window(void **state)
 {
     (void)state;
-    struct bud b = bud_make("ratio");
-    bud_attach(&b);
+    struct rs_bud b = rs_bud_make("ratio");
+    rs_bud_attach(&b);
     for (int i = 0; i < 1000; i++)
         budget_call_start(b.k, &b.p, &b.s, RS_S);
-    bud_attach(&b);
+    rs_bud_attach(&b);
     assert_int_equal(retries_allowed(&b, RS_S), 100);
 }
 

@@ -362,8 +362,8 @@ static int take_reps(struct opts *o, const char *name, const char *v)
     (void)name;
     char *end;
     long r = strtol(v, &end, 10);
-    if (*end != '\0' || r < 1 || r > 100000) {
-        fprintf(stderr, "retrystorm: --reps %s: expected an integer from 1 to 100000\n", v);
+    if (*end != '\0' || r < 1 || r > (long)EXP_MAX_REPS) {
+        fprintf(stderr, "retrystorm: --reps %s: expected an integer from 1 to %u\n", v, EXP_MAX_REPS);
         return 2;
     }
     o->reps = (unsigned)r;

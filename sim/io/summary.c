@@ -339,6 +339,25 @@ bool summary_cols_equal(const struct summary_cols *a, const struct summary_cols 
     return true;
 }
 
+int summary_cols_common(struct summary_cols *cols, const struct scenario *scs, size_t n, size_t *differs,
+                        char *err, size_t errsz)
+{
+    if (summary_cols_init(cols, &scs[0], err, errsz) != 0)
+        return -1;
+    for (size_t i = 1; i < n; i++) {
+        struct summary_cols other;
+        if (summary_cols_init(&other, &scs[i], err, errsz) != 0)
+            return -1;
+        bool same = summary_cols_equal(cols, &other);
+        summary_cols_fini(&other);
+        if (!same) {
+            *differs = i;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* A fixed column's field of o; a double below 0 or an int of -1: none. */
 static double field(const struct summary_desc *d, const struct summary *o)
 {

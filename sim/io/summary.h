@@ -94,6 +94,13 @@ long summary_cols_find(const struct summary_cols *cols, const char *name);
 /* Whether both tables have the same columns (names and kinds) in order. */
 bool summary_cols_equal(const struct summary_cols *a, const struct summary_cols *b);
 
+/* scs[0]'s columns into cols, and whether scs[1 .. n) all have the same
+ * (a grid or --vary value may not add a service, cache or layer): 0; 1
+ * with the first that differs in *differs; -1 with a message. cols is
+ * the caller's to free in every case. O(n × columns). */
+int summary_cols_common(struct summary_cols *cols, const struct scenario *scs, size_t n, size_t *differs,
+                        char *err, size_t errsz);
+
 /* The run's value of every column into row[0..cols->n): NaN where it has
  * none (no request ended: no latency; no phase: no recovery). */
 void summary_row(const struct summary_cols *cols, const struct sim *s, const struct summary *o,

@@ -272,21 +272,12 @@ static int combined_tables(struct combined *c, const struct compare_spec *spec, 
  * added a service, cache or layer would mix them). 0, or 2 with a message. */
 static int variant_columns(const struct variants *vs, struct summary_cols *cols, char *err, size_t errsz)
 {
-    if (summary_cols_init(cols, &vs->scs[0], err, errsz) != 0)
-        return 2;
-    for (size_t v = 1; v < vs->n; v++) {
-        struct summary_cols other;
-        if (summary_cols_init(&other, &vs->scs[v], err, errsz) != 0)
-            return 2;
-        bool same = summary_cols_equal(cols, &other);
-        summary_cols_fini(&other);
-        if (!same) {
-            snprintf(err, errsz, "variant %s has other summary columns than %s (its services, caches or "
-                                 "layers differ): compare variants of one shape", vs->labels[v], vs->labels[0]);
-            return 2;
-        }
-    }
-    return 0;
+    size_t v = 0;
+    int rc = summary_cols_common(cols, vs->scs, vs->n, &v, err, errsz);
+    if (rc == 1)
+        snprintf(err, errsz, "variant %s has other summary columns than %s (its services, caches or "
+                             "layers differ): compare variants of one shape", vs->labels[v], vs->labels[0]);
+    return rc == 0 ? 0 : 2;
 }
 
 /* A variant's prefix in the combined files (its label, then its value of

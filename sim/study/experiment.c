@@ -893,8 +893,8 @@ static int build_grid(const struct exp_spec *spec, struct grid *g, char *err, si
     }
     size_t reps = spec->reps ? spec->reps : 1;
     if (g->npoints * reps > MAX_JOBS || reps > EXP_MAX_REPS) {
-        snprintf(err, errsz, "%zu points × %zu replications is more than the limit of %d jobs (and at most 100000 replications)",
-                 g->npoints, reps, MAX_JOBS);
+        snprintf(err, errsz, "%zu points × %zu replications is more than the limit of %d jobs (and at most %u replications)",
+                 g->npoints, reps, MAX_JOBS, EXP_MAX_REPS);
         return 2;
     }
     if (spec->shard_n && (spec->shard_k < 1 || spec->shard_k > spec->shard_n)) {
@@ -931,22 +931,13 @@ static int load_points(const struct exp_spec *spec, const struct grid *g, struct
 static int point_columns(const struct grid *g, const struct scenario *points, struct summary_cols *cols,
                          char *err, size_t errsz)
 {
-    if (summary_cols_init(cols, &points[0], err, errsz) != 0)
-        return 2;
-    for (size_t p = 1; p < g->npoints; p++) {
-        struct summary_cols other;
-        if (summary_cols_init(&other, &points[p], err, errsz) != 0)
-            return 2;
-        bool same = summary_cols_equal(cols, &other);
-        summary_cols_fini(&other);
-        if (!same) {
-            snprintf(err, errsz, "point %zu of the grid has other summary columns than point 0 (a grid "
-                                 "value changes the scenario's services, caches or layers): sweep each "
-                                 "shape on its own", p);
-            return 2;
-        }
-    }
-    return 0;
+    size_t p = 0;
+    int rc = summary_cols_common(cols, points, g->npoints, &p, err, errsz);
+    if (rc == 1)
+        snprintf(err, errsz, "point %zu of the grid has other summary columns than point 0 (a grid "
+                             "value changes the scenario's services, caches or layers): sweep each "
+                             "shape on its own", p);
+    return rc == 0 ? 0 : 2;
 }
 
 /* Runs jobs[0..njobs) on the spec's threads, each recorded in log as it
