@@ -12,7 +12,8 @@
  *   behind it;
  * - each other rule, positive and negative: stale work behind an unbounded
  *   queue, an inner layer's worst call against its caller's limit (with
- *   the backoff's largest delays), the attempt product over 10;
+ *   the backoff's largest delays; stacked layers on one edge too), the
+ *   attempt product over 10;
  * - the largest backoff delays of full jitter and Envoy.
  * The messages are compared whole, so a changed number or rule shows.
  */
@@ -196,6 +197,27 @@ static void attempt_product_threshold(void **state)
     assert_true(has(&s, "to 27 per request along clients -> server (app 3 x sidecar 3 x gateway 3)"));
 }
 
+/* Stacked layers on one edge: each is called by the one just above it.
+ * layers-27: sidecar 3 x 2 s = 6 s >= app's 5 s; gateway 3 x 1 s = 3 s >=
+ * sidecar's 2 s; app, the outermost of the clients' edge, has no caller.
+ * With the gateway's timeout at 666 ms, 1998 ms < 2 s: no warning. */
+static void stacked_layers(void **state)
+{
+    (void)state;
+    struct capacity c;
+    struct seen s;
+    lint_text(scenario_builtin_text("layers-27"), NULL, 0, &c, &s);
+    assert_true(has(&s, "layer sidecar (clients -> server): 3 attempts x 2s + 0.0 ms of backoff = 6000.0 ms, not less "
+                        "than the timeout 5s of layer app, just above it: that caller gives up before these retries end"));
+    assert_true(has(&s, "layer gateway (clients -> server): 3 attempts x 1s + 0.0 ms of backoff = 3000.0 ms, not less "
+                        "than the timeout 2s of layer sidecar, just above it"));
+    assert_false(has(&s, "layer app (clients"));
+    const char *shorter[] = {"layer.gateway.timeout=666ms"};
+    lint_text(scenario_builtin_text("layers-27"), shorter, 1, &c, &s);
+    assert_false(has(&s, "layer gateway (clients"));
+    assert_true(has(&s, "layer sidecar (clients"));
+}
+
 /* A closed loop: 100 clients, think exp(480ms), 20 ms of work on 5
  * workers: 100 / (0.48 + 0.02) s = 200/s; 200 × 0.02 / 5 = 0.80. */
 static void closed_loop(void **state)
@@ -310,6 +332,7 @@ int main(void)
         cmocka_unit_test(attempt_product_threshold), cmocka_unit_test(closed_loop),
         cmocka_unit_test(ttl_cache),             cmocka_unit_test(stale_work),
         cmocka_unit_test(backoff_maxima),        cmocka_unit_test(occ_and_trace),
+        cmocka_unit_test(stacked_layers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

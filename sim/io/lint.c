@@ -90,30 +90,49 @@ static rs_time caller_limit(const struct layer_cfg *l, const char **what)
     return units_min(l->timeout, l->deadline);
 }
 
+/* Whether layer j calls layer i: j is the layer just above i on i's edge
+ * (file order, outermost first), or, when i is its edge's outermost layer,
+ * any layer into the service i's edge starts from. */
+static bool calls_layer(const struct scenario *sc, unsigned j, unsigned i)
+{
+    const struct layer_cfg *l = &sc->layers[i];
+    int above = -1;
+    for (unsigned k = 0; k < i; k++)
+        if (sc->layers[k].from_service == l->from_service && sc->layers[k].to_service == l->to_service)
+            above = (int)k;
+    if (above >= 0)
+        return (int)j == above;
+    return l->from_service != SCENARIO_CLIENT && sc->layers[j].to_service == (unsigned)l->from_service;
+}
+
 static void lint_inner(const struct scenario *sc, const struct capacity *c, struct out *o, unsigned i)
 {
     const struct layer_cfg *l = &sc->layers[i];
-    if (l->from_service == SCENARIO_CLIENT || isinf(c->layer_worst_ns[i]))
+    if (isinf(c->layer_worst_ns[i]))
         return;
-    const char *s = sc->services[l->from_service].name;
+    const char *from = l->from_service == SCENARIO_CLIENT ? "clients" : sc->services[l->from_service].name;
     for (unsigned j = 0; j < sc->nlayers; j++) {
         const struct layer_cfg *up = &sc->layers[j];
         const char *what;
         rs_time limit = caller_limit(up, &what);
-        if (up->to_service != (unsigned)l->from_service || limit == RS_TIME_NEVER ||
-            c->layer_worst_ns[i] < (double)limit)
+        if (!calls_layer(sc, j, i) || limit == RS_TIME_NEVER || c->layer_worst_ns[i] < (double)limit)
             continue;
-        char t[32], d[32], lim[32], worst[64];
+        char t[32], d[32], lim[32], worst[64], whom[SCENARIO_NAME_MAX + 32];
         if (l->timeout != RS_TIME_NEVER && c->layer_worst_ns[i] < (double)l->deadline)
             snprintf(worst, sizeof worst, "%u attempt%s x %s + %.1f ms of backoff = %.1f ms", l->attempts,
-                     l->attempts == 1 ? "" : "s",
-                     dur(l->timeout, t, sizeof t), c->backoff_ns[i] / 1e6, c->layer_worst_ns[i] / 1e6);
+                     l->attempts == 1 ? "" : "s", dur(l->timeout, t, sizeof t), c->backoff_ns[i] / 1e6,
+                     c->layer_worst_ns[i] / 1e6);
         else
             snprintf(worst, sizeof worst, "its deadline %s", dur(l->deadline, d, sizeof d));
+        if (up->to_service == l->to_service && up->from_service == l->from_service)
+            snprintf(whom, sizeof whom, "just above it");
+        else
+            snprintf(whom, sizeof whom, "which calls %s", from);
         say(o, LINT_WARNING,
-            "layer %s (%s -> %s): %s, not less than the %s %s of layer %s, which calls %s: "
+            "layer %s (%s -> %s): %s, not less than the %s %s of layer %s, %s: "
             "that caller gives up before these retries end",
-            l->name, s, sc->services[l->to_service].name, worst, what, dur(limit, lim, sizeof lim), up->name, s);
+            l->name, from, sc->services[l->to_service].name, worst, what, dur(limit, lim, sizeof lim), up->name,
+            whom);
     }
 }
 

@@ -7,8 +7,9 @@
  *     LINT_UTIL_OVER: over capacity before any trigger (LINT_OVER);
  *   - an unbounded queue behind a layer that gives up (a timeout or a
  *     deadline), unless the service drops the expired work (stale work);
- *   - a layer from service S whose worst call (capacity.h) is not shorter
- *     than the timeout or deadline of a layer that calls S;
+ *   - a layer whose worst call (capacity.h) is not shorter than the
+ *     timeout or deadline of the layer that calls it: the one just above it
+ *     on its edge, or any layer into the service its edge starts from;
  *   - the worst path's attempt product above LINT_MAX_AMPLIFICATION.
  * Each message is one line naming the service or layer, the numbers and
  * the rule. O(services · layers + layers²).
