@@ -78,44 +78,37 @@ struct walk {
     double rate; /* requests per second assumed (NaN: unknown) */
     bool held[SCENARIO_MAX_SERVICES], visited[SCENARIO_MAX_SERVICES], pathed[SCENARIO_MAX_SERVICES];
     double hold[SCENARIO_MAX_SERVICES], visits[SCENARIO_MAX_SERVICES], amp[SCENARIO_MAX_SERVICES];
+    double hit[SCENARIO_MAX_SERVICES];  /* this round's hit ratio */
+    double load[SCENARIO_MAX_SERVICES]; /* the share of executions that call through: last round's */
+    double next_load[SCENARIO_MAX_SERVICES];
     int next[SCENARIO_MAX_SERVICES]; /* the callee on the worst path; -1: none */
 };
 
 static double visits(struct walk *w, unsigned u);
 
-/* The steady-state hit ratio of an unbounded cache with mean TTL T whose
- * lookups arrive as a Poisson stream of rate lambda spread over the keys
- * by the popularity p_k: a key's cycle is a miss, T of hits, then the wait
- * for the next lookup, so its hit ratio is lambda·p_k·T / (1 + lambda·p_k·T);
- * without a TTL every key stays, 1. O(keys). */
-static double ttl_hit_ratio(const struct scenario *sc, double lambda, rs_time ttl)
-{
-    if (ttl == RS_TIME_NEVER)
-        return 1;
-    double norm = 0, h = 0, t = (double)ttl / 1e9;
-    for (unsigned k = 1; k <= sc->keys; k++)
-        norm += sc->zipf > 0 ? pow(k, -sc->zipf) : 1;
-    for (unsigned k = 1; k <= sc->keys; k++) {
-        double p = (sc->zipf > 0 ? pow(k, -sc->zipf) : 1) / norm, x = lambda * p * t;
-        h += p * x / (1 + x);
-    }
-    return h;
-}
-
-double capacity_hit_ratio(const struct scenario *sc, unsigned u, double lookups)
+double capacity_hit_ratio(const struct scenario *sc, unsigned u, double lookups, double miss_ns, double *load)
 {
     const struct service_cfg *v = &sc->services[u];
+    *load = 1;
     if (v->cache_index < 0)
         return 0;
     const struct cache_cfg *cf = &sc->caches[v->cache_index];
     if (cf->capacity >= 0 || !(lookups > 0))
         return 0; /* a bounded cache (LRU) or an unknown rate: every lookup a miss */
-    return ttl_hit_ratio(sc, lookups, cf->ttl);
-}
-
-static double hit_ratio(struct walk *w, unsigned u)
-{
-    return capacity_hit_ratio(w->sc, u, w->rate * visits(w, u));
+    if (cf->ttl == RS_TIME_NEVER) {
+        *load = 0;
+        return 1;
+    }
+    double norm = 0, h = 0, l = 0, t = (double)cf->ttl / 1e9, m = miss_ns / 1e9;
+    for (unsigned k = 1; k <= sc->keys; k++)
+        norm += sc->zipf > 0 ? pow(k, -sc->zipf) : 1;
+    for (unsigned k = 1; k <= sc->keys; k++) {
+        double p = (sc->zipf > 0 ? pow(k, -sc->zipf) : 1) / norm, x = lookups * p * t, y = lookups * p * m;
+        h += p * x / (1 + y + x);
+        l += p * (cf->coalesce ? 1 : 1 + y) / (1 + y + x);
+    }
+    *load = l;
+    return h;
 }
 
 /* A hit does the cache's hit work; a miss, own work, then each call's
@@ -125,19 +118,20 @@ static double hold_ns(struct walk *w, unsigned u)
     if (w->held[u])
         return w->hold[u];
     const struct service_cfg *v = &w->sc->services[u];
-    double ns = dist_mean_ns(&v->service), h = hit_ratio(w, u);
+    double ns = dist_mean_ns(&v->service);
     for (unsigned c = 0; c < v->ncalls; c++)
         ns += edge_hops_ns(w->sc, (int)u, v->calls[c].service) + hold_ns(w, v->calls[c].service);
     if (v->has_after)
         ns += dist_mean_ns(&v->service_after);
+    double h = w->hit[u] = capacity_hit_ratio(w->sc, u, w->rate * visits(w, u), ns, &w->next_load[u]);
     if (h > 0)
         ns = h * dist_mean_ns(&w->sc->caches[v->cache_index].hit) + (1 - h) * ns;
     w->held[u] = true;
     return w->hold[u] = ns;
 }
 
-/* 1 at the entry, plus visits(caller) × its miss ratio × k for every call
- * of u. */
+/* 1 at the entry, plus visits(caller) × the share of its executions that
+ * call through its cache (the last round's) × k for every call of u. */
 static double visits(struct walk *w, unsigned u)
 {
     if (w->visited[u])
@@ -147,7 +141,7 @@ static double visits(struct walk *w, unsigned u)
     for (unsigned s = 0; s < sc->nservices; s++)
         for (unsigned c = 0; c < sc->services[s].ncalls; c++)
             if (sc->services[s].calls[c].service == u)
-                n += visits(w, s) * (1 - hit_ratio(w, s)) * sc->services[s].calls[c].fanout;
+                n += visits(w, s) * w->load[s] * sc->services[s].calls[c].fanout;
     w->visited[u] = true;
     return w->visits[u] = n;
 }
@@ -173,20 +167,30 @@ static double amplification(struct walk *w, unsigned u)
     return w->amp[u] = most;
 }
 
-/* Requests per second at baseline (capacity.h). A closed loop's rate and
- * its caches' hit ratios depend on each other: iterated from cold caches
- * a fixed number of times (the hit ratios rise with the rate, and the rate
- * with them, so the iterates increase to the fixed point). */
+/* Requests per second at baseline (capacity.h), and the hit ratios. The
+ * visits below a cache depend on its hit ratio, which depends on the rate
+ * of its lookups and on how long a miss takes to fill it; a closed loop's
+ * rate depends on its response. With caches or a closed loop the estimate
+ * starts from cold caches (every execution calls through) and is
+ * repeated a fixed number of times, each round using the last round's
+ * shares. */
 static double request_rate(const struct scenario *sc, struct walk *w, double *entry_ns)
 {
-    bool occ = sc->services[sc->entry].model == MODEL_OCC;
-    w->rate = occ || sc->trace[0] != '\0' ? NAN : sc->model == LOAD_CLOSED ? 0 : sc->rate;
-    unsigned rounds = sc->model == LOAD_CLOSED && !occ ? (sc->ncaches ? 32 : 2) : 1;
+    bool occ = sc->services[sc->entry].model == MODEL_OCC, closed = sc->model == LOAD_CLOSED && !occ;
+    w->rate = occ || sc->trace[0] != '\0' ? NAN : closed ? 0 : sc->rate;
+    unsigned rounds = sc->ncaches ? 32 : closed ? 2 : 1;
+    for (unsigned u = 0; u < SCENARIO_MAX_SERVICES; u++)
+        w->load[u] = 1;
     for (unsigned r = 0; r < rounds; r++) {
         memset(w->held, 0, sizeof w->held);
         memset(w->visited, 0, sizeof w->visited);
         *entry_ns = edge_hops_ns(sc, SCENARIO_CLIENT, sc->entry) + hold_ns(w, sc->entry);
-        if (sc->model == LOAD_CLOSED && !occ && r + 1 < rounds)
+        for (unsigned u = 0; u < sc->nservices; u++)
+            hold_ns(w, u); /* every hit ratio of this round */
+        if (r + 1 == rounds)
+            break;
+        memcpy(w->load, w->next_load, sizeof w->load);
+        if (closed)
             w->rate = sc->clients / ((dist_mean_ns(&sc->think) + *entry_ns) / 1e9);
     }
     return w->rate;
@@ -204,7 +208,7 @@ void capacity_estimate(const struct scenario *sc, struct capacity *c)
         struct capacity_service *cs = &c->svc[u];
         cs->visits = visits(&w, u);
         cs->hold_ns = hold_ns(&w, u);
-        cs->hit = hit_ratio(&w, u);
+        cs->hit = w.hit[u];
         cs->rate = c->request_rate * cs->visits;
         cs->slots = (double)v->workers * v->replicas;
         cs->util = v->model == MODEL_OCC ? NAN : cs->rate * cs->hold_ns / 1e9 / cs->slots;

@@ -11,8 +11,8 @@
  *     clients / (mean think + the entry's response estimate); unknown (NaN)
  *     for a trace, whose rate is in its file;
  *   - visits: executions of a service per request, first attempts only:
- *     1 at the entry, plus visits(caller) × miss ratio(caller) × k for
- *     every `calls = S*k`;
+ *     1 at the entry, plus visits(caller) × the share of its executions
+ *     that call through its cache × k for every `calls = S*k`;
  *   - hold: a miss (or a service without a cache) takes mean(service) +
  *     Σ over `calls` of the callee's response estimate +
  *     mean(service_after); a callee's response estimate is the mean latency
@@ -22,9 +22,11 @@
  *     `degrade` is taken at its unloaded value (factor 1); limiters and
  *     injected errors are ignored;
  *   - hit ratio: for an unbounded cache, the steady state of a TTL cache
- *     under Poisson lookups (capacity_hit_ratio), counting only the
- *     lookups of the service itself (a cache shared with other services
- *     hits more); for a bounded one, 0 (every lookup a miss);
+ *     under Poisson lookups whose misses take the miss's hold to fill
+ *     (capacity_hit_ratio), counting only the lookups of the service
+ *     itself (a cache shared with other services hits more); for a bounded
+ *     one, 0 (every lookup a miss). Visits, hit ratios and a closed loop's
+ *     rate depend on each other: 32 rounds from cold caches;
  *   - utilisation = requests/s × visits × hold / (workers × replicas).
  * The occ model has no workers: its services get no utilisation (NaN).
  *
@@ -66,12 +68,17 @@ struct capacity {
  * a DAG, its names are resolved). */
 void capacity_estimate(const struct scenario *sc, struct capacity *c);
 
-/* The steady-state hit ratio of service u's cache at `lookups` per second:
- * 0 without a cache, for a bounded cache or a rate that is not positive;
- * for an unbounded cache with mean TTL T, Σ_k p_k·x_k / (1 + x_k) with
- * x_k = lookups·p_k·T and p_k the popularity of key k (1 without a TTL).
- * O(keys). */
-double capacity_hit_ratio(const struct scenario *sc, unsigned u, double lookups);
+/* The steady-state hit ratio of service u's cache at `lookups` per second
+ * when a miss takes miss_ns to fill it, and in *load the share of
+ * executions that call through (1 − the hit ratio; without coalescing
+ * every miss calls, with it one per fill). 0 (and *load 1) without a
+ * cache, for a bounded cache or a rate that is not positive; 1 (and
+ * *load 0) for an unbounded cache without a TTL. Otherwise, with mean TTL
+ * T, popularity p_k and x_k = lookups·p_k·T, y_k = lookups·p_k·miss: a
+ * key's cycle is a miss that takes `miss` (the lookups meanwhile miss as
+ * well), T of hits and the wait for the next lookup, so the hit ratio is
+ * Σ_k p_k·x_k / (1 + y_k + x_k). O(keys). */
+double capacity_hit_ratio(const struct scenario *sc, unsigned u, double lookups, double miss_ns, double *load);
 
 /* The product of the attempts of the layers on the edge from → to (from:
  * SCENARIO_CLIENT or a service); 1 when it has none. */
