@@ -18,6 +18,28 @@ cols=$("$bin" list presets | awk '/^hedging presets/ { on = 1; next } /^hedging 
 [ "$cols" = 1 ] || fail "list presets' hedging copies start at $cols different columns"
 expect 0 'storm.ini: ok \(storm, 1 layer, 1 phase; 0\.1 MB of state before the first request, at most 4 GB\)' -- "$bin" check "$src/scenarios/storm.ini"
 expect 2 'unknown option' -- "$bin" run --frobnicate
+# check's capacity table and lint (docs/lint.md): warnings on stdout, exit
+# 0; --strict makes each an error on stderr, exit 2; none: exit 0 under
+# --strict too. run prints them on stderr and runs; --quiet hides them.
+expect 0 '^  server +800\.0 +- +10\.000 +10 x 1 +0\.80$' -- "$bin" check storm
+expect 0 '^warning: service server: unbounded queue behind layer app \(timeout 200ms, deadline none\): work its caller gave up on waits and is served \(stale work\); bound the queue, or drop_expired with a propagated deadline$' -- "$bin" check storm
+expect 2 '^error: service server: unbounded queue behind layer app \(timeout 200ms' -- "$bin" check storm --strict
+expect 2 '^retrystorm: storm: 1 lint warning, errors under --strict$' -- "$bin" check storm --strict
+expect 0 'storm: ok' -- "$bin" check storm --strict --set server.queue=100
+n=$("$bin" check storm --set server.queue=100 | grep -c 'warning\|error')
+[ "$n" = 0 ] || fail "check storm with a bounded queue printed $n warnings"
+expect 0 '^error: service server: utilisation 1\.00 per replica \(1000\.0/s x 10\.000 ms / 10 workers x 1 replicas\): over capacity before any trigger$' -- "$bin" check storm --set load.rate=1000/s
+expect 0 '^warning: service server: utilisation 0\.90 per replica \(900\.0/s x 10\.000 ms / 10 workers x 1 replicas\): at least 0\.9: waits are long and any trigger overloads it$' -- "$bin" check storm --set load.rate=900/s
+expect 2 '^error: service server: utilisation 0\.90 per replica' -- "$bin" check storm --set load.rate=900/s --set server.queue=100 --strict
+expect 2 '^retrystorm: cascade: 5 lint warnings, errors under --strict$' -- "$bin" check cascade --strict
+expect 2 '^error: layer api-db \(api -> db\): 3 attempts x 100ms \+ 0\.0 ms of backoff = 300\.0 ms, not less than the timeout 300ms of layer edge-api, which calls api: that caller gives up before these retries end$' -- "$bin" check cascade --strict
+"$bin" check cascade --set layer.edge-api.timeout=301ms | grep -q '^warning: layer api-db (api' && fail "api-db's 300 ms worst call warned under edge-api's 301 ms timeout"
+expect 0 '^warning: layers multiply attempts to 27 per request along clients -> edge -> api -> db \(client 3 x edge-api 3 x api-db 3\), more than 10: a failure at db is tried 27 times$' -- "$bin" check cascade
+expect 2 "run does not take --strict \(check does" -- "$bin" run storm --strict -o "$tmp/refused"
+"$bin" run storm --set run.duration=70s --set load.rate=1000/s -o "$tmp/lint-run" > /dev/null 2> "$tmp/lint.err" || fail "a run over capacity did not run"
+grep -q '^error: service server: utilisation 1\.00 per replica .*over capacity before any trigger$' "$tmp/lint.err" || fail "run did not print the lint: $(cat "$tmp/lint.err")"
+"$bin" run storm --set run.duration=70s --quiet -o "$tmp/lint-run" --force > /dev/null 2> "$tmp/lint.err" || fail "run --quiet"
+[ -s "$tmp/lint.err" ] && fail "run --quiet printed: $(head -3 "$tmp/lint.err")"
 # Help everywhere (exit 0): each command's options and examples.
 for c in run compare sweep merge tune plot check list serve; do
   expect 0 "^retrystorm $c: " -- "$bin" "$c" --help

@@ -22,6 +22,7 @@
 #include "experiment.h"
 #include "help.h"
 #include "jsonout.h"
+#include "lint.h"
 #include "outdir.h"
 #include "output.h"
 #include "plot.h"
@@ -238,6 +239,7 @@ struct opts {
     size_t nrest;
     bool collect_rest;
     bool resume, force;
+    bool strict; /* check --strict: lint warnings are errors */
     bool json; /* --format json */
     const char *sort; /* --sort */
     struct screen_sort by;
@@ -291,6 +293,8 @@ static int take_flag(struct opts *o, const char *name, const char *v)
         o->resume = true;
     else if (strcmp(name, "--force") == 0)
         o->force = true;
+    else if (strcmp(name, "--strict") == 0)
+        o->strict = true;
     else
         o->progress = strcmp(name, "--quiet") == 0 ? -1 : 1;
     return 0;
@@ -410,6 +414,7 @@ static const struct option_desc {
     {"--plot", false, take_flag, C_RUN | C_COMPARE | C_SWEEP | C_MERGE},
     {"--resume", false, take_flag, C_GRID},
     {"--force", false, take_flag, C_OUTPUT},
+    {"--strict", false, take_flag, C_CHECK},
     {"--quiet", false, take_flag, C_RUN | C_GRID},
     {"--progress", false, take_flag, C_RUN | C_GRID},
     {"--grid", true, take_list, C_GRID},
@@ -1013,6 +1018,18 @@ static int cmd_tune(int argc, char **argv)
     return print_json(&o, dir, rc);
 }
 
+/* Where lint messages go, and whether --strict makes every one an error. */
+struct lint_out {
+    FILE *f;
+    bool strict;
+};
+
+static void lint_print(void *ctx, enum lint_level level, const char *msg)
+{
+    const struct lint_out *out = ctx;
+    fprintf(out->f, "%s: %s\n", out->strict || level == LINT_OVER ? "error" : "warning", msg);
+}
+
 static int cmd_check(int argc, char **argv)
 {
     struct opts o = {0};
@@ -1035,6 +1052,16 @@ static int cmd_check(int argc, char **argv)
     printf("%s: ok (%s, %u layer%s, %u phase%s; %.1f MB of state before the first request, at most %.0f GB)\n",
            o.scenario, sc.name, sc.nlayers, sc.nlayers == 1 ? "" : "s", sc.nphases, sc.nphases == 1 ? "" : "s",
            sim_footprint(&sc, NULL) / 1e6, SCENARIO_MAX_STATE_BYTES / 1e9);
+    struct capacity cap;
+    capacity_estimate(&sc, &cap);
+    lint_print_table(stdout, &sc, &cap);
+    struct lint_out out = {o.strict ? stderr : stdout, o.strict};
+    unsigned w = lint_scenario(&sc, &cap, lint_print, &out);
+    if (w && o.strict) {
+        fprintf(stderr, "retrystorm: %s: %u lint warning%s, errors under --strict\n", o.scenario, w,
+                w == 1 ? "" : "s");
+        return 2;
+    }
     return 0;
 }
 
@@ -1140,6 +1167,12 @@ static int cmd_run(int argc, char **argv, int first)
     struct scenario sc;
     if ((rc = load_checked(&o, &sc)) != 0)
         return rc;
+    if (o.progress >= 0) { /* the lint's warnings, never a reason to stop */
+        struct capacity cap;
+        struct lint_out out = {stderr, false};
+        capacity_estimate(&sc, &cap);
+        lint_scenario(&sc, &cap, lint_print, &out);
+    }
     char dir[4096], fallback[128], work[4200], err[4600];
     snprintf(fallback, sizeof fallback, "out/%s", sc.name);
     if ((rc = out_dir(dir, sizeof dir, o.outdir, fallback)) != 0 || (rc = check_out_dir(dir, o.force)) != 0)

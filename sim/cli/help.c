@@ -25,7 +25,8 @@ static const struct command_help commands[] = {
      "--seed N   the same as --set run.seed=N (default: the scenario's seed)\n"
      "--reps N   N replications: summary.csv holds means, sd and 95 % half-widths (default 1)\n"
      "-j N       threads for the replications (default: one per core)\n"
-     "--quiet, --progress  never or always show the replications' progress (default: on a terminal)\n"
+     "--quiet, --progress  never or always show the replications' progress (default: on a terminal);\n"
+     "                 --quiet also hides the lint's warnings (retrystorm help check)\n"
      "--plot     draw the figures with gnuplot\n"
      "--force    write into a directory that is not a retrystorm output\n"
      "--format json  print summary.json on stdout (the human summary goes to stderr)\n"
@@ -111,13 +112,21 @@ static const struct command_help commands[] = {
      "  retrystorm plot out/storm\n"
      "  retrystorm plot out/jitter-compare --style slide --animate\n"},
     {"check", "validate a scenario and report every problem at once",
-     "usage: retrystorm check SCENARIO [--set ...]\n"
+     "usage: retrystorm check SCENARIO [--set ...] [--strict]\n"
      "\n"
      "Exit 0 when the scenario is valid; 2 with every problem (file, line, key, value and\n"
-     "what is allowed) otherwise.\n"
+     "what is allowed) otherwise. A valid scenario's services are listed with their\n"
+     "baseline load (requests/s, cache hit ratio, mean hold, workers x replicas,\n"
+     "utilisation per replica), then the lint's warnings: utilisation >= 0.9, over\n"
+     "capacity (>= 1, printed as error:), stale work behind an unbounded queue, an inner\n"
+     "layer outlasting its caller's timeout, more than 10 attempts per request along a\n"
+     "path (docs/lint.md). run prints the same warnings to stderr (not with --quiet).\n"
      "\n"
-     "example:\n"
-     "  retrystorm check my.ini\n"},
+     "--strict         every warning is an error: exit 2\n"
+     "\n"
+     "examples:\n"
+     "  retrystorm check my.ini\n"
+     "  retrystorm check cascade --strict\n"},
     {"list", "list the built-in scenarios, the library presets, the metrics or the keys",
      "usage: retrystorm list [presets|metrics|keys]\n"
      "\n"
