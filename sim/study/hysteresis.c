@@ -201,7 +201,7 @@ int hyst_prepare(const struct hyst_spec *spec, struct hyst_result *r, struct sce
     snprintf(rate, sizeof rate, "load.rate=%.17g/s", r->a);
     snprintf(dur, sizeof dur, "run.duration=%s", units_format_duration(r->duration, source, sizeof source));
     const char *const sets[] = {rate, dur};
-    snprintf(source, sizeof source, "%.40s ramped", base->name);
+    snprintf(source, sizeof source, "%.40s as ramped by hysteresis", base->name);
     if (rc == 0 && scenario_load_text(r->sc, text, source, sets, 2, diag) != 0)
         rc = 2;
     free(text);
