@@ -25,6 +25,14 @@ g=$(val "$tmp/orbit/thresholds.csv" mean gap) gh=$(val "$tmp/orbit/thresholds.cs
 holds 'a - b > c + d' "$t" "$th" "$r" "$rh" || fail "orbit: tip $t ± $th and return $r ± $rh overlap"
 holds 'a - b > 5' "$g" "$gh" || fail "orbit: gap $g ± $gh not above 5/s"
 [ "$(count "$tmp/orbit/thresholds.csv" returned)" = 20 ] || fail "orbit: not 20 replications returned on the way down"
+# every window's load is the ramp's at its middle (no window straddles a
+# corner at the default ramp: lead 180 s, ramps 1800 s, tail 360 s)
+awk -F, 'NR > 1 && $1 == 0 { m = $2 + 2.5; f = m < 180 ? 1 : m < 1980 ? 1 + 13 * (m - 180) / 1800 : m < 3780 ? 14 - 13 * (m - 1980) / 1800 : 1
+  if ($4 - f > 1e-4 || f - $4 > 1e-4) { print "t = " $2 ": load " $4 ", want " f; exit 1 } }' "$tmp/orbit/hysteresis.csv" ||
+  fail "orbit: a window's load is not the ramp's"
+# replications differ (each seeded from (seed, r))
+[ "$(awk -F, 'NR > 1 && $1 ~ /^[0-9]+$/ { print $2 }' "$tmp/orbit/thresholds.csv" | sort -u | wc -l)" -ge 10 ] ||
+  fail "orbit: fewer than 10 distinct tips in 20 replications"
 # the control: without retries the loop closes (the gap's 95 % interval
 # within ±1/s: no bistability, and the ramp slow enough to show no lag)
 "$bin" "${o[@]}" --set layer.app.attempts=1 -o "$tmp/orbit1" > /dev/null || fail "hysteresis orbit attempts=1"

@@ -100,8 +100,9 @@ int hyst_parse_load(const char *text, char *key, size_t keysz, double *a, double
 int hyst_prepare(const struct hyst_spec *spec, struct hyst_result *r, struct scenario_diag *diag, char *err,
                  size_t errsz);
 
-/* Runs the replications and finds the thresholds. Returns 0, 1 (a run
- * failed: message) or 3 (stopped by *spec->stop: r->done replications). */
+/* Runs the replications and finds the thresholds. Returns 0, 1 (out of
+ * memory or a run failed: message) or 3 (stopped by *spec->stop: nothing
+ * kept, r->done = 0). */
 int hyst_run(const struct hyst_spec *spec, struct hyst_result *r, char *err, size_t errsz);
 
 /* hysteresis.csv (rep, t, leg, load, offered, goodput, ok_ratio per
