@@ -21,7 +21,8 @@
 
 # Options whose next argument is their value (all commands).
 _retrystorm_valued='-o --set --seed --reps --vary --grid -j --shard --objective --constraint
---sort --format --title --size --font-scale --style --bind --port --jobs --max-seconds --max-memory'
+--sort --format --title --size --font-scale --style --bind --port --jobs --max-seconds --max-memory
+--load --ramp --hold --window'
 
 # The binary to ask, or nothing when there is none.
 _retrystorm_bin()
@@ -321,6 +322,9 @@ _retrystorm()
     --set | --vary | --grid)
         _retrystorm_keys
         ;;
+    --load)
+        _retrystorm_add load.rate=
+        ;;
     --objective | --sort)
         if [[ $cur == *:* ]]; then
             _retrystorm_add - < <(_retrystorm_metrics | awk -v p="${cur%%:*}:" '{ print p $0 }')
@@ -341,7 +345,7 @@ _retrystorm()
             [[ -n $cmd ]] && _retrystorm_add - < <(_retrystorm_options "$cmd")
         else
             case $cmd in
-            run | compare | sweep | tune | check)
+            run | compare | sweep | tune | check | hysteresis)
                 if ((npos == 0)); then
                     _retrystorm_add - < <(_retrystorm_builtins)
                     _retrystorm_files -ini

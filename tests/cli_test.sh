@@ -41,7 +41,7 @@ grep -q '^error: service server: utilisation 1\.00 per replica .*over capacity b
 "$bin" run storm --set run.duration=70s --quiet -o "$tmp/lint-run" --force > /dev/null 2> "$tmp/lint.err" || fail "run --quiet"
 [ -s "$tmp/lint.err" ] && fail "run --quiet printed: $(head -3 "$tmp/lint.err")"
 # Help everywhere (exit 0): each command's options and examples.
-for c in run compare sweep merge tune plot check list serve; do
+for c in run compare sweep merge tune plot check list serve hysteresis; do
   expect 0 "^retrystorm $c: " -- "$bin" "$c" --help
   expect 0 'examples?:' -- "$bin" help "$c"
   expect 0 "usage: retrystorm .*$c|usage: retrystorm \[run\]" -- "$bin" "$c" -h
@@ -198,7 +198,26 @@ expect 2 "run does not take --grid \(sweep, tune do; retrystorm help run\)" -- "
 expect 2 "check does not take --format" -- "$bin" check storm --format json
 expect 2 "compare does not take --shard \(sweep does" -- "$bin" compare storm --vary layer.app.attempts=1,2 --shard 1/2 -o "$tmp/refused"
 expect 2 "tune does not take --plot" -- "$bin" tune storm --grid layer.app.attempts=1,2 --objective max:ok_share --plot -o "$tmp/refused"
-expect 2 "merge does not take --set \(run, compare, sweep, tune, check do" -- "$bin" merge a b --set x=1 -o "$tmp/refused"
+expect 2 "merge does not take --set \(run, compare, sweep, tune, check, hysteresis do" -- "$bin" merge a b --set x=1 -o "$tmp/refused"
+# hysteresis: each bad input named with what is allowed, exit 2, nothing written
+h=(hysteresis orbit -o "$tmp/refused")
+expect 2 'hysteresis needs a scenario and --load load.rate=A..B, such as --load load.rate=5/s..15/s' -- "$bin" "${h[@]}"
+expect 2 "--load load.clients=1..5: the key 'load.clients' cannot be ramped; allowed: load.rate \(an open loop's rate\)" -- "$bin" "${h[@]}" --load load.clients=1..5
+expect 2 '--load load.rate: expected KEY=A..B, such as load.rate=5/s..15/s' -- "$bin" "${h[@]}" --load load.rate
+expect 2 '--load load.rate=15/s..5/s: the ramp goes up from A to B: A must be below B' -- "$bin" "${h[@]}" --load load.rate=15/s..5/s
+expect 2 '--load load.rate=5/s..5/s: the ramp goes up from A to B: A must be below B' -- "$bin" "${h[@]}" --load load.rate=5/s..5/s
+expect 2 '--load load.rate=5..15: A and B must be rates above 0 and at most 1e9/s, such as load.rate=5/s..15/s' -- "$bin" "${h[@]}" --load load.rate=5..15
+expect 2 '--load load.rate=0/s..15/s: A and B must be rates above 0' -- "$bin" "${h[@]}" --load load.rate=0/s..15/s
+expect 2 '--ramp fast: expected a duration above 0 and at most 1000000s, such as 300s' -- "$bin" "${h[@]}" --load load.rate=5/s..15/s --ramp fast
+expect 2 '--ramp 0s: expected a duration above 0' -- "$bin" "${h[@]}" --load load.rate=5/s..15/s --ramp 0s
+expect 2 '--ramp 50s: a ramp must span at least 20 windows of 5s \(--window\)' -- "$bin" "${h[@]}" --load load.rate=5/s..15/s --ramp 50s
+expect 2 '--hold -1s: expected a duration from 0 and at most 1000000s, such as 60s' -- "$bin" "${h[@]}" --load load.rate=5/s..15/s --hold -1s
+expect 2 '--window 0: expected a duration above 0 and at most 1000000s, such as 5s' -- "$bin" "${h[@]}" --load load.rate=5/s..15/s --window 0
+expect 2 'hysteresis herd: the scenario is a closed loop \(load.model = closed\): load.rate does not set its load; --load ramps an open loop.s load.rate' -- "$bin" hysteresis herd --load load.rate=5/s..15/s -o "$tmp/refused"
+expect 2 'hysteresis does not take --sort' -- "$bin" "${h[@]}" --load load.rate=5/s..15/s --sort ok_share
+expect 2 "--set layer.app.attempts=0: \[layer app\] attempts = '0': expected an integer from 1 to 100" -- "$bin" "${h[@]}" --load load.rate=5/s..15/s --set layer.app.attempts=0
+expect 2 'orbit as ramped by hysteresis:[0-9]+: \[run\] warmup = 5000s: must be less than duration \(690s\)' -- "$bin" "${h[@]}" --load load.rate=5/s..15/s --set run.duration=10000s --set run.warmup=5000s --ramp 300s
+[ ! -e "$tmp/refused" ] || fail "a refused hysteresis wrote $tmp/refused"
 expect 2 "merge takes at most 65 shard directories \('d66' is the 66th\)" -- "$bin" merge $(seq -f 'd%g' 1 66) -o "$tmp/refused"
 [ -e "$tmp/refused" ] && fail "a refused command created its output directory"
 finish

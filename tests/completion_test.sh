@@ -96,6 +96,10 @@ includes "$r sweep storm -" -j -o
 exactly "$r plot out --st" --style
 exactly "$r plot out --style " slide default
 exactly "$r serve --p" --port
+exactly "$r hysteresis orbit --lo" --load
+exactly "$r hysteresis orbit --load " load.rate=
+includes "$r hysteresis or" orbit
+includes "$r hysteresis orbit --ramp 300s --" --hold --window --reps --plot
 # the scenario: built-ins (and *.ini files, directories)
 includes "$r run st" storm storm-budget
 exactly "$r st" # the first word is a command, never a scenario

@@ -21,6 +21,7 @@
 #include "compare.h"
 #include "experiment.h"
 #include "help.h"
+#include "hysteresis.h"
 #include "jsonout.h"
 #include "lint.h"
 #include "outdir.h"
@@ -243,6 +244,8 @@ struct opts {
     bool json; /* --format json */
     const char *sort; /* --sort */
     struct screen_sort by;
+    const char *load;            /* hysteresis --load */
+    rs_time ramp, hold, window;  /* hysteresis --ramp, --hold, --window; 0: not given */
 };
 
 /* ---- options: one descriptor per option, one small taker each ---- */
@@ -374,6 +377,34 @@ static int take_reps(struct opts *o, const char *name, const char *v)
     return 0;
 }
 
+/* hysteresis --load (checked by hyst_parse_load before anything runs). */
+static int take_load(struct opts *o, const char *name, const char *v)
+{
+    (void)name;
+    char key[64], err[600];
+    double a, b;
+    if (hyst_parse_load(v, key, sizeof key, &a, &b, err, sizeof err) != 0) {
+        fprintf(stderr, "retrystorm: %s\n", err);
+        return 2;
+    }
+    o->load = v;
+    return 0;
+}
+
+/* hysteresis --ramp, --hold, --window: durations. */
+static int take_duration(struct opts *o, const char *name, const char *v)
+{
+    rs_time t;
+    bool hold = strcmp(name, "--hold") == 0;
+    if (!units_parse_duration(v, &t) || t < (hold ? 0 : 1) || t > 1000000 * RS_S) {
+        fprintf(stderr, "retrystorm: %s %s: expected a duration %s and at most 1000000s, such as %s\n", name, v,
+                hold ? "from 0" : "above 0", hold ? "60s" : strcmp(name, "--ramp") == 0 ? "300s" : "5s");
+        return 2;
+    }
+    *(hold ? &o->hold : strcmp(name, "--ramp") == 0 ? &o->ramp : &o->window) = t;
+    return 0;
+}
+
 static int take_format(struct opts *o, const char *name, const char *v)
 {
     (void)name;
@@ -391,14 +422,15 @@ static int take_format(struct opts *o, const char *name, const char *v)
 
 /* The commands that parse these options, as bits: an option a command
  * would ignore is refused, naming the commands that take it. */
-enum { C_RUN = 1, C_COMPARE = 2, C_SWEEP = 4, C_MERGE = 8, C_TUNE = 16, C_CHECK = 32 };
+enum { C_RUN = 1, C_COMPARE = 2, C_SWEEP = 4, C_MERGE = 8, C_TUNE = 16, C_CHECK = 32, C_HYST = 64 };
 static const struct {
     const char *name;
     unsigned bit;
 } commands[] = {{"run", C_RUN},     {"compare", C_COMPARE}, {"sweep", C_SWEEP},
-                {"merge", C_MERGE}, {"tune", C_TUNE},       {"check", C_CHECK}};
+                {"merge", C_MERGE}, {"tune", C_TUNE},       {"check", C_CHECK},
+                {"hysteresis", C_HYST}};
 #define C_EXPERIMENTS (C_RUN | C_COMPARE | C_SWEEP | C_TUNE)
-#define C_SCENARIO (C_EXPERIMENTS | C_CHECK)
+#define C_SCENARIO (C_EXPERIMENTS | C_CHECK | C_HYST)
 #define C_GRID (C_SWEEP | C_TUNE)
 #define C_OUTPUT (C_EXPERIMENTS | C_MERGE)
 
@@ -408,12 +440,12 @@ static const struct option_desc {
     int (*take)(struct opts *o, const char *name, const char *v);
     unsigned cmds; /* the commands that take it */
 } options[] = {
-    {"-o", true, take_outdir, C_OUTPUT},
+    {"-o", true, take_outdir, C_OUTPUT | C_HYST},
     {"--set", true, take_set, C_SCENARIO},
     {"--seed", true, take_set, C_SCENARIO},
-    {"--plot", false, take_flag, C_RUN | C_COMPARE | C_SWEEP | C_MERGE},
+    {"--plot", false, take_flag, C_RUN | C_COMPARE | C_SWEEP | C_MERGE | C_HYST},
     {"--resume", false, take_flag, C_GRID},
-    {"--force", false, take_flag, C_OUTPUT},
+    {"--force", false, take_flag, C_OUTPUT | C_HYST},
     {"--strict", false, take_flag, C_CHECK},
     {"--quiet", false, take_flag, C_RUN | C_GRID},
     {"--progress", false, take_flag, C_RUN | C_GRID},
@@ -421,12 +453,16 @@ static const struct option_desc {
     {"--vary", true, take_list, C_COMPARE},
     {"--objective", true, take_list, C_TUNE},
     {"--constraint", true, take_list, C_TUNE},
-    {"-j", true, take_threads, C_RUN | C_COMPARE | C_GRID},
+    {"-j", true, take_threads, C_RUN | C_COMPARE | C_GRID | C_HYST},
     {"--shard", true, take_shard, C_SWEEP},
-    {"--reps", true, take_reps, C_EXPERIMENTS},
-    {"--max-memory", true, take_max_memory, C_EXPERIMENTS},
+    {"--reps", true, take_reps, C_EXPERIMENTS | C_HYST},
+    {"--max-memory", true, take_max_memory, C_EXPERIMENTS | C_HYST},
     {"--format", true, take_format, C_OUTPUT},
     {"--sort", true, take_sort, C_COMPARE | C_SWEEP | C_MERGE},
+    {"--load", true, take_load, C_HYST},
+    {"--ramp", true, take_duration, C_HYST},
+    {"--hold", true, take_duration, C_HYST},
+    {"--window", true, take_duration, C_HYST},
 };
 #define NOPTIONS (sizeof options / sizeof *options)
 
@@ -1190,6 +1226,60 @@ static int cmd_run(int argc, char **argv, int first)
     return print_json(&o, dir, finish_work(work, dir, &o, rc));
 }
 
+/* hysteresis SCENARIO --load KEY=A..B: everything checked (hyst_prepare)
+ * before the directory is touched; the outputs written into a work
+ * directory and installed, as run's. */
+static int cmd_hysteresis(int argc, char **argv)
+{
+    struct opts o = {0};
+    int rc = parse_run_opts(argc, argv, 2, &o, "hysteresis");
+    if (rc)
+        return rc;
+    if (o.scenario == NULL || o.load == NULL) {
+        fprintf(stderr, "retrystorm: hysteresis needs a scenario and --load load.rate=A..B, such as "
+                        "--load load.rate=5/s..15/s (retrystorm help hysteresis)\n");
+        return 2;
+    }
+    struct hyst_spec spec = {o.scenario, o.sets, o.nsets, o.load, o.ramp, o.hold, o.window,
+                             o.reps ? o.reps : 1, o.threads ? o.threads : default_threads(), &stop_signal};
+    struct hyst_result r;
+    struct scenario_diag d = {0};
+    char err[4600] = "", dir[4096], fallback[128], work[4200];
+    rc = hyst_prepare(&spec, &r, &d, err, sizeof err);
+    print_diag(&d);
+    scenario_diag_fini(&d);
+    if (rc == 0) {
+        snprintf(fallback, sizeof fallback, "out/%s-hysteresis", r.sc->name);
+        if ((rc = out_dir(dir, sizeof dir, o.outdir, fallback)) == 0)
+            rc = check_out_dir(dir, o.force);
+    } else if (err[0]) {
+        fprintf(stderr, "retrystorm: %s\n", err);
+    }
+    if (rc == 0 && outdir_mkwork(dir, work, sizeof work, err, sizeof err) != 0) {
+        fprintf(stderr, "retrystorm: %s\n", err);
+        rc = 1;
+    }
+    if (rc != 0) {
+        hyst_result_fini(&r);
+        return rc;
+    }
+    if ((rc = hyst_run(&spec, &r, err, sizeof err)) == 0 && hyst_write(work, &r, err, sizeof err) != 0)
+        rc = 1;
+    if (rc == 1)
+        fprintf(stderr, "retrystorm: %s\n", err);
+    if (rc == 0) {
+        hyst_print(human, o.scenario, &r);
+        fprintf(human, "  hysteresis.csv (every window), thresholds.csv and scenario.ini in %s/\n", dir);
+    }
+    hyst_result_fini(&r);
+    if (rc == 3) { /* nothing is kept of an interrupted ramp */
+        outdir_remove_ours(work);
+        fprintf(stderr, "retrystorm: interrupted: nothing written\n");
+        return interrupted_exit();
+    }
+    return finish_work(work, dir, &o, rc);
+}
+
 /* serve: the live page (sim/serve/), when this binary was built with it. */
 static int cmd_serve(int argc, char **argv)
 {
@@ -1268,6 +1358,8 @@ int cli_main(int argc, char **argv)
             return cmd_merge(argc, argv);
         if (strcmp(c, "tune") == 0)
             return cmd_tune(argc, argv);
+        if (strcmp(c, "hysteresis") == 0)
+            return cmd_hysteresis(argc, argv);
         if (strcmp(c, "serve") == 0)
             return cmd_serve(argc, argv);
     }

@@ -98,6 +98,28 @@ static const struct command_help commands[] = {
      "  retrystorm tune storm --grid layer.app.attempts=1..4 --objective max:ok_share --reps 5\n"
      "  retrystorm tune storm --grid layer.app.timeout=100ms..1600ms*2 --objective max:goodput \\\n"
      "      --constraint 'lat_p99<=1'\n"},
+    {"hysteresis", "ramp the load up and back down: where goodput tips, where it returns",
+     "usage: retrystorm hysteresis SCENARIO --load load.rate=A..B [--ramp DURATION] [--hold DURATION]\n"
+     "                  [--window DURATION] [--reps N] [-j N] [-o DIR] [--set ...] [--seed N]\n"
+     "                  [--plot] [--force] [--max-memory SIZE]\n"
+     "\n"
+     "The scenario's phases are replaced by a lead at A (ramp/10), a linear ramp A->B, a hold\n"
+     "at B, a ramp B->A and a tail at A (ramp/5). In windows, a window is out of band when\n"
+     "goodput (ok/s) < 90 % of the offered requests/s. tip: the load of the first window of\n"
+     "the way up that begins 3 windows out of band; return: the load of the first window after\n"
+     "the peak that begins 3 in band; gap = tip - return (the bistability).\n"
+     "--load K=A..B  the load ramped: load.rate (an open loop), A < B rates, e.g. 5/s..15/s\n"
+     "--ramp D       each ramp's duration (default 300s: slow against timeouts of seconds)\n"
+     "--hold D       time held at B (default 0)\n"
+     "--window D     the measuring window, whole buckets (default 5s); a ramp spans >= 20\n"
+     "--reps N       replications, seeded (seed, r) as sweep's (default 1); -j N threads\n"
+     "-o DIR         default: out/<name>-hysteresis/ (hysteresis.csv, thresholds.csv,\n"
+     "               scenario.ini; --plot: hysteresis.png/svg, the loop)\n"
+     "--set, --seed, --plot, --force, --max-memory as for run\n"
+     "\n"
+     "examples:\n"
+     "  retrystorm hysteresis orbit --load load.rate=2/s..14/s --reps 20 --plot\n"
+     "  retrystorm hysteresis collapse --load load.rate=200/s..800/s --ramp 120s --reps 20\n"},
     {"plot", "draw the figures of an output directory with gnuplot",
      "usage: retrystorm plot DIR [--force] [--title TEXT] [--size WxH] [--font-scale F]\n"
      "                  [--style slide|default] [--animate]\n"
@@ -180,7 +202,7 @@ int help_print(FILE *f, const char *topic)
     if (topic == NULL) {
         fputs("usage: retrystorm COMMAND [ARGS]   (without a command: run)\n\ncommands:\n", f);
         for (size_t i = 0; i < NCOMMANDS; i++)
-            fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
+            fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
         fputs("\nretrystorm help COMMAND, or COMMAND --help, for its options and examples;\n"
               "retrystorm help metrics for the columns of summary.csv; retrystorm --version.\n",
               f);

@@ -1594,9 +1594,21 @@ static int plot_sweep(struct ctx *c)
     return rc;
 }
 
+/* A hysteresis loop: the data are read by gnuplot as numbers, and its leg
+ * and row labels only compared with fixed strings. */
+static int plot_hysteresis(struct ctx *c)
+{
+    struct sbuf none = {0};
+    int rc = draw_both(c, "hysteresis", "hysteresis", &none);
+    free(none.p);
+    return rc;
+}
+
 /* Chooses what DIR's files support. */
 static int dispatch(struct ctx *c)
 {
+    if (exists(c, "hysteresis.csv") && exists(c, "thresholds.csv"))
+        return plot_hysteresis(c);
     if (exists(c, "sweep.csv") && exists(c, "experiment.csv"))
         return plot_sweep(c);
     struct list variants = {0};
