@@ -26,6 +26,9 @@
  * this share of offered requests. */
 #define OUTPUT_RECOVERY_WINDOW (10 * RS_S)
 #define OUTPUT_RECOVERY_SHARE 0.9
+/* The share of requests still in flight at the end above which the run's
+ * summary says so (and suggests [run] drain = true). */
+#define OUTPUT_IN_FLIGHT_NOTE 0.01
 
 void output_summarise(const struct sim *s, double wall_s, struct summary *out);
 

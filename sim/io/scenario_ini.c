@@ -25,11 +25,14 @@ static void write_run_load(const struct scenario *sc, FILE *f)
 {
     char a[64], b[64], c[64];
     fprintf(f, "; effective scenario, written by retrystorm %s from %s\n", RS_VERSION, sc->source);
-    fprintf(f, "[run]\nname = %s\nduration = %s\nwarmup = %s\nseed = %llu\nbucket = %s\n\n", sc->name,
+    fprintf(f, "[run]\nname = %s\nduration = %s\nwarmup = %s\nseed = %llu\nbucket = %s\n", sc->name,
             units_format_duration(sc->duration, a, sizeof a),
             units_format_duration(sc->warmup, b, sizeof b), (unsigned long long)sc->seed,
             units_format_duration(sc->bucket, c, sizeof c));
-    fprintf(f, "[load]\nmodel = %s\n", scn_model_names[sc->model]);
+    if (sc->drain || sc->drain_limit != SCENARIO_DRAIN_LIMIT) /* older outputs stay as they were */
+        fprintf(f, "drain = %s\ndrain_limit = %s\n", tf(sc->drain),
+                units_format_duration(sc->drain_limit, a, sizeof a));
+    fprintf(f, "\n[load]\nmodel = %s\n", scn_model_names[sc->model]);
     if (sc->model == LOAD_OPEN && sc->rate > 0)
         fprintf(f, "arrival = %s\nrate = %.17g/s\n", scn_arrival_names[sc->arrival], sc->rate);
     else if (sc->model == LOAD_OPEN && sc->trace[0] != '\0')

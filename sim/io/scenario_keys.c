@@ -49,6 +49,8 @@ const struct key_desc scn_keys[] = {
     {S_RUN, "warmup", T_DURATION, RUN(warmup), 0, 0, "a duration such as 10s, less than duration", NULL, 0},
     {S_RUN, "seed", T_SEED, RUN(seed), 0, 0, "an integer from 0 to 18446744073709551615", NULL, 0},
     {S_RUN, "bucket", T_DURATION, RUN(bucket), 1, 0, "a duration > 0 such as 1s or 10ms", NULL, 0},
+    {S_RUN, "drain", T_BOOL, RUN(drain), 0, 0, "true, false", NULL, 0},
+    {S_RUN, "drain_limit", T_DURATION, RUN(drain_limit), 1, 0, "a duration > 0 such as 600s", NULL, 0},
     {S_LOAD, "model", T_ENUM, RUN(model), 0, 0, "open, closed", scn_model_names, 0},
     {S_LOAD, "arrival", T_ENUM, RUN(arrival), 0, 0, "poisson, uniform", scn_arrival_names, 0},
     {S_LOAD, "rate", T_RATE, RUN(rate), 0, 0, "a rate > 0 and at most 1e9/s, such as 800/s (units /ns /us /ms /s /m /h)", NULL, 0},

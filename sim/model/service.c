@@ -80,7 +80,7 @@ int service_init(struct sim *s, char *err, size_t errsz)
         }
     }
     if (sc->graph) {
-        s->services.sb = mem_alloc(s->m.nbuckets * s->services.nreps * sizeof *s->services.sb);
+        s->services.sb = mem_alloc(s->m.nalloc * s->services.nreps * sizeof *s->services.sb);
         if (s->services.sb == NULL)
             goto oom;
     }
@@ -95,7 +95,7 @@ void service_fini(struct sim *s)
     for (uint32_t i = 0; i < s->services.nreps && s->services.reps != NULL; i++)
         free(s->services.reps[i].queue);
     free(s->services.reps);
-    mem_free(s->services.sb, s->m.nbuckets * s->services.nreps * sizeof *s->services.sb);
+    mem_free(s->services.sb, s->m.nalloc * s->services.nreps * sizeof *s->services.sb);
     s->services.reps = NULL;
     s->services.sb = NULL;
 }

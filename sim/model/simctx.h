@@ -226,6 +226,8 @@ struct sim {
     bool halt;           /* a checkpoint asked the run to stop */
     bool cut;            /* an event stopped at a checkpoint before its work was done */
     char limit[200];     /* why the run stopped at a limit, or "" */
+    rs_time end;         /* where the run ended: sim_end */
+    uint64_t drain_left; /* requests in flight when a drain reached drain_limit */
 };
 
 /* Counts one event of layer's count c now: over the run, and over the window

@@ -23,6 +23,7 @@ static const struct shown {
 } shown[] = {
     {"requests", "requests"},
     {"ok_share", "ok %"},
+    {"in_flight_share", "in flight %"},
     {"amplification", "amplif"},
     {"lat_p50", "p50 ms"},
     {"lat_p99", "p99 ms"},
