@@ -148,6 +148,32 @@ static void arrivals_stop_and_the_drain_is_recorded(void **state)
     sim_destroy(s);
 }
 
+/* The state footprint counts the drain's buckets, which the run allocates
+ * up front: herd's 60 s at 10 ms are 6,000 buckets, drained (600 s more)
+ * 66,000, and the time series part grows by exactly that factor. */
+static void footprint_counts_the_drain(void **state)
+{
+    (void)state;
+    double part[2][SIM_FOOTPRINT_PARTS];
+    int ts = -1;
+    for (int i = 0; i < SIM_FOOTPRINT_PARTS; i++)
+        if (strcmp(sim_footprint_part_name(i), "time series") == 0)
+            ts = i;
+    assert_true(ts >= 0);
+    for (int drain = 0; drain < 2; drain++) {
+        struct scenario sc;
+        const char *sets[] = {drain ? "run.drain=true" : "run.drain=false"};
+        load_or_fail(&sc, scenario_builtin_text("herd"), sets, 1);
+        sim_footprint(&sc, part[drain]);
+        assert_int_equal(sim_horizon(&sc), (drain ? 660 : 60) * RS_S);
+    }
+    assert_true(part[0][ts] > 0);
+    assert_true(fabs(part[1][ts] / part[0][ts] - 11.0) < 1e-12);
+    struct sim *s = herd(1, "60s", true);
+    assert_int_equal(sim_metrics(s)->nalloc, 66000);
+    sim_destroy(s);
+}
+
 static char *summary_text(const struct sim *s)
 {
     struct summary o;
@@ -253,6 +279,7 @@ int main(void)
         cmocka_unit_test(share_does_not_depend_on_the_cut),
         cmocka_unit_test(phases_end_during_the_drain),
         cmocka_unit_test(arrivals_stop_and_the_drain_is_recorded),
+        cmocka_unit_test(footprint_counts_the_drain),
         cmocka_unit_test(drain_limit_stops_a_hang),
         cmocka_unit_test(more_than_one_percent_in_flight_says_so),
         cmocka_unit_test(nothing_left_changes_nothing),
