@@ -130,7 +130,7 @@ static void rep_integrate_slow(struct sim *s, struct replica *rp)
         rs_time end = (rs_time)(k + 1) * b;
         if (end > s->now)
             end = s->now;
-        if (k >= s->m.nbuckets) /* t < now <= duration: k < nbuckets */
+        if (k >= s->m.nbuckets) /* t < now <= the run's end: k < nbuckets */
             break; /* unreachable: time never passes the duration (GCOVR_EXCL_LINE) */
         add_area(rp, &s->services.sb[k * s->services.nreps + i], (double)(end - t));
         if (t < s->sc.warmup) /* the part before the window, for the totals */

@@ -62,8 +62,9 @@ static void topology_init(struct sim *s)
  * O(layers · 4096), not that times the buckets it crosses. */
 static void sample_layers(struct sim *s, size_t upto)
 {
-    /* The loop's events come before the duration (ev.t / bucket < nbuckets)
-     * and after the last sampled bucket; the end asks for nbuckets once. */
+    /* The loop's events come before the horizon (ev.t / bucket < nbuckets,
+     * allocated for it) and after the last sampled bucket; the end asks
+     * once for nbuckets, cut at the run's end. */
     if (upto > s->m.nbuckets)
         upto = s->m.nbuckets; /* unreachable: upto is at most nbuckets (GCOVR_EXCL_LINE) */
     if (s->layers.sampled >= upto)
