@@ -174,6 +174,80 @@ static void footprint_counts_the_drain(void **state)
     sim_destroy(s);
 }
 
+static char *summary_text(const struct sim *s);
+
+/* The instant of the duration: uniform arrivals every 500 ms, each served
+ * in exactly 500 ms. The arrival at 10 s, the duration, is the drain's: it
+ * is not dispatched, so drained and undrained runs have the same requests;
+ * the one that arrived at 9.5 s ends at exactly 10 s, in bucket [10 s,
+ * 11 s), where the drained run ends. */
+static void the_duration_instant(void **state)
+{
+    (void)state;
+    static const char text[] = "[run]\nname = instant\nduration = 10s\n"
+                               "[load]\nrate = 2/s\narrival = uniform\n[server]\nworkers = 4\nservice = const(500ms)\n"
+                               "[layer app]\nattempts = 1\n";
+    const char *drain[] = {"run.drain=true"};
+    struct sim *a = run_text(text, NULL, 0), *b = run_text(text, drain, 1);
+    const struct metrics *m = sim_metrics(b);
+    assert_int_equal(sim_metrics(a)->requests, 19); /* 0.5 s, 1 s, ..., 9.5 s */
+    assert_int_equal(m->requests, 19);
+    assert_int_equal(sim_in_flight(a), 1);
+    assert_int_equal(sim_in_flight(b), 0);
+    assert_int_equal(sim_end(b), 11 * RS_S);
+    assert_int_equal(m->nbuckets, 11);
+    assert_int_equal(m->b[10].outcomes[OUT_OK], 1);
+    assert_int_equal(m->b[10].offered, 0);
+    sim_destroy(a);
+    sim_destroy(b);
+}
+
+/* A drained run stopped in its drain (the stop flag, set once the
+ * progress callback sees the duration passed) is incomplete: it ends at
+ * the end of the bucket it reached, its time series hold every outcome
+ * recorded, and it says nothing of a drain reaching its limit. */
+static volatile sig_atomic_t stop_flag;
+static void stop_in_drain(void *user, rs_time now, rs_time duration, uint64_t events)
+{
+    (void)user, (void)events;
+    if (now >= duration)
+        stop_flag = 1;
+}
+
+static void interrupted_in_the_drain(void **state)
+{
+    (void)state;
+    const char *sets[] = {"run.seed=1", "run.duration=35s", "run.drain=true"};
+    struct scenario sc;
+    char err[512];
+    load_or_fail(&sc, scenario_builtin_text("herd"), sets, 3);
+    struct sim *s = sim_create(&sc, 0, err, sizeof err);
+    assert_non_null(s);
+    stop_flag = 0;
+    sim_set_stop(s, &stop_flag);
+    assert_int_equal(sim_run(s, stop_in_drain, NULL, err, sizeof err), 0);
+    const struct metrics *m = sim_metrics(s);
+    rs_time end = sim_end(s);
+    assert_false(sim_complete(s));
+    assert_true(sim_in_flight(s) > 0);
+    assert_int_equal(sim_drain_left(s), 0);
+    assert_true(end > 35 * RS_S && end < sim_horizon(&sc) && end % sc.bucket == 0);
+    assert_true(m->last_t < end && m->last_t >= end - sc.bucket); /* the bucket it reached */
+    assert_int_equal(m->nbuckets, (size_t)(end / sc.bucket));
+    uint64_t outcomes = 0, total = 0;
+    for (size_t i = 0; i < m->nbuckets; i++)
+        for (int o = 0; o < OUT_NOUTCOMES; o++)
+            outcomes += m->b[i].outcomes[o];
+    for (int o = 0; o < OUT_NOUTCOMES; o++)
+        total += m->outcomes[o];
+    assert_int_equal(outcomes, total);
+    char *txt = summary_text(s);
+    assert_null(strstr(txt, "drained:"));
+    assert_null(strstr(txt, "the drain reached"));
+    free(txt);
+    sim_destroy(s);
+}
+
 static char *summary_text(const struct sim *s)
 {
     struct summary o;
@@ -280,6 +354,8 @@ int main(void)
         cmocka_unit_test(phases_end_during_the_drain),
         cmocka_unit_test(arrivals_stop_and_the_drain_is_recorded),
         cmocka_unit_test(footprint_counts_the_drain),
+        cmocka_unit_test(the_duration_instant),
+        cmocka_unit_test(interrupted_in_the_drain),
         cmocka_unit_test(drain_limit_stops_a_hang),
         cmocka_unit_test(more_than_one_percent_in_flight_says_so),
         cmocka_unit_test(nothing_left_changes_nothing),

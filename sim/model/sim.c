@@ -441,6 +441,16 @@ rs_time sim_horizon(const struct scenario *sc)
 static const bool brings_requests[] = {
     [EV_ARRIVAL] = true, [EV_CLIENT] = true, [EV_HERD] = true, [EV_TRACE] = true};
 
+/* Where a run that stops now ends, at most at cap: the duration, or past
+ * it the end of the bucket holding now (the bucket of its last events). */
+static rs_time end_after(const struct sim *s, rs_time cap)
+{
+    if (s->now < s->sc.duration)
+        return s->sc.duration;
+    rs_time end = (s->now / s->sc.bucket + 1) * s->sc.bucket;
+    return end < cap ? end : cap;
+}
+
 /* With drain, when no request is in flight and none can start (the next
  * event is at or after the duration): where the run ends, the end of the
  * bucket holding the last outcome, or the duration if that came before.
@@ -450,20 +460,7 @@ static rs_time drain_until(struct sim *s, rs_time until)
     if (!s->sc.drain || until != sim_horizon(&s->sc) || s->in_flight != 0 ||
         evq_next_time(&s->q) < s->sc.duration)
         return until;
-    if (s->now < s->sc.duration)
-        return s->sc.duration;
-    rs_time end = (s->now / s->sc.bucket + 1) * s->sc.bucket;
-    return end < until ? end : until;
-}
-
-/* Where an interrupted run ends: the duration, or in a drain the end of
- * the bucket it reached. */
-static rs_time interrupted_end(const struct sim *s)
-{
-    if (s->now < s->sc.duration)
-        return s->sc.duration;
-    rs_time end = (s->now / s->sc.bucket + 1) * s->sc.bucket, h = sim_horizon(&s->sc);
-    return end < h ? end : h;
+    return end_after(s, until);
 }
 
 int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size_t errsz)
@@ -522,7 +519,7 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
         snprintf(err, errsz, "the trace changed during the run: %s", s->load.trace_err);
         return -1;
     }
-    s->end = s->interrupted ? interrupted_end(s) : until;
+    s->end = s->interrupted ? end_after(s, sim_horizon(&s->sc)) : until;
     if (!s->interrupted)
         s->now = s->end;
     if (s->sc.drain && !s->interrupted && until == sim_horizon(&s->sc))
