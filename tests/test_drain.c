@@ -176,6 +176,26 @@ static void footprint_counts_the_drain(void **state)
 
 static char *summary_text(const struct sim *s);
 
+/* Every kind of event goes on in a drain but the arrivals: cancellations
+ * (cancel, cut at 65 s inside its spike, where timeouts cancel queued and
+ * running work) and cache expiries (cache-stampede cut at 45 s); each run
+ * drains to no request in flight, its outcomes adding up. */
+static void every_event_but_arrivals_in_the_drain(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name, *duration;
+    } runs[] = {{"cancel", "run.duration=65s"}, {"cache-stampede", "run.duration=45s"}};
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        const char *extra[] = {runs[i].duration, "run.drain=true"};
+        struct sim *s = run_builtin(runs[i].name, 1, extra, 2);
+        assert_int_equal(sim_in_flight(s), 0);
+        assert_int_equal(ended(s), sim_metrics(s)->requests);
+        assert_true(sim_end(s) >= sim_scenario(s)->duration);
+        sim_destroy(s);
+    }
+}
+
 /* The instant of the duration: uniform arrivals every 500 ms, each served
  * in exactly 500 ms. The arrival at 10 s, the duration, is the drain's: it
  * is not dispatched, so drained and undrained runs have the same requests;
@@ -355,6 +375,7 @@ int main(void)
         cmocka_unit_test(arrivals_stop_and_the_drain_is_recorded),
         cmocka_unit_test(footprint_counts_the_drain),
         cmocka_unit_test(the_duration_instant),
+        cmocka_unit_test(every_event_but_arrivals_in_the_drain),
         cmocka_unit_test(interrupted_in_the_drain),
         cmocka_unit_test(drain_limit_stops_a_hang),
         cmocka_unit_test(more_than_one_percent_in_flight_says_so),

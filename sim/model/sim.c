@@ -438,7 +438,7 @@ rs_time sim_horizon(const struct scenario *sc)
 
 /* The events that bring new requests: with drain none is dispatched at or
  * after the duration (the phases' ends still are). */
-static const bool brings_requests[] = {
+static const bool brings_requests[EV_NTYPES] = {
     [EV_ARRIVAL] = true, [EV_CLIENT] = true, [EV_HERD] = true, [EV_TRACE] = true};
 
 /* Where a run that stops now ends, at most at cap: the duration, or past

@@ -67,6 +67,7 @@ enum ev_type {
     EV_HERD, EV_OCC_READ, EV_OCC_READ_RSP, EV_OCC_WRITE, EV_OCC_WRITE_RSP, EV_POOL_GRANT,
     EV_TRACE, EV_CACHE_EXPIRE, EV_CANCEL
 };
+#define EV_NTYPES (EV_CANCEL + 1) /* the last type's + 1: tables indexed by type are this long */
 
 /* CALL_CANCELLED: cancelled while its bulkhead grant was on its way; the
  * grant ends it. */
