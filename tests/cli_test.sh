@@ -168,7 +168,14 @@ cmp -s "$tmp/cached/caches.csv" "$tmp/cached2/caches.csv" || fail "rerunning cac
 # and last 5; a bad --sort is refused before anything runs.
 st=(--set run.duration=90s)
 "$bin" compare storm "${st[@]}" --vary layer.app.attempts=1,3 --reps 3 -o "$tmp/tab-cmp" > "$tmp/tab.txt" 2>&1 || fail "compare --reps: $(cat "$tmp/tab.txt")"
-grep -qE '^ +requests +ok % +amplif +p50 ms +p99 ms' "$tmp/tab.txt" || fail "compare's table has not its units: $(head -3 "$tmp/tab.txt")"
+grep -qE '^ +requests +ok % +in flight % +amplif +p50 ms +p99 ms' "$tmp/tab.txt" || fail "compare's table has not its units: $(head -3 "$tmp/tab.txt")"
+# in flight % beside ok %, and a note under the table for rows above 1 %
+# (herd cut at 50 s: ~7 % in flight; drained: none)
+"$bin" compare herd --set run.duration=50s --vary run.drain=false,true -o "$tmp/tab-drain" > "$tmp/tab-drain.txt" 2>&1 || fail "compare --vary run.drain: $(cat "$tmp/tab-drain.txt")"
+grep -qE '^  drain=true +[0-9]+ +100\.00 +0\.00 ' "$tmp/tab-drain.txt" && grep -qE '^  drain=false +[0-9]+ +9[0-9]\.[0-9]+ +[1-9]\.[0-9]+ ' "$tmp/tab-drain.txt" \
+  || fail "compare's table shows no in flight % beside ok %: $(cat "$tmp/tab-drain.txt")"
+grep -q '^  note: 1 row above 1 % in flight at the end: its shares depend on where the runs stopped; --set run.drain=true gives every request an outcome$' "$tmp/tab-drain.txt" \
+  || fail "a table row with 7 % in flight has no note: $(cat "$tmp/tab-drain.txt")"
 grep -qE '^  attempts=3 .*[0-9] ± [0-9]' "$tmp/tab.txt" || fail "compare --reps shows no ± half-widths: $(cat "$tmp/tab.txt")"
 "$bin" run storm "${st[@]}" --reps 3 -o "$tmp/tab-reps" > "$tmp/tab.txt" 2>&1 || fail "run --reps"
 grep -qE '^  storm +[0-9]+ ± [0-9]+ +[0-9.]+ ± [0-9.]+' "$tmp/tab.txt" || fail "run --reps shows no table with ±: $(cat "$tmp/tab.txt")"

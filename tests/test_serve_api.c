@@ -173,6 +173,13 @@ static void test_limits_refuse_or_stop(void **state)
     assert_int_equal(a.status, 422);
     assert_non_null(strstr(a.buf, "30000 time-series rows; the page draws at most 20000"));
     free(a.buf);
+    /* a drain's buckets count: herd's 120 s and 600 s of drain at 10 ms */
+    struct api_request drained = {.scenario = "herd", .sets = {"run.drain=true"}, .nsets = 1};
+    run_answer(&a, &drained, &lim);
+    assert_int_equal(a.status, 422);
+    assert_non_null(strstr(a.buf, "[run] (duration + drain_limit) / bucket: 72000 time-series rows; the page draws at "
+                                  "most 20000 (a larger run.bucket or a shorter run.duration or run.drain_limit)"));
+    free(a.buf);
     struct api_request many = {.scenario = "herd", .sets = {"load.clients=2000000"}, .nsets = 1};
     run_answer(&a, &many, &lim);
     assert_int_equal(a.status, 422);

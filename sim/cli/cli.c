@@ -90,6 +90,12 @@ static void progress(void *user, rs_time now, rs_time duration, uint64_t events)
     if (t - pc->shown < 0.2)
         return;
     pc->shown = t;
+    if (now >= duration) { /* [run] drain: past the duration, until every request has an outcome */
+        fprintf(stderr, "\r  draining: %.0f s simulated (arrivals stopped at %.0f s), %.1f M events                ",
+                units_seconds(now), units_seconds(duration), (double)events / 1e6);
+        fflush(stderr);
+        return;
+    }
     double done = (double)now / (double)duration;
     double left = done > 0 ? elapsed * (1.0 - done) / done : 0.0;
     fprintf(stderr, "\r  %5.1f%% simulated (%.0f of %.0f s), %.1f M events, %.2f M events/s, about %.0f s left  ",

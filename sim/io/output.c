@@ -450,6 +450,27 @@ static void ms(FILE *f, const char *label, double s)
         fprintf(f, " %s %.1f ms", label, s * 1e3);
 }
 
+/* Where a drain ended, and a note when more than OUTPUT_IN_FLIGHT_NOTE of
+ * the requests had no outcome at the end (their shares are then a matter
+ * of where the run was cut). */
+static void print_drain(FILE *f, const struct sim *s, const struct summary *o)
+{
+    const struct scenario *sc = sim_scenario(s);
+    char a[32], b[32];
+    if (sc->drain && sim_complete(s))
+        fprintf(f, "  drained: arrivals stopped at %s, the run ended at %s\n",
+                units_format_duration(sc->duration, a, sizeof a), units_format_duration(sim_end(s), b, sizeof b));
+    if (sim_drain_left(s) > 0)
+        fprintf(f, "  the drain reached drain_limit = %s with %llu requests still in flight\n",
+                units_format_duration(sc->drain_limit, a, sizeof a), (unsigned long long)sim_drain_left(s));
+    if (o->requests == 0 || (double)o->in_flight <= OUTPUT_IN_FLIGHT_NOTE * (double)o->requests)
+        return;
+    fprintf(f, "  note: %.2f%% of the requests were still in flight at the end, so the other shares depend on "
+               "where the run stopped; %s\n", 100.0 * (double)o->in_flight / (double)o->requests,
+            sc->drain ? "a longer drain_limit (or timeouts that end them) gives them outcomes"
+                      : "[run] drain = true (or a longer run) gives them outcomes");
+}
+
 /* The service whose workers were held the most (after warmup). */
 static void print_hottest(FILE *f, const struct sim *s)
 {
@@ -484,6 +505,7 @@ void output_print_summary(FILE *f, const struct sim *s, const struct summary *o,
         if (i == OUT_OK || i == OUT_EXHAUSTED || i == OUT_FAILED || o->outcomes[i] > 0)
             pct(f, metrics_outcome_names[i], o->outcomes[i], o->requests);
     pct(f, "in flight", o->in_flight, o->requests);
+    print_drain(f, s, o);
     const struct metrics *m = sim_metrics(s);
     if (m->side_effects > 0)
         fprintf(f, "  side effects %llu, of which duplicates %llu (requests charged more than once)\n",

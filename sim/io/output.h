@@ -21,6 +21,10 @@
 #include "sim.h"
 #include "summary.h"
 
+/* The share of requests still in flight at the end above which the run's
+ * summary says so (and suggests [run] drain = true). */
+#define OUTPUT_IN_FLIGHT_NOTE 0.01
+
 void output_summarise(const struct sim *s, double wall_s, struct summary *out);
 
 /* Writes timeseries.csv, summary.csv, latency.csv, attempts.csv,

@@ -26,6 +26,7 @@ void scn_defaults(struct scenario *sc)
     sc->duration = 60 * RS_S;
     sc->warmup = 0;
     sc->bucket = RS_S;
+    sc->drain_limit = SCENARIO_DRAIN_LIMIT;
     sc->seed = 1;
     sc->verdict_window = RS_S;
     sc->verdict_hold = 5 * RS_S;

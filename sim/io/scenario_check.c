@@ -24,6 +24,23 @@
 
 /* ---- cross-field rules ---- */
 
+/* [run] drain_limit: the drained run's time series, duration + drain_limit
+ * of buckets at most, within the buckets' limit (the duration's own excess
+ * is told apart above). */
+static void check_drain(struct apply_ctx *ac)
+{
+    const struct scenario *sc = ac->sc;
+    char a[32], w[400];
+    if (!sc->drain || sc->bucket <= 0 || sc->bucket > sc->duration || sc->duration / sc->bucket > SCENARIO_MAX_BUCKETS)
+        return;
+    long long nb = (long long)(units_add(sc->duration, sc->drain_limit) / sc->bucket);
+    if (nb > SCENARIO_MAX_BUCKETS)
+        scn_diag_add(ac->diag, "%s: [run] drain_limit = %s: (duration + drain_limit) / bucket = %lld buckets, "
+                     "the limit is %lld: a shorter drain_limit or a longer bucket",
+                     scn_at(ac, "drain_limit", w, sizeof w), units_format_duration(sc->drain_limit, a, sizeof a), nb,
+                     SCENARIO_MAX_BUCKETS);
+}
+
 /* [run] and [load]: the run's shape and the load. */
 static void check_run(struct apply_ctx *ac)
 {
@@ -47,6 +64,7 @@ static void check_run(struct apply_ctx *ac)
         scn_diag_add(d, "%s: [run] verdict_hold = %s: must be at least verdict_window (%s)",
                      scn_at(ac, "verdict_hold", w, sizeof w), units_format_duration(sc->verdict_hold, a, sizeof a),
                      units_format_duration(sc->verdict_window, b, sizeof b));
+    check_drain(ac);
     bool occ = sc->services[0].model == MODEL_OCC;
     if (sc->model == LOAD_OPEN && !occ && !scn_given(ac, S_LOAD, "rate") && sc->trace[0] == '\0')
         scn_diag_add(d, "%s: [load] rate is required when model = open (e.g. rate = 800/s)", scn_at(ac, "model", w, sizeof w));

@@ -37,8 +37,11 @@ static void write_run_load(const struct scenario *sc, FILE *f)
     snprintf(tol, sizeof tol, "%.15g", sc->verdict_tolerance); /* the shortest that reads back the same */
     if (strtod(tol, NULL) != sc->verdict_tolerance)
         snprintf(tol, sizeof tol, "%.17g", sc->verdict_tolerance);
-    fprintf(f, "verdict_tolerance = %s\n\n", tol);
-    fprintf(f, "[load]\nmodel = %s\n", scn_model_names[sc->model]);
+    fprintf(f, "verdict_tolerance = %s\n", tol);
+    if (sc->drain || sc->drain_limit != SCENARIO_DRAIN_LIMIT) /* older outputs stay as they were */
+        fprintf(f, "drain = %s\ndrain_limit = %s\n", tf(sc->drain),
+                units_format_duration(sc->drain_limit, a, sizeof a));
+    fprintf(f, "\n[load]\nmodel = %s\n", scn_model_names[sc->model]);
     if (sc->model == LOAD_OPEN && sc->rate > 0)
         fprintf(f, "arrival = %s\nrate = %.17g/s\n", scn_arrival_names[sc->arrival], sc->rate);
     else if (sc->model == LOAD_OPEN && sc->trace[0] != '\0')

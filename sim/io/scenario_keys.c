@@ -53,6 +53,8 @@ const struct key_desc scn_keys[] = {
     {S_RUN, "verdict_hold", T_DURATION, RUN(verdict_hold), 1, 0, "a duration > 0 such as 5s, at least verdict_window", NULL, 0},
     {S_RUN, "verdict_persist", T_DURATION, RUN(verdict_persist), 1, 0, "a duration > 0 such as 60s", NULL, 0},
     {S_RUN, "verdict_tolerance", T_REAL, RUN(verdict_tolerance), 0, 1, "a number from 0 to 1", NULL, 0},
+    {S_RUN, "drain", T_BOOL, RUN(drain), 0, 0, "true, false", NULL, 0},
+    {S_RUN, "drain_limit", T_DURATION, RUN(drain_limit), 1, 0, "a duration > 0 such as 600s", NULL, 0},
     {S_LOAD, "model", T_ENUM, RUN(model), 0, 0, "open, closed", scn_model_names, 0},
     {S_LOAD, "arrival", T_ENUM, RUN(arrival), 0, 0, "poisson, uniform", scn_arrival_names, 0},
     {S_LOAD, "rate", T_RATE, RUN(rate), 0, 0, "a rate > 0 and at most 1e9/s, such as 800/s (units /ns /us /ms /s /m /h)", NULL, 0},

@@ -275,9 +275,10 @@ static void check_attempts(struct apply_ctx *ac)
 static void check_rows(struct apply_ctx *ac)
 {
     const struct scenario *sc = ac->sc;
-    if (!sc->graph || sc->bucket <= 0 || sc->duration / sc->bucket > SCENARIO_MAX_BUCKETS)
+    rs_time h = sim_horizon(sc); /* a drained run's rows too */
+    if (!sc->graph || sc->bucket <= 0 || h / sc->bucket > SCENARIO_MAX_BUCKETS)
         return; /* the buckets' own limit is told apart */
-    long long nb = (long long)(sc->duration / sc->bucket + (sc->duration % sc->bucket != 0)), reps = 0;
+    long long nb = (long long)(h / sc->bucket + (h % sc->bucket != 0)), reps = 0;
     for (unsigned i = 0; i < sc->nservices; i++)
         reps += sc->services[i].replicas;
     long long rows = nb * ((long long)sc->nservices + reps);

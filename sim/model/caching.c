@@ -54,7 +54,7 @@ int caching_init(struct sim *s, char *err, size_t errsz)
                 rt->joined[k] = NO_JOIN;
         }
     }
-    s->caching.cb = mem_alloc(s->m.nbuckets * sc->ncaches * sizeof *s->caching.cb);
+    s->caching.cb = mem_alloc(s->m.nalloc * sc->ncaches * sizeof *s->caching.cb);
     if (s->caching.cb == NULL)
         goto oom;
     return 0;
@@ -71,7 +71,7 @@ void caching_fini(struct sim *s)
         s->caching.caches[i].joined = NULL;
     }
     keygen_fini(&s->caching.keys);
-    mem_free(s->caching.cb, s->m.nbuckets * s->sc.ncaches * sizeof *s->caching.cb);
+    mem_free(s->caching.cb, s->m.nalloc * s->sc.ncaches * sizeof *s->caching.cb);
     s->caching.cb = NULL;
 }
 
@@ -141,7 +141,7 @@ void caching_on_complete(struct sim *s, uint32_t ji, enum errclass cls)
         rs_time ttl = draw_ttl(s, &s->sc.caches[i]);
         rs_time at = units_add(s->now, ttl);
         cache_fill(&rt->c, key, at, &cb_cur(s, i)->n);
-        if (at < s->sc.duration)
+        if (at < sim_horizon(&s->sc)) /* past it the run has ended */
             evq_push(&s->q, at, EV_CACHE_EXPIRE, key, i);
         note_entries(s, i);
     } else {

@@ -37,6 +37,7 @@
 #define SCENARIO_NAME_MAX 48
 #define SCENARIO_MAX_CLIENTS 10000000LL
 #define SCENARIO_MAX_BUCKETS 1000000LL
+#define SCENARIO_DRAIN_LIMIT (600 * RS_S) /* run.drain_limit's default: 10 minutes */
 #define SCENARIO_MAX_STATE_BYTES 4e9      /* what a run allocates before its first event (sim_footprint) */
 #define SCENARIO_MAX_ATTEMPTS 1000000ULL  /* per request: attempts and fan-outs multiplied along the worst path */
 #define SCENARIO_MAX_CACHES 8
@@ -182,6 +183,9 @@ struct scenario {
      * verdict_tolerance */
     rs_time verdict_window, verdict_hold, verdict_persist;
     double verdict_tolerance;
+    bool drain;          /* arrivals stop at duration; the run goes on until every request
+                          * has an outcome, at most drain_limit longer (sim_horizon) */
+    rs_time drain_limit;
 
     enum load_model model;
     enum arrival_kind arrival;

@@ -104,7 +104,7 @@ static double part_buckets(const struct scenario *sc)
     const struct sim *s = NULL;
     if (sc->bucket <= 0)
         return 0; /* unreachable: the parser refuses run.bucket < 1 ns (GCOVR_EXCL_LINE) */
-    double nb = (double)((sc->duration + sc->bucket - 1) / sc->bucket), reps = 0;
+    double nb = (double)((sim_horizon(sc) + sc->bucket - 1) / sc->bucket), reps = 0; /* a drain's too */
     for (unsigned i = 0; i < sc->nservices; i++)
         reps += sc->services[i].replicas;
     double per = (double)sizeof *s->m.b + sc->nlayers * (double)(sizeof *s->m.attempts + sizeof *s->m.lb) +

@@ -3,6 +3,7 @@
  */
 #include "metrics.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,7 +160,7 @@ int metrics_init(struct metrics *m, rs_time duration, rs_time bucket, size_t nla
     memset(m, 0, sizeof *m);
     m->bucket_ns = bucket;
     m->duration = duration;
-    m->nbuckets = (size_t)((duration + bucket - 1) / bucket);
+    m->nbuckets = m->nalloc = (size_t)((duration + bucket - 1) / bucket);
     m->nlayers = nlayers;
     m->cur_end = bucket < duration ? bucket : duration;
     m->b = calloc(m->nbuckets, sizeof *m->b);
@@ -255,6 +256,16 @@ void metrics_advance_slow(struct metrics *m, rs_time now, uint32_t queue, uint32
             break;
         }
     }
+}
+
+void metrics_truncate(struct metrics *m, rs_time end)
+{
+    size_t n = (size_t)((end + m->bucket_ns - 1) / m->bucket_ns);
+    assert(n <= m->nalloc && n > m->cur && end >= m->last_t);
+    m->duration = end;
+    m->nbuckets = n;
+    rs_time cur_end = (rs_time)(m->cur + 1) * m->bucket_ns;
+    m->cur_end = cur_end < end ? cur_end : end;
 }
 
 /* Adds the counts of src into dst (histograms with the same edges). */

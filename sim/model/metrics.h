@@ -97,8 +97,9 @@ struct layer_bucket {
 };
 
 struct metrics {
-    rs_time bucket_ns, duration;
+    rs_time bucket_ns, duration; /* duration: where the buckets end (metrics_truncate) */
     size_t nbuckets, nlayers;
+    size_t nalloc; /* buckets allocated: nbuckets until metrics_truncate */
     struct bucket *b;
     uint64_t *attempts; /* nbuckets · nlayers: attempts made by each layer */
     struct layer_bucket *lb; /* nbuckets · nlayers */
@@ -217,6 +218,13 @@ void metrics_request_attempts(struct metrics *m, const uint64_t *n);
 /* Adds count levels to the attempts histograms (at most the bins[k] - 1
  * of each, more in the last bin), read from n[at + k] of each request. */
 int metrics_extra_levels(struct metrics *m, size_t count, size_t at, const size_t *bins);
+
+/* Ends the buckets at `end` (a drained run's end, past the duration it
+ * was allocated for or short of it): nbuckets becomes those up to end, the
+ * last one short if end is not on a boundary; nalloc stays. Before
+ * metrics_finish; end must hold the current bucket and be at most the
+ * allocated length. O(1). */
+void metrics_truncate(struct metrics *m, rs_time end);
 
 /* Closes the bucket holding `end` (the run's duration, or the time an
  * interrupted run reached). */

@@ -80,7 +80,7 @@ int service_init(struct sim *s, char *err, size_t errsz)
         }
     }
     if (sc->graph) {
-        s->services.sb = mem_alloc(s->m.nbuckets * s->services.nreps * sizeof *s->services.sb);
+        s->services.sb = mem_alloc(s->m.nalloc * s->services.nreps * sizeof *s->services.sb);
         if (s->services.sb == NULL)
             goto oom;
     }
@@ -95,7 +95,7 @@ void service_fini(struct sim *s)
     for (uint32_t i = 0; i < s->services.nreps && s->services.reps != NULL; i++)
         free(s->services.reps[i].queue);
     free(s->services.reps);
-    mem_free(s->services.sb, s->m.nbuckets * s->services.nreps * sizeof *s->services.sb);
+    mem_free(s->services.sb, s->m.nalloc * s->services.nreps * sizeof *s->services.sb);
     s->services.reps = NULL;
     s->services.sb = NULL;
 }
@@ -130,7 +130,7 @@ static void rep_integrate_slow(struct sim *s, struct replica *rp)
         rs_time end = (rs_time)(k + 1) * b;
         if (end > s->now)
             end = s->now;
-        if (k >= s->m.nbuckets) /* t < now <= duration: k < nbuckets */
+        if (k >= s->m.nbuckets) /* t < now <= the run's end: k < nbuckets */
             break; /* unreachable: time never passes the duration (GCOVR_EXCL_LINE) */
         add_area(rp, &s->services.sb[k * s->services.nreps + i], (double)(end - t));
         if (t < s->sc.warmup) /* the part before the window, for the totals */

@@ -63,8 +63,9 @@ static void topology_init(struct sim *s)
  * O(layers · 4096), not that times the buckets it crosses. */
 static void sample_layers(struct sim *s, size_t upto)
 {
-    /* The loop's events come before the duration (ev.t / bucket < nbuckets)
-     * and after the last sampled bucket; the end asks for nbuckets once. */
+    /* The loop's events come before the horizon (ev.t / bucket < nbuckets,
+     * allocated for it) and after the last sampled bucket; the end asks
+     * once for nbuckets, cut at the run's end. */
     if (upto > s->m.nbuckets)
         upto = s->m.nbuckets; /* unreachable: upto is at most nbuckets (GCOVR_EXCL_LINE) */
     if (s->layers.sampled >= upto)
@@ -170,7 +171,7 @@ struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *er
         snprintf(err, errsz, "out of memory for the %d random number generators", RNG_NSTREAMS);
         goto fail;
     }
-    if (metrics_init(&s->m, sc->duration, sc->bucket, sc->nlayers, att, err, errsz) != 0)
+    if (metrics_init(&s->m, sim_horizon(sc), sc->bucket, sc->nlayers, att, err, errsz) != 0)
         goto fail;
     s->m.warmup = sc->warmup; /* the totals' window (metrics.h) */
     if (metrics_windows(&s->m, verdict_window_buckets(&s->m, sc->verdict_window)) != 0) {
@@ -217,7 +218,7 @@ struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *er
     uint32_t n = 0;
     for (unsigned i = 0; i < sc->nphases; i++) {
         s->phase_times[n++] = sc->phases[i].start;
-        if (sc->phases[i].end < sc->duration)
+        if (sc->phases[i].end < sim_horizon(sc)) /* a drain sees phases end */
             s->phase_times[n++] = sc->phases[i].end;
     }
     qsort(s->phase_times, n, sizeof *s->phase_times, cmp_time);
@@ -473,11 +474,45 @@ static int run_start(struct sim *s, char *err, size_t errsz)
     return 0;
 }
 
+rs_time sim_horizon(const struct scenario *sc)
+{
+    rs_time h = sc->drain ? units_add(sc->duration, sc->drain_limit) : sc->duration;
+    return h < RS_TIME_LIMIT ? h : RS_TIME_LIMIT;
+}
+
+/* The events that bring new requests: with drain none is dispatched at or
+ * after the duration (the phases' ends still are). */
+static const bool brings_requests[EV_NTYPES] = {
+    [EV_ARRIVAL] = true, [EV_CLIENT] = true, [EV_HERD] = true, [EV_TRACE] = true};
+
+/* Where a run that stops now ends, at most at cap: the duration, or past
+ * it the end of the bucket holding now (the bucket of its last events). */
+static rs_time end_after(const struct sim *s, rs_time cap)
+{
+    if (s->now < s->sc.duration)
+        return s->sc.duration;
+    rs_time end = (s->now / s->sc.bucket + 1) * s->sc.bucket;
+    return end < cap ? end : cap;
+}
+
+/* With drain, when no request is in flight and none can start (the next
+ * event is at or after the duration): where the run ends, the end of the
+ * bucket holding the last outcome, or the duration if that came before.
+ * Otherwise `until` unchanged. O(1) amortised. */
+static rs_time drain_until(struct sim *s, rs_time until)
+{
+    if (!s->sc.drain || until != sim_horizon(&s->sc) || s->in_flight != 0 ||
+        evq_next_time(&s->q) < s->sc.duration)
+        return until;
+    return end_after(s, until);
+}
+
 int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size_t errsz)
 {
     struct evq_event ev;
     if (run_start(s, err, errsz) != 0)
         return -1;
+    rs_time until = sim_horizon(&s->sc); /* events before it are dispatched */
     s->progress = progress;
     s->progress_user = user;
     /* more than a herd of every client causes at one instant */
@@ -485,14 +520,17 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
     uint64_t same_instant = 0,
              same_limit = 2000000ULL + 64ULL * s->sc.clients + 64ULL * s->sc.trace_burst;
     for (;;) {
+        until = drain_until(s, until);
         if (s->halt || ((s->m.events & (SIM_PROGRESS_EVENTS - 1)) == 0 && sim_checkpoint(s))) {
-            s->interrupted = s->cut || evq_next_time(&s->q) < s->sc.duration;
+            s->interrupted = s->cut || evq_next_time(&s->q) < until;
             if (!s->interrupted)
                 s->limit[0] = '\0'; /* it had nothing left to do */
             break;
         }
-        if (!evq_pop_before(&s->q, s->sc.duration, &ev))
+        if (!evq_pop_before(&s->q, until, &ev))
             break;
+        if (ev.t >= s->sc.duration && brings_requests[ev.type])
+            continue; /* a drain: arrivals stopped at the duration */
         /* Simulated time must advance: a model that keeps making events at
          * one instant (a closed loop whose think times are nearly always 0,
          * say) would otherwise never end. */
@@ -525,8 +563,12 @@ int sim_run(struct sim *s, sim_progress_fn progress, void *user, char *err, size
         snprintf(err, errsz, "the trace changed during the run: %s", s->load.trace_err);
         return -1;
     }
+    s->end = s->interrupted ? end_after(s, sim_horizon(&s->sc)) : until;
     if (!s->interrupted)
-        s->now = s->sc.duration;
+        s->now = s->end;
+    if (s->sc.drain && !s->interrupted && until == sim_horizon(&s->sc))
+        s->drain_left = s->in_flight; /* the drain reached its limit */
+    metrics_truncate(&s->m, s->end);
     sample_layers(s, s->m.nbuckets);
     service_finish(s);
     if (s->sc.ncaches > 0)
@@ -569,6 +611,8 @@ static double default_live_limit = SIM_MAX_LIVE_BYTES;
 void sim_set_default_live_limit(double bytes) { default_live_limit = bytes; }
 double sim_default_live_limit(void) { return default_live_limit; }
 bool sim_complete(const struct sim *s) { return !s->interrupted; }
+rs_time sim_end(const struct sim *s) { return s->end; }
+uint64_t sim_drain_left(const struct sim *s) { return s->drain_left; }
 const struct scenario *sim_scenario(const struct sim *s) { return &s->sc; }
 uint32_t sim_replication(const struct sim *s) { return s->replication; }
 
@@ -599,7 +643,8 @@ uint64_t sim_live_objects(const struct sim *s)
 void sim_verdict(const struct sim *s, struct verdict_result *v)
 {
     const struct scenario *sc = &s->sc;
-    struct verdict_times t = {sc->warmup, -1, -1, s->now, sim_complete(s)};
+    /* a drain's buckets, after duration, have no arrivals: not the run's */
+    struct verdict_times t = {sc->warmup, -1, -1, s->now < sc->duration ? s->now : sc->duration, sim_complete(s)};
     trigger_times(sc, &t);
     struct verdict_params p = {sc->verdict_window, sc->verdict_hold, sc->verdict_persist, sc->verdict_tolerance};
     verdict_judge(&s->m, &p, &t, v);

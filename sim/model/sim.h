@@ -3,7 +3,9 @@
  *
  * sim_create builds the run (RNG streams for the replication, pools, event
  * queue, metrics); sim_run dispatches events in (time, sequence) order until
- * the scenario's duration, then checks that every logical request that
+ * the scenario's duration (with [run] drain: arrivals stop there and the
+ * run goes on until every request has an outcome, for at most
+ * drain_limit more; then to the end of that bucket), then checks that every logical request that
  * started has exactly one outcome or is still in flight. Nothing here prints
  * or exits; progress goes through a callback. A run is single-threaded and
  * deterministic: the same scenario, seed and replication give the same
@@ -133,6 +135,19 @@ bool sim_cache_row(const struct sim *s, unsigned cache, size_t bucket, struct si
 double sim_cache_hit_ratio(const struct sim *s, unsigned cache);
 /* The most misses that were ever in flight for one key of the cache. */
 uint32_t sim_cache_max_loading(const struct sim *s, unsigned cache);
+
+/* How far a run of sc may go: its duration, or with [run] drain its
+ * duration + drain_limit (clamped to RS_TIME_LIMIT). What the time series
+ * are allocated for. O(1). */
+rs_time sim_horizon(const struct scenario *sc);
+/* Where the run ended: the duration; with drain, the end of the bucket in
+ * which the last request got its outcome (the duration if none was left
+ * then), or the horizon when the drain reached drain_limit; the time
+ * reached when interrupted. The time series end there. */
+rs_time sim_end(const struct sim *s);
+/* With drain: the requests (counted or not) still in flight when the drain
+ * reached drain_limit; 0 otherwise. */
+uint64_t sim_drain_left(const struct sim *s);
 
 /* Logical requests counted in the totals (arrived at or after warmup) that
  * had no outcome when the run ended. */

@@ -67,6 +67,7 @@ enum ev_type {
     EV_HERD, EV_OCC_READ, EV_OCC_READ_RSP, EV_OCC_WRITE, EV_OCC_WRITE_RSP, EV_POOL_GRANT,
     EV_TRACE, EV_CACHE_EXPIRE, EV_CANCEL
 };
+#define EV_NTYPES (EV_CANCEL + 1) /* the last type's + 1: tables indexed by type are this long */
 
 /* CALL_CANCELLED: cancelled while its bulkhead grant was on its way; the
  * grant ends it. */
@@ -226,6 +227,8 @@ struct sim {
     bool halt;           /* a checkpoint asked the run to stop */
     bool cut;            /* an event stopped at a checkpoint before its work was done */
     char limit[200];     /* why the run stopped at a limit, or "" */
+    rs_time end;         /* where the run ended: sim_end */
+    uint64_t drain_left; /* requests in flight when a drain reached drain_limit */
 };
 
 /* Counts one event of layer's count c now: over the run, and over the window

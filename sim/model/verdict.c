@@ -231,9 +231,12 @@ static void judge_after(const struct metrics *m, const struct verdict_params *p,
              win_start_s(m, last_out) - units_seconds(t->trigger_end), last_why);
 }
 
-void verdict_judge(const struct metrics *m, const struct verdict_params *p, const struct verdict_times *t,
+void verdict_judge(const struct metrics *whole, const struct verdict_params *p, const struct verdict_times *t,
                    struct verdict_result *v)
 {
+    struct metrics cut = *whole; /* only the windows wholly before t->end (a drain's are after it) */
+    const struct metrics *m = &cut;
+    cut.nwin = before(whole, t->end);
     memset(v, 0, sizeof *v);
     v->recovery_s = -1;
     for (int k = 0; k < VS_N; k++)

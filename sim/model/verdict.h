@@ -3,7 +3,8 @@
  * metastable or undetermined, with the signal that decided it.
  *
  * The run is cut into windows of `verdict_window` (whole buckets, from
- * t = 0; a last partial window is left out). Each window has four signals:
+ * t = 0; a last partial window, and any after the run's end — a drain's —
+ * are left out). Each window has four signals:
  * goodput (ok outcomes per second), the queue (time-averaged, summed over
  * every service and replica), requests in flight (time-averaged) and the
  * p99 latency of the requests that ended in it (after the trigger: of

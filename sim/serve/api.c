@@ -260,12 +260,14 @@ static unsigned long long graph_rows(const struct scenario *sc, unsigned long lo
 /* Whether the run fits a page: a message naming the limit if not. */
 static bool fits(const struct scenario *sc, const struct api_limits *lim, char *why, size_t size)
 {
-    unsigned long long buckets = (unsigned long long)((sc->duration + sc->bucket - 1) / sc->bucket);
+    rs_time h = sim_horizon(sc); /* with [run] drain, the drain's rows too */
+    unsigned long long buckets = (unsigned long long)((h + sc->bucket - 1) / sc->bucket);
     if (buckets > lim->max_buckets)
         snprintf(why, size,
-                 "[run] duration / bucket: %llu time-series rows; the page draws at most %llu "
-                 "(a larger run.bucket or a shorter run.duration)",
-                 buckets, lim->max_buckets);
+                 "[run] %s / bucket: %llu time-series rows; the page draws at most %llu "
+                 "(a larger run.bucket or a shorter run.duration%s)",
+                 sc->drain ? "(duration + drain_limit)" : "duration", buckets, lim->max_buckets,
+                 sc->drain ? " or run.drain_limit" : "");
     else if (graph_rows(sc, buckets) > lim->max_rows)
         snprintf(why, size,
                  "services and caches: %llu rows of services.csv and caches.csv; the page takes at most %llu "

@@ -5,6 +5,7 @@
 
 #include "screen.h"
 
+#include "output.h" /* OUTPUT_IN_FLIGHT_NOTE */
 #include "summary.h"
 
 #include <math.h>
@@ -23,6 +24,7 @@ static const struct shown {
 } shown[] = {
     {"requests", "requests"},
     {"ok_share", "ok %"},
+    {"in_flight_share", "in flight %"},
     {"amplification", "amplif"},
     {"lat_p50", "p50 ms"},
     {"lat_p99", "p99 ms"},
@@ -342,6 +344,25 @@ static int widths(const struct row *rows, size_t n, const size_t *idx, size_t ni
     return lw > 60 ? 60 : lw;
 }
 
+/* Under the table, when a row shown had more than OUTPUT_IN_FLIGHT_NOTE of
+ * its requests in flight at the end: its shares depend on where its runs
+ * stopped. */
+static void in_flight_note(FILE *f, const struct row *rows, const size_t *idx, size_t nidx,
+                           const struct colref *cols, size_t ncols)
+{
+    for (size_t c = 0; c < ncols; c++) {
+        if (strcmp(cols[c].name, "in_flight_share") != 0)
+            continue;
+        size_t n = 0;
+        for (size_t j = 0; j < nidx; j++)
+            n += rows[idx[j]].v[c] > OUTPUT_IN_FLIGHT_NOTE; /* NaN: false */
+        if (n > 0)
+            fprintf(f, "  note: %zu row%s above %.0f %% in flight at the end: %s shares depend on where the runs "
+                       "stopped; --set run.drain=true gives every request an outcome\n",
+                    n, n == 1 ? "" : "s", 100 * OUTPUT_IN_FLIGHT_NOTE, n == 1 ? "its" : "their");
+    }
+}
+
 int screen_print(FILE *f, const struct screen_spec *s, char *err, size_t errsz)
 {
     struct colref cols[NSHOWN];
@@ -383,6 +404,7 @@ int screen_print(FILE *f, const struct screen_spec *s, char *err, size_t errsz)
             fprintf(f, "  ... %zu more (all in %s)\n", nn - 2 * half, s->file);
         print_row(f, &rows[idx[j]], cols, ncols, has_rec, w, lw);
     }
+    in_flight_note(f, rows, idx, nidx, cols, ncols);
     free(idx);
     free(rows);
     return 0;

@@ -304,7 +304,7 @@ static const char *point_label(const struct exp_result *r, size_t p, char *out, 
  * their intervals, then the metrics that say what it costs. */
 static void print_best(FILE *f, const struct tune_spec *t, const struct exp_result *r, const struct tune_rank *k)
 {
-    static const char *const context[] = {"ok_share", "lat_p99", "amplification", "recovered", "recovery_s"};
+    static const char *const context[] = {"ok_share", "in_flight_share", "lat_p99", "amplification", "recovered", "recovery_s"};
     size_t p = k->order[0], nm = r->nmetrics;
     char label[1024], v[96], lim[64];
     fprintf(f, "  recommended: %s\n", point_label(r, p, label, sizeof label));
