@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_envelope.h"
 #include "compare.h"
 #include "experiment.h"
 #include "help.h"
@@ -1237,6 +1238,10 @@ int cli_main(int argc, char **argv)
             return cmd_tune(argc, argv);
         if (strcmp(c, "serve") == 0)
             return cmd_serve(argc, argv);
+        if (strcmp(c, "map") == 0)
+            return cmd_map(argc, argv, &stop_signal);
+        if (strcmp(c, "margin") == 0)
+            return cmd_margin(argc, argv, &stop_signal);
     }
     return cmd_run(argc, argv, 1);
 }

@@ -97,6 +97,38 @@ static const struct command_help commands[] = {
      "  retrystorm tune storm --grid layer.app.attempts=1..4 --objective max:ok_share --reps 5\n"
      "  retrystorm tune storm --grid layer.app.timeout=100ms..1600ms*2 --objective max:goodput \\\n"
      "      --constraint 'lat_p99<=1'\n"},
+    {"map", "the vulnerability map: where recovery gives way, load by load, by bisection",
+     "usage: retrystorm map SCENARIO --load KEY=VALUES --trigger KEY=A..B [--duration KEY=VALUES]\n"
+     "                  [--reps N] [--batch N] [--level P] [--resolution R] [-j N] [-o DIR]\n"
+     "                  [--set ...] [--seed N] [--plot] [--force]\n"
+     "\n"
+     "For each load (and duration), bisects the trigger range for the size at which the share of\n"
+     "runs that recover crosses P. Each probe runs batches of replications and stops once the\n"
+     "Wilson 95 % interval of its share excludes P (or at N runs: undecided).\n"
+     "--load KEY=VALUES      the loads, as --grid takes them (600/s,700/s,800/s)\n"
+     "--trigger KEY=A..B     the trigger's range, A < B, one unit (phase.spike.rate=x1.2..x4)\n"
+     "--duration KEY=VALUES  a second axis of cells (phase.spike.end=65s,70s); default: none\n"
+     "--reps N               most replications per probe (default 20)\n"
+     "--batch N              replications between early-stopping checks (default 5)\n"
+     "--level P              the recovery probability of the boundary, in (0, 1) (default 0.5)\n"
+     "--resolution R         stop bisecting at this width, in the trigger's unit (default (B-A)/32)\n"
+     "-j N                   threads (default: one per core; the same bytes whatever N)\n"
+     "-o DIR                 default: out/map/ (map.csv, boundary.csv, envelope.csv, map.png)\n"
+     "--plot                 the phase diagram (load x trigger, coloured by recovery share)\n"
+     "\n"
+     "examples:\n"
+     "  retrystorm map storm --load load.rate=600/s,700/s,800/s --trigger phase.spike.rate=x1.2..x4 --reps 5 --plot\n"},
+    {"margin", "the largest trigger a configuration survives with recovery probability >= P",
+     "usage: retrystorm margin SCENARIO --trigger KEY=A..B [--level P] [--reps N] [--batch N]\n"
+     "                  [--resolution R] [-j N] [-o DIR] [--set ...] [--seed N] [--force]\n"
+     "\n"
+     "The same bisection as map on the scenario's own load, at --level (default 0.95): prints\n"
+     "the largest probe that recovered with share >= P and the smallest that did not, each with\n"
+     "its Wilson 95 % interval. Writes margin.csv (the probes) and boundary.csv.\n"
+     "-o DIR  default: out/margin/; other options as for map\n"
+     "\n"
+     "example:\n"
+     "  retrystorm margin storm-budget --trigger phase.spike.rate=x1..x4 --reps 20\n"},
     {"plot", "draw the figures of an output directory with gnuplot",
      "usage: retrystorm plot DIR [--force] [--title TEXT] [--size WxH] [--font-scale F]\n"
      "                  [--style slide|default] [--animate]\n"

@@ -322,6 +322,80 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* exp_batch's shared state: the next run to take, and the first failure. */
+struct batch_ctx {
+    const struct scenario *const *scs;
+    const uint32_t *reps;
+    size_t n;
+    const struct summary_cols *cols;
+    volatile sig_atomic_t *stop;
+    double *rows;
+    atomic_size_t next;
+    atomic_int failed; /* 1 a run failed, 3 stopped */
+    pthread_mutex_t lock;
+    char err[512];
+};
+
+static void *batch_worker(void *arg)
+{
+    struct batch_ctx *b = arg;
+    for (;;) {
+        size_t i = atomic_fetch_add(&b->next, 1);
+        if (i >= b->n || atomic_load(&b->failed))
+            break;
+        if (b->stop && *b->stop) {
+            atomic_store(&b->failed, 3);
+            break;
+        }
+        char err[512];
+        bool complete = true;
+        double *row = &b->rows[i * b->cols->n];
+        if (job_row(b->scs[i], b->reps[i], b->cols, b->stop, &complete, row, err, sizeof err) != 0 ||
+            !complete) {
+            for (size_t c = 0; c < b->cols->n; c++)
+                row[c] = NAN;
+            pthread_mutex_lock(&b->lock);
+            if (!atomic_load(&b->failed) && complete)
+                snprintf(b->err, sizeof b->err, "%.480s", err);
+            atomic_store(&b->failed, complete ? 1 : 3);
+            pthread_mutex_unlock(&b->lock);
+            break;
+        }
+    }
+    return NULL;
+}
+
+int exp_batch(const struct scenario *const *scs, const uint32_t *reps, size_t n,
+              const struct summary_cols *cols, unsigned threads, volatile sig_atomic_t *stop,
+              double *rows, char *err, size_t errsz)
+{
+    struct batch_ctx b = {.scs = scs, .reps = reps, .n = n, .cols = cols, .stop = stop, .rows = rows};
+    for (size_t i = 0; i < n * cols->n; i++)
+        rows[i] = NAN;
+    atomic_init(&b.next, 0);
+    atomic_init(&b.failed, 0);
+    pthread_mutex_init(&b.lock, NULL);
+    unsigned nt = threads ? threads : 1, started = 0;
+    if (nt > n)
+        nt = n ? (unsigned)n : 1;
+    if (nt > 256)
+        nt = 256;
+    pthread_t th[256];
+    for (unsigned i = 0; i < nt; i++)
+        started += pthread_create(&th[started], NULL, batch_worker, &b) == 0;
+    if (started == 0)
+        batch_worker(&b); /* no thread could start: run them here */
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    pthread_mutex_destroy(&b.lock);
+    int rc = atomic_load(&b.failed);
+    if (rc == 1)
+        snprintf(err, errsz, "%s", b.err);
+    else if (rc == 3)
+        snprintf(err, errsz, "interrupted");
+    return rc;
+}
+
 /* ---- files ---- */
 
 static int layout_of_grid(struct layout *l, const struct grid *g, const struct summary_cols *cols)

@@ -27,6 +27,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "output.h"
 #include "results.h"
@@ -88,6 +89,17 @@ size_t exp_expand_axis(const char *text, char *key, size_t keysz, char out[][128
  * it when every job ran here, or on a stop with the jobs done so far. */
 int exp_run(const struct exp_spec *spec, struct scenario_diag *diag, struct exp_result *result,
             char *err, size_t errsz);
+
+/* A batch of independent runs (envelope.h's probes): run i is scs[i]
+ * with replication reps[i] (seeded from (its seed, reps[i]) as a sweep's
+ * job is). Runs them on `threads` threads (0: 1) and writes run i's
+ * summary row (summary_row: every column of cols, which every scenario
+ * must have) at rows[i × cols->n]: the same whatever the threads. Nothing
+ * is written to disk. Returns 0; 1 with a message when a run failed; 3
+ * when stopped by *stop (rows of the runs not done are NaN). Costs: n runs. */
+int exp_batch(const struct scenario *const *scs, const uint32_t *reps, size_t n,
+              const struct summary_cols *cols, unsigned threads, volatile sig_atomic_t *stop,
+              double *rows, char *err, size_t errsz);
 
 /* Whether dir holds an unfinished sweep (its status.csv says complete,0),
  * which only `sweep --resume` may continue (or --force replace). */
