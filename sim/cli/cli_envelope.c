@@ -278,7 +278,9 @@ int cmd_margin(int argc, char **argv, volatile sig_atomic_t *stop)
     struct env_result r;
     if ((rc = study(&o, "margin", "out/margin", stop, &r)) == 0) {
         const struct env_cell *cell = &r.cells[0];
-        if (cell->pa >= 0)
+        if (cell->flags & ENV_OVERLOAD)
+            printf("%s: no margin: overloaded before the trigger (the load alone is too much)\n", o.spec.scenario);
+        else if (cell->pa >= 0)
             printf("%s: margin %s = %s (recovers with probability >= %g)\n", o.spec.scenario, r.trig.key,
                    r.probes[cell->pa].text, r.level);
         else
@@ -288,7 +290,7 @@ int cmd_margin(int argc, char **argv, volatile sig_atomic_t *stop)
             print_probe("largest that recovers", &r.probes[cell->pa]);
         if (cell->pb >= 0)
             print_probe("smallest that fails", &r.probes[cell->pb]);
-        else
+        else if (cell->pa >= 0)
             printf("  above the range: the margin is at least %s\n", r.probes[cell->pa].text);
         print_runs(&r);
         printf("margin.csv, boundary.csv written to %s/\n", o.spec.dir);
