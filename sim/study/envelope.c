@@ -32,8 +32,8 @@ void env_wilson(unsigned k, unsigned n, double z, double *lo, double *hi)
     double nn = n, p = k / nn, z2 = z * z;
     double centre = (p + z2 / (2 * nn)) / (1 + z2 / nn);
     double half = z * sqrt(p * (1 - p) / nn + z2 / (4 * nn * nn)) / (1 + z2 / nn);
-    *lo = centre - half < 0 ? 0 : centre - half;
-    *hi = centre + half > 1 ? 1 : centre + half;
+    *lo = k == 0 || centre - half < 0 ? 0 : centre - half; /* exact ends: no rounding past 0 or 1 */
+    *hi = k == n || centre + half > 1 ? 1 : centre + half;
 }
 
 void env_probe_add(struct env_probe *p, enum env_verdict v)
