@@ -19,7 +19,7 @@ cols=$("$bin" list presets | awk '/^hedging presets/ { on = 1; next } /^hedging 
 expect 0 'storm.ini: ok \(storm, 1 layer, 1 phase; 0\.1 MB of state before the first request, at most 4 GB\)' -- "$bin" check "$src/scenarios/storm.ini"
 expect 2 'unknown option' -- "$bin" run --frobnicate
 # Help everywhere (exit 0): each command's options and examples.
-for c in run compare sweep merge tune plot check list serve; do
+for c in run compare sweep merge tune plot check list serve map margin; do
   expect 0 "^retrystorm $c: " -- "$bin" "$c" --help
   expect 0 'examples?:' -- "$bin" help "$c"
   expect 0 "usage: retrystorm .*$c|usage: retrystorm \[run\]" -- "$bin" "$c" -h
@@ -179,4 +179,24 @@ expect 2 "tune does not take --plot" -- "$bin" tune storm --grid layer.app.attem
 expect 2 "merge does not take --set \(run, compare, sweep, tune, check do" -- "$bin" merge a b --set x=1 -o "$tmp/refused"
 expect 2 "merge takes at most 65 shard directories \('d66' is the 66th\)" -- "$bin" merge $(seq -f 'd%g' 1 66) -o "$tmp/refused"
 [ -e "$tmp/refused" ] && fail "a refused command created its output directory"
+# map and margin (docs/envelope.md): bad inputs, exact messages, nothing written
+expect 2 "^retrystorm: map needs a scenario, --load KEY=VALUES and --trigger KEY=A\.\.B \(retrystorm help map\)$" -- "$bin" map storm --load load.rate=800/s -o "$tmp/refused"
+expect 2 "^retrystorm: margin needs a scenario and --trigger KEY=A\.\.B \(retrystorm help margin\)$" -- "$bin" margin storm -o "$tmp/refused"
+expect 2 "^retrystorm: map: --trigger phase\.spike\.rate=xa\.\.x4: A and B must be numbers with the same unit \(e\.g\. x1\.2\.\.x4, 5s\.\.30s\)$" -- "$bin" map storm --load load.rate=800/s --trigger phase.spike.rate=xa..x4 -o "$tmp/refused"
+expect 2 "^retrystorm: map: --trigger phase\.spike\.rate=x4\.\.x2: the range needs A < B$" -- "$bin" map storm --load load.rate=800/s --trigger phase.spike.rate=x4..x2 -o "$tmp/refused"
+expect 2 "^retrystorm: margin: --trigger phase\.spike\.rate=x2\.\.x2: the range needs A < B$" -- "$bin" margin storm --trigger phase.spike.rate=x2..x2 -o "$tmp/refused"
+expect 2 "^retrystorm: --level 1: expected a number strictly between 0 and 1$" -- "$bin" margin storm --trigger phase.spike.rate=x1..x4 --level 1 -o "$tmp/refused"
+expect 2 "^retrystorm: --level 0: expected a number strictly between 0 and 1$" -- "$bin" map storm --load load.rate=800/s --trigger phase.spike.rate=x1..x4 --level 0 -o "$tmp/refused"
+expect 2 "^--set layer\.app\.backoff=1: \[layer app\] backoff = '1': expected none, constant" -- "$bin" map storm --load load.rate=800/s --trigger layer.app.backoff=1..2 -o "$tmp/refused"
+expect 2 "^retrystorm: margin does not take --load \(retrystorm help margin\)$" -- "$bin" margin storm --trigger phase.spike.rate=x1..x4 --load load.rate=1/s -o "$tmp/refused"
+expect 2 "^retrystorm: map: --resolution 5: expected a step from \(B - A\) / 1048576 to below B - A = 3$" -- "$bin" map storm --load load.rate=800/s --trigger phase.spike.rate=x1..x4 --resolution 5 -o "$tmp/refused"
+expect 2 "^retrystorm: --reps 0: expected an integer from 1 to 100000$" -- "$bin" map storm --load load.rate=800/s --trigger phase.spike.rate=x1..x4 --reps 0 -o "$tmp/refused"
+[ -e "$tmp/refused" ] && fail "a refused map or margin created its output directory"
+# the same bytes whatever -j; the runs line
+mshort=(--set run.duration=80s --set phase.spike.start=20s --set phase.spike.end=30s --load load.rate=700/s,800/s --trigger phase.spike.rate=x1.2..x2 --resolution 0.2 --reps 5)
+expect 0 "^[0-9]+ runs, against 50 for the full grid at the same resolution \(5 reps each\)$" -- "$bin" map storm "${mshort[@]}" -j 1 -o "$tmp/map1"
+expect 0 "^[0-9]+ runs, against 50 for the full grid" -- "$bin" map storm "${mshort[@]}" -j 2 -o "$tmp/map2"
+for f in map.csv boundary.csv envelope.csv; do
+  cmp -s "$tmp/map1/$f" "$tmp/map2/$f" || fail "map's $f differs between -j 1 and -j 2"
+done
 finish
