@@ -187,11 +187,22 @@ expect 2 "^retrystorm: map: --trigger phase\.spike\.rate=x4\.\.x2: the range nee
 expect 2 "^retrystorm: margin: --trigger phase\.spike\.rate=x2\.\.x2: the range needs A < B$" -- "$bin" margin storm --trigger phase.spike.rate=x2..x2 -o "$tmp/refused"
 expect 2 "^retrystorm: --level 1: expected a number strictly between 0 and 1$" -- "$bin" margin storm --trigger phase.spike.rate=x1..x4 --level 1 -o "$tmp/refused"
 expect 2 "^retrystorm: --level 0: expected a number strictly between 0 and 1$" -- "$bin" map storm --load load.rate=800/s --trigger phase.spike.rate=x1..x4 --level 0 -o "$tmp/refused"
-expect 2 "^--set layer\.app\.backoff=1: \[layer app\] backoff = '1': expected none, constant" -- "$bin" map storm --load load.rate=800/s --trigger layer.app.backoff=1..2 -o "$tmp/refused"
+expect 2 "^retrystorm: --set layer\.app\.backoff=1: \[layer app\] backoff = '1': expected none, constant" -- "$bin" map storm --load load.rate=800/s --trigger layer.app.backoff=1..2 -o "$tmp/refused"
 expect 2 "^retrystorm: margin does not take --load \(retrystorm help margin\)$" -- "$bin" margin storm --trigger phase.spike.rate=x1..x4 --load load.rate=1/s -o "$tmp/refused"
 expect 2 "^retrystorm: map: --resolution 5: expected a step from \(B - A\) / 1048576 to below B - A = 3$" -- "$bin" map storm --load load.rate=800/s --trigger phase.spike.rate=x1..x4 --resolution 5 -o "$tmp/refused"
 expect 2 "^retrystorm: --reps 0: expected an integer from 1 to 100000$" -- "$bin" map storm --load load.rate=800/s --trigger phase.spike.rate=x1..x4 --reps 0 -o "$tmp/refused"
 [ -e "$tmp/refused" ] && fail "a refused map or margin created its output directory"
+expect 2 "^retrystorm: max:margin: the margin needs --trigger KEY=A\.\.B \(the trigger whose margin to widen, e\.g\. phase\.spike\.rate=x1\.\.x4\)$" -- "$bin" tune storm --grid layer.app.attempts=1..2 --objective max:margin -o "$tmp/refused"
+expect 2 "^retrystorm: tune: --trigger phase\.spike\.rate=x3\.\.x1: the range needs A < B$" -- "$bin" tune storm --grid layer.app.attempts=1..2 --objective max:margin --trigger phase.spike.rate=x3..x1 -o "$tmp/refused"
+expect 2 "^retrystorm: --set phase\.spike\.rat=x1: \[phase spike\] unknown key 'rat'" -- "$bin" tune storm --grid layer.app.attempts=1..2 --objective max:margin --trigger phase.spike.rat=x1..x2 -o "$tmp/refused"
+[ -e "$tmp/refused" ] && fail "a refused tune --trigger created its output directory"
+# tune --objective max:margin: one attempt widens storm's envelope most
+# (each point's margin over 20 seeds), and p99 stays under its constraint
+expect 0 "recommended: layer\.app\.attempts=1$" -- "$bin" tune storm --set run.duration=80s --set phase.spike.start=20s --set phase.spike.end=30s --grid layer.app.attempts=1,3 --objective max:margin --constraint 'lat_p99<=1s' --trigger phase.spike.rate=x1..x4 -o "$tmp/tune-margin"
+head -1 "$tmp/tune-margin/tune.csv" | grep -q ',margin,margin_sd,margin_hw,margin_fails,' || fail "tune.csv lacks the margin columns"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+         !($c["margin"] < $c["margin_fails"] && $c["margin_fails"] - $c["margin"] <= 3 / 32 + 1e-9) { bad = 1 }
+         END { exit bad }' "$tmp/tune-margin/tune.csv" || fail "tune.csv: a margin not just below its margin_fails (the bracket at the resolution)"
 # the same bytes whatever -j; the runs line
 mshort=(--set run.duration=80s --set phase.spike.start=20s --set phase.spike.end=30s --load load.rate=700/s,800/s --trigger phase.spike.rate=x1.2..x2 --resolution 0.2 --reps 5)
 expect 0 "^[0-9]+ runs, against 50 for the full grid at the same resolution \(5 reps each\)$" -- "$bin" map storm "${mshort[@]}" -j 1 -o "$tmp/map1"

@@ -187,7 +187,7 @@ static int study(struct env_opts *o, const char *cmd, const char *fallback, vola
     char err[1024] = "";
     int rc = env_run(&o->spec, &d, res, err, sizeof err);
     for (size_t i = 0; i < d.n; i++)
-        fprintf(stderr, "%s\n", d.msg[i]);
+        fprintf(stderr, "retrystorm: %s\n", d.msg[i]);
     scenario_diag_fini(&d);
     if (rc != 0 && err[0])
         fprintf(stderr, "retrystorm: %s: %s\n", cmd, err);

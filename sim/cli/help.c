@@ -85,9 +85,12 @@ static const struct command_help commands[] = {
      "usage: retrystorm tune SCENARIO --grid ... --objective max:METRIC|min:METRIC...\n"
      "                  [--constraint 'METRIC<=VALUE'...] [--reps N] [-j N] [-o DIR]\n"
      "                  [--set ...] [--seed N] [--quiet|--progress] [--resume] [--force]\n"
-     "                  [--format text|json] [--max-memory SIZE]\n"
+     "                  [--format text|json] [--max-memory SIZE] [--trigger KEY=A..B [--level P]]\n"
      "\n"
      "METRIC is a column of summary.csv: retrystorm list metrics\n"
+     "--trigger KEY=A..B       also each point's margin (as retrystorm margin): the metrics margin\n"
+     "                         (largest trigger recovering with probability >= P) and margin_fails\n"
+     "--level P                the margin's recovery probability, in (0, 1) (default 0.95)\n"
      "--objective max:M|min:M  what to optimise; more than one: the Pareto front\n"
      "--constraint 'M<=V'      a limit each recommended point clears on its 95 % interval\n"
      "--set, --seed, --reps, -j, --quiet, --progress, --resume, --force, --max-memory as for sweep\n"
@@ -96,7 +99,9 @@ static const struct command_help commands[] = {
      "examples:\n"
      "  retrystorm tune storm --grid layer.app.attempts=1..4 --objective max:ok_share --reps 5\n"
      "  retrystorm tune storm --grid layer.app.timeout=100ms..1600ms*2 --objective max:goodput \\\n"
-     "      --constraint 'lat_p99<=1'\n"},
+     "      --constraint 'lat_p99<=1'\n"
+     "  retrystorm tune storm --grid layer.app.attempts=1..3 --objective max:margin \\\n"
+     "      --trigger phase.spike.rate=x1..x4 --constraint 'lat_p99<=1'\n"},
     {"map", "the vulnerability map: where recovery gives way, load by load, by bisection",
      "usage: retrystorm map SCENARIO --load KEY=VALUES --trigger KEY=A..B [--duration KEY=VALUES]\n"
      "                  [--reps N] [--batch N] [--level P] [--resolution R] [-j N] [-o DIR]\n"

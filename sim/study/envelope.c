@@ -283,7 +283,7 @@ static int check_inputs(const struct env_spec *spec, struct env_result *res, str
         snprintf(err, errsz, "%s: its summary has no verdict column", spec->scenario);
         rc = 2;
     }
-    return rc == 0 ? outdir_check(spec->dir, spec->force, err, errsz) : rc;
+    return rc == 0 && spec->dir ? outdir_check(spec->dir, spec->force, err, errsz) : rc;
 }
 
 /* The probes running: each with its scenario, until it settles. */
@@ -601,17 +601,47 @@ int env_run(const struct env_spec *spec, struct scenario_diag *diag, struct env_
         if (s.act == NULL || s.busy == NULL)
             rc = 1, snprintf(err, errsz, "out of memory for %zu cells", res->ncells);
     }
-    if (rc == 0)
+    if (rc == 0 && spec->dir)
         rc = outdir_prepare(spec->dir, spec->force, false, err, errsz);
     if (rc == 0)
         rc = bisect_all(&s, diag, err, errsz);
     if (rc == 0) {
         conclude(res);
         res->grid_runs = grid_runs(res);
-        rc = write_files(spec, res, err, errsz);
+        rc = spec->dir ? write_files(spec, res, err, errsz) : 0;
     }
     free(s.act);
     free(s.busy);
     summary_cols_fini(&cols);
+    return rc;
+}
+
+/* ---- tune's margins ---- */
+
+int env_margins(const struct env_spec *base, const struct exp_result *r, double *margin, double *fails,
+                struct scenario_diag *diag, char *err, size_t errsz)
+{
+    const char **sets = malloc((base->nsets + EXP_MAX_AXES) * sizeof *sets);
+    char(*own)[300] = malloc(EXP_MAX_AXES * sizeof *own);
+    int rc = sets && own ? 0 : 1;
+    if (rc != 0)
+        snprintf(err, errsz, "out of memory for the margins");
+    for (size_t p = 0; p < r->npoints && rc == 0; p++) {
+        struct env_spec spec = *base;
+        memcpy(sets, base->sets, base->nsets * sizeof *sets);
+        for (size_t k = 0; k < r->naxes; k++) {
+            snprintf(own[k], sizeof own[k], "%.127s=%.127s", r->axis_keys[k], r->values[p][k]);
+            sets[base->nsets + k] = own[k];
+        }
+        spec.sets = sets, spec.nsets = base->nsets + r->naxes;
+        spec.load = spec.duration = spec.dir = NULL;
+        struct env_result res;
+        rc = env_run(&spec, diag, &res, err, errsz);
+        const struct env_cell *c = rc == 0 ? &res.cells[0] : NULL;
+        margin[p] = c && c->pa >= 0 ? res.probes[c->pa].t : NAN;
+        fails[p] = c && c->pb >= 0 ? res.probes[c->pb].t : NAN;
+        env_result_fini(&res);
+    }
+    free(sets), free(own);
     return rc;
 }

@@ -115,7 +115,7 @@ struct env_spec {
     unsigned reps, batch; /* 0: the defaults */
     double resolution;    /* 0: (hi − lo) / 32 */
     unsigned threads;
-    const char *dir;
+    const char *dir;         /* NULL: nothing written (tune's margins) */
     const char *probes_file; /* "map.csv" or "margin.csv" */
     bool force;
     volatile sig_atomic_t *stop;
@@ -136,9 +136,20 @@ struct env_result {
 void env_result_fini(struct env_result *r);
 
 /* Runs the study into spec->dir (outdir rules as sweep: checked before
- * anything runs). Returns 0; 2 for bad input (diag or err); 1 for a run or
+ * anything runs; no files without a dir). Returns 0; 2 for bad input (diag or err); 1 for a run or
  * write failure; 3 when stopped. */
 int env_run(const struct env_spec *spec, struct scenario_diag *diag, struct env_result *res, char *err,
             size_t errsz);
+
+/* tune --objective max:margin: the margin of each of r's points (the
+ * scenario after base's --set and the point's grid values; base->load,
+ * duration and dir are ignored): margin[p] the largest trigger that
+ * recovered at the level (the range's top when above it; NaN when even
+ * its bottom fails), fails[p] the smallest that did not (NaN above the
+ * range). Returns as env_run (2 with the point in err). Costs: each
+ * point's margin study. */
+struct exp_result;
+int env_margins(const struct env_spec *base, const struct exp_result *r, double *margin, double *fails,
+                struct scenario_diag *diag, char *err, size_t errsz);
 
 #endif

@@ -129,6 +129,76 @@ void exp_result_fini(struct exp_result *r)
     memset(r, 0, sizeof *r);
 }
 
+/* r's per-point arrays with one metric more, the new one's mean in v and
+ * its sd and half-width NaN; into mean, sd, hw (freed on failure). */
+static int widen(const struct exp_result *r, const double *v, double **mean, double **sd, double **hw)
+{
+    size_t n = r->nmetrics + 1;
+    const double *src[3] = {r->mean, r->sd, r->hw};
+    double **dst[3] = {mean, sd, hw};
+    int rc = 0;
+    for (int a = 0; a < 3; a++) {
+        *dst[a] = malloc(r->npoints * n * sizeof **dst[a]);
+        rc |= *dst[a] == NULL;
+        for (size_t p = 0; p < r->npoints && *dst[a]; p++) {
+            memcpy(*dst[a] + p * n, src[a] + p * r->nmetrics, r->nmetrics * sizeof **dst[a]);
+            (*dst[a])[p * n + r->nmetrics] = a == 0 ? v[p] : NAN;
+        }
+    }
+    if (rc != 0)
+        free(*mean), free(*sd), free(*hw);
+    return rc ? -1 : 0;
+}
+
+/* r->sum with three more columns (mean, sd, hw of the new metric). */
+static int widen_sum(const struct exp_result *r, const char *name, enum output_kind kind, const double *v,
+                     struct results *out)
+{
+    const struct results *in = &r->sum;
+    if (results_init(out, in->nlabels, in->ncols + 3) != 0)
+        return -1;
+    memcpy(out->label_names, in->label_names, in->nlabels * sizeof *in->label_names);
+    memcpy(out->cols, in->cols, in->ncols * sizeof *in->cols);
+    results_stat_metric(out, in->ncols, name, kind);
+    double *row = malloc((in->ncols + 3) * sizeof *row);
+    int rc = row ? 0 : -1;
+    for (size_t p = 0; p < in->nrows && rc == 0; p++) {
+        memcpy(row, &in->v[p * in->ncols], in->ncols * sizeof *row);
+        row[in->ncols] = v[p], row[in->ncols + 1] = row[in->ncols + 2] = NAN;
+        rc = results_add(out, (const char *const *)&in->labels[p * in->nlabels], row);
+    }
+    free(row);
+    if (rc != 0)
+        results_fini(out);
+    return rc;
+}
+
+int exp_result_add_metric(struct exp_result *r, const char *name, enum output_kind kind, const double *v)
+{
+    double *mean, *sd, *hw;
+    struct results sum;
+    char(*metric)[64] = realloc(r->metric, (r->nmetrics + 1) * sizeof *metric);
+    if (metric != NULL)
+        r->metric = metric;
+    enum output_kind *kinds = realloc(r->kind, (r->nmetrics + 1) * sizeof *kinds);
+    if (kinds != NULL)
+        r->kind = kinds;
+    if (metric == NULL || kinds == NULL || r->sum.nrows != r->npoints)
+        return -1;
+    if (widen(r, v, &mean, &sd, &hw) != 0)
+        return -1;
+    if (widen_sum(r, name, kind, v, &sum) != 0) {
+        free(mean), free(sd), free(hw);
+        return -1;
+    }
+    free(r->mean), free(r->sd), free(r->hw);
+    results_fini(&r->sum);
+    r->mean = mean, r->sd = sd, r->hw = hw, r->sum = sum;
+    snprintf(r->metric[r->nmetrics], 64, "%s", name);
+    r->kind[r->nmetrics++] = kind;
+    return 0;
+}
+
 struct grid {
     size_t naxes, npoints;
     char keys[EXP_MAX_AXES][128];

@@ -70,6 +70,12 @@ struct exp_result {
 
 void exp_result_fini(struct exp_result *r);
 
+/* Appends a metric computed after the runs (tune's margin) to a finished
+ * result: its value per point in v (sd and half-width NaN: no spread over
+ * replications), in mean/sd/hw and as three more columns of sum. Returns
+ * 0, or -1 when memory is short (r unchanged). O(points × metrics). */
+int exp_result_add_metric(struct exp_result *r, const char *name, enum output_kind kind, const double *v);
+
 /* Expands one grid axis ("KEY=V1,V2", "KEY=A..B" integer step 1,
  * "KEY=A..B*F" geometric with factor F > 1, "KEY=A..B+S" arithmetic; A and B
  * may carry a unit, such as 50ms..800ms*2). Returns the number of values
