@@ -210,4 +210,28 @@ expect 0 "^[0-9]+ runs, against 50 for the full grid" -- "$bin" map storm "${msh
 for f in map.csv boundary.csv envelope.csv; do
   cmp -s "$tmp/map1/$f" "$tmp/map2/$f" || fail "map's $f differs between -j 1 and -j 2"
 done
+# map --resume: an interrupted map (its first three probes settled) is
+# finished with the bytes of an uninterrupted one; a probes file that is not
+# this study's, or another option, is refused
+cp -r "$tmp/map1" "$tmp/map-resume"
+head -4 "$tmp/map1/map.csv" > "$tmp/map-resume/map.csv"
+rm "$tmp/map-resume/boundary.csv"
+sed -i 's/^complete,1$/complete,0/' "$tmp/map-resume/envelope.csv"
+expect 0 "runs, against 50 for the full grid" -- "$bin" map storm "${mshort[@]}" -j 1 -o "$tmp/map-resume" --resume
+for f in map.csv boundary.csv envelope.csv; do
+  cmp -s "$tmp/map1/$f" "$tmp/map-resume/$f" || fail "map --resume: $f differs from an uninterrupted map's"
+done
+# ... and the settled probes are taken, not run again: a first probe whose
+# 5 recovered runs are edited to 4 and 1 undetermined stays so (and still
+# decides: 4/4 excludes 0.5)
+awk -F, -v OFS=, 'NR == 2 && $10 == 5 { $10 = 4; $12 = 1 } NR <= 4' "$tmp/map1/map.csv" > "$tmp/map-resume/map.csv"
+sed -i 's/^complete,1$/complete,0/' "$tmp/map-resume/envelope.csv"
+expect 0 "runs, against 50 for the full grid" -- "$bin" map storm "${mshort[@]}" -j 1 -o "$tmp/map-resume" --resume
+[ "$(sed -n 2p "$tmp/map-resume/map.csv" | cut -d, -f1-12)" = "$(awk -F, -v OFS=, 'NR == 2 { $10 = 4; $12 = 1; print }' "$tmp/map1/map.csv" | cut -d, -f1-12)" ] ||
+  fail "map --resume ran a settled probe again: $(sed -n 2p "$tmp/map-resume/map.csv")"
+cmp -s "$tmp/map1/boundary.csv" "$tmp/map-resume/boundary.csv" || fail "map --resume: another boundary"
+cp -r "$tmp/map1" "$tmp/map-bad"
+sed -i '3s/.*/0,700\/s,,x1.2,700,1.2,5,0,0,9,0,0,1,0,1,1,1/' "$tmp/map-bad/map.csv"
+expect 2 "^retrystorm: map: .*/map-bad/map\.csv:3: not a probe of this study$" -- "$bin" map storm "${mshort[@]}" -o "$tmp/map-bad" --resume
+expect 2 "^retrystorm: map: .*/map1/envelope\.csv:13: written for another study \(reps,5; this one has reps,6\): run without --resume into a new directory$" -- "$bin" map storm "${mshort[@]}" --reps 6 -o "$tmp/map1" --resume
 finish

@@ -102,7 +102,7 @@ static const struct {
     {"--level", true, FOR_BOTH},     {"--reps", true, FOR_BOTH},      {"--batch", true, FOR_BOTH},
     {"--resolution", true, FOR_BOTH}, {"-j", true, FOR_BOTH},         {"-o", true, FOR_BOTH},
     {"--set", true, FOR_BOTH},       {"--seed", true, FOR_BOTH},      {"--plot", false, FOR_MAP},
-    {"--force", false, FOR_BOTH},
+    {"--force", false, FOR_BOTH},    {"--resume", false, FOR_BOTH},
 };
 #define NOPTIONS (sizeof options / sizeof *options)
 
@@ -147,6 +147,8 @@ static int parse(int argc, char **argv, const char *cmd, unsigned bit, struct en
             rc = take(o, argv[i], argv[i + 1]), i++;
         else if (strcmp(argv[i], "--plot") == 0)
             o->plot = true;
+        else if (strcmp(argv[i], "--resume") == 0)
+            o->spec.resume = true;
         else
             o->spec.force = true;
         if (rc != 0)
@@ -189,10 +191,13 @@ static int study(struct env_opts *o, const char *cmd, const char *fallback, vola
     for (size_t i = 0; i < d.n; i++)
         fprintf(stderr, "retrystorm: %s\n", d.msg[i]);
     scenario_diag_fini(&d);
-    if (rc != 0 && err[0])
+    if (rc != 0 && rc != 3 && err[0])
         fprintf(stderr, "retrystorm: %s: %s\n", cmd, err);
-    if (rc == 3)
+    if (rc == 3) {
+        fprintf(stderr, "retrystorm: %s: interrupted: the probes settled so far are in %s/%s; run the same command "
+                        "with --resume to finish\n", cmd, dir, o->spec.probes_file);
         return 128 + (*stop ? *stop : SIGINT);
+    }
     return rc;
 }
 

@@ -105,7 +105,7 @@ static const struct command_help commands[] = {
     {"map", "the vulnerability map: where recovery gives way, load by load, by bisection",
      "usage: retrystorm map SCENARIO --load KEY=VALUES --trigger KEY=A..B [--duration KEY=VALUES]\n"
      "                  [--reps N] [--batch N] [--level P] [--resolution R] [-j N] [-o DIR]\n"
-     "                  [--set ...] [--seed N] [--plot] [--force]\n"
+     "                  [--set ...] [--seed N] [--plot] [--force] [--resume]\n"
      "\n"
      "For each load (and duration), bisects the trigger range for the size at which the share of\n"
      "runs that recover crosses P. Each probe runs batches of replications and stops once the\n"
@@ -120,12 +120,13 @@ static const struct command_help commands[] = {
      "-j N                   threads (default: one per core; the same bytes whatever N)\n"
      "-o DIR                 default: out/map/ (map.csv, boundary.csv, envelope.csv, map.png)\n"
      "--plot                 the phase diagram (load x trigger, coloured by recovery share)\n"
+     "--resume               finish an interrupted map in DIR: the probes it settled are reused\n"
      "\n"
      "examples:\n"
      "  retrystorm map storm --load load.rate=600/s,700/s,800/s --trigger phase.spike.rate=x1.2..x4 --reps 5 --plot\n"},
     {"margin", "the largest trigger a configuration survives with recovery probability >= P",
      "usage: retrystorm margin SCENARIO --trigger KEY=A..B [--level P] [--reps N] [--batch N]\n"
-     "                  [--resolution R] [-j N] [-o DIR] [--set ...] [--seed N] [--force]\n"
+     "                  [--resolution R] [-j N] [-o DIR] [--set ...] [--seed N] [--force] [--resume]\n"
      "\n"
      "The same bisection as map on the scenario's own load, at --level (default 0.95): prints\n"
      "the largest probe that recovered with share >= P and the smallest that did not, each with\n"

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csvread.h"
 #include "experiment.h"
 #include "outdir.h"
 #include "summary.h"
@@ -276,7 +277,9 @@ static int check_inputs(const struct env_spec *spec, struct env_result *res, str
             env_format(&res->trig, end ? res->trig.hi : res->trig.lo, text, sizeof text);
             rc = load_probe(spec, res, c, text, sc, diag);
             if (rc == 0 && c == 0 && end == 0 && summary_cols_init(cols, sc, err, errsz) != 0)
-                rc = 1;
+                rc = 2;
+            if (rc == 0 && c == 0 && end == 0 && exp_fingerprint(sc, &res->fingerprint) != 0)
+                rc = 1, snprintf(err, errsz, "out of memory for the scenario's fingerprint");
         }
     free(sc);
     if (rc == 0 && summary_cols_find(cols, "verdict") < 0 && summary_cols_find(cols, "recovered") < 0) {
@@ -300,6 +303,8 @@ struct study {
     struct active *act;
     size_t nact;
     unsigned *busy; /* per cell: its probes not settled */
+    struct env_probe *known; /* --resume: the probes settled by an earlier run */
+    size_t nknown;
 };
 
 static void say(const struct study *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -314,7 +319,10 @@ static void say(const struct study *s, const char *fmt, ...)
         s->spec->warn(s->spec->user, msg);
 }
 
-/* A new probe of cell c at t, made active. 0, 1 (memory) or 2 (diag). */
+static void settled(struct study *s, struct env_probe *p);
+
+/* A new probe of cell c at t, made active (or, with --resume, settled at
+ * once from an earlier run's verdicts). 0, 1 (memory) or 2 (diag). */
 static int open_probe(struct study *s, size_t c, double t, struct scenario_diag *diag)
 {
     struct env_result *r = s->res;
@@ -328,6 +336,19 @@ static int open_probe(struct study *s, size_t c, double t, struct scenario_diag 
     struct env_probe *p = &r->probes[r->nprobes];
     *p = (struct env_probe){.cell = c, .t = t, .share = NAN, .lo = NAN, .hi = NAN};
     env_format(&r->trig, t, p->text, sizeof p->text);
+    for (size_t i = 0; i < s->nknown; i++) {
+        const struct env_probe *k = &s->known[i];
+        if (k->cell != c || strcmp(k->text, p->text) != 0)
+            continue;
+        memcpy(p->count, k->count, sizeof p->count), p->n = k->n;
+        if (env_probe_settle(p, r->level, r->reps)) { /* as it was: the same seeds gave these verdicts */
+            r->nprobes++;
+            s->busy[c]++;
+            settled(s, p);
+            return 0;
+        }
+        memset(p->count, 0, sizeof p->count), p->n = 0; /* not settled under these rules: run again */
+    }
     struct scenario *sc = malloc(sizeof *sc);
     if (sc == NULL)
         return 1;
@@ -346,12 +367,13 @@ static int open_probes(struct study *s, struct scenario_diag *diag)
 {
     for (size_t c = 0; c < s->res->ncells; c++) {
         double t[2];
-        size_t n = s->busy[c] ? 0 : env_bisect_next(&s->res->cells[c].bis, t);
-        for (size_t i = 0; i < n; i++) {
-            int rc = open_probe(s, c, t[i], diag);
-            if (rc != 0)
-                return rc;
-        }
+        size_t n; /* probes taken from an earlier run settle at once: the cell may go on */
+        while ((n = s->busy[c] ? 0 : env_bisect_next(&s->res->cells[c].bis, t)) > 0)
+            for (size_t i = 0; i < n; i++) {
+                int rc = open_probe(s, c, t[i], diag);
+                if (rc != 0)
+                    return rc;
+            }
     }
     return 0;
 }
@@ -440,6 +462,9 @@ static int run_round(struct study *s, char *err, size_t errsz)
 /* The bracket and crossing of every cell, from its settled probes. */
 static void conclude(struct env_result *r)
 {
+    r->runs = 0; /* every probe's, an earlier run's (--resume) included */
+    for (size_t i = 0; i < r->nprobes; i++)
+        r->runs += r->probes[i].n;
     for (size_t c = 0; c < r->ncells; c++) {
         struct env_cell *cell = &r->cells[c];
         const struct env_bisect *b = &cell->bis;
@@ -492,13 +517,13 @@ static int by_cell_then_trigger(const void *x, const void *y)
 }
 
 /* Every probe, by cell and trigger. */
-static void write_probes(FILE *f, const struct env_result *r, const struct env_probe *sorted)
+static void write_probes(FILE *f, const struct env_result *r, const struct env_probe *sorted, size_t nsorted)
 {
     fprintf(f, "cell,load,duration,trigger,load_value,trigger_value,runs");
     for (int v = 0; v < ENV_NVERDICTS; v++)
         fprintf(f, ",%s", env_verdict_names[v]);
     fprintf(f, ",share,share_lo,share_hi,decided,recovers\n");
-    for (size_t i = 0; i < r->nprobes; i++) {
+    for (size_t i = 0; i < nsorted; i++) {
         const struct env_probe *p = &sorted[i];
         const struct env_cell *c = &r->cells[p->cell];
         fprintf(f, "%zu,%s,%s,%s,%.6g,%.6g,%u", p->cell, c->load, c->duration, p->text, c->x, p->t, p->n);
@@ -539,38 +564,151 @@ static void write_boundary(FILE *f, const struct env_result *r)
     }
 }
 
-/* The keys and options (plot reads the keys). */
-static void write_meta(FILE *f, const struct env_spec *spec, const struct env_result *r)
+/* What identifies the study: envelope.csv's first lines, which --resume
+ * requires unchanged (the effective scenario's fingerprint, exp_fingerprint,
+ * and every option that changes a probe or the bisection). plot reads the
+ * keys and the level. */
+static void write_identity(FILE *f, const struct env_spec *spec, const struct env_result *r)
 {
-    fprintf(f, "field,value\nversion,%s\nscenario,%s\nload_key,%s\nduration_key,%s\ntrigger_key,%s\n"
-               "level,%.6g\nreps,%u\nbatch,%u\nresolution,%.6g\nruns,%zu\ngrid_runs,%zu\n",
-            RS_VERSION, spec->scenario, r->load_key, r->duration_key, r->trig.key, r->level, r->reps,
-            spec->batch ? spec->batch : ENV_DEFAULT_BATCH, r->resolution, r->runs, r->grid_runs);
+    fprintf(f, "field,value\nversion,%s\nformat,1\nscenario,%s\nfingerprint,%016llx\nload,%s\nduration,%s\n"
+               "trigger,%s\nload_key,%s\nduration_key,%s\ntrigger_key,%s\nlevel,%.6g\nreps,%u\nbatch,%u\n"
+               "resolution,%.6g\n",
+            RS_VERSION, spec->scenario, (unsigned long long)r->fingerprint, spec->load ? spec->load : "",
+            spec->duration ? spec->duration : "", spec->trigger, r->load_key, r->duration_key, r->trig.key, r->level,
+            r->reps, spec->batch ? spec->batch : ENV_DEFAULT_BATCH, r->resolution);
 }
 
-static int write_files(const struct env_spec *spec, const struct env_result *r, char *err, size_t errsz)
+/* The probes settled so far (every one when complete), and envelope.csv;
+ * boundary.csv when complete. Each file renamed into place on its own: a
+ * crash leaves the previous round's or this round's, both consistent. */
+static int write_files(const struct env_spec *spec, const struct env_result *r, bool complete, char *err,
+                       size_t errsz)
 {
     struct env_probe *sorted = malloc((r->nprobes ? r->nprobes : 1) * sizeof *sorted);
     if (sorted == NULL) {
         snprintf(err, errsz, "out of memory for %zu probes", r->nprobes);
         return 1;
     }
-    memcpy(sorted, r->probes, r->nprobes * sizeof *sorted);
-    qsort(sorted, r->nprobes, sizeof *sorted, by_cell_then_trigger);
+    size_t n = 0;
+    for (size_t i = 0; i < r->nprobes; i++)
+        if (r->probes[i].settled)
+            sorted[n++] = r->probes[i];
+    qsort(sorted, n, sizeof *sorted, by_cell_then_trigger);
     struct output_file of;
     int rc = output_file_open(&of, spec->dir, spec->probes_file, err, errsz) != 0;
     if (rc == 0)
-        write_probes(of.f, r, sorted), rc = output_file_commit(&of, err, errsz) != 0;
+        write_probes(of.f, r, sorted, n), rc = output_file_commit(&of, err, errsz) != 0;
     free(sorted);
-    if (rc == 0 && (rc = output_file_open(&of, spec->dir, "boundary.csv", err, errsz) != 0) == 0)
+    if (rc == 0 && complete && (rc = output_file_open(&of, spec->dir, "boundary.csv", err, errsz) != 0) == 0)
         write_boundary(of.f, r), rc = output_file_commit(&of, err, errsz) != 0;
-    if (rc == 0 && (rc = output_file_open(&of, spec->dir, "envelope.csv", err, errsz) != 0) == 0)
-        write_meta(of.f, spec, r), rc = output_file_commit(&of, err, errsz) != 0;
+    if (rc == 0 && (rc = output_file_open(&of, spec->dir, "envelope.csv", err, errsz) != 0) == 0) {
+        write_identity(of.f, spec, r);
+        fprintf(of.f, "complete,%d\nruns,%zu\ngrid_runs,%zu\n", complete, r->runs, r->grid_runs);
+        rc = output_file_commit(&of, err, errsz) != 0;
+    }
+    return rc;
+}
+
+/* ---- --resume: the probes of an earlier, unfinished run ---- */
+
+#define ENV_MAX_META_BYTES ((size_t)1 << 16)
+#define ENV_MAX_PROBES_BYTES ((size_t)1 << 28)
+
+/* DIR/envelope.csv must begin with this study's identity. 0, or 2 with
+ * the first line that differs. */
+static int check_identity(const struct env_spec *spec, const struct env_result *r, char *err, size_t errsz)
+{
+    char *want = NULL, path[PATH_MAX + 64];
+    size_t len = 0;
+    FILE *f = open_memstream(&want, &len);
+    if (f == NULL) {
+        snprintf(err, errsz, "out of memory for the identity");
+        return 1;
+    }
+    write_identity(f, spec, r);
+    fclose(f);
+    struct csv c = {0};
+    outdir_join(path, sizeof path, spec->dir, "envelope.csv");
+    int rc = csv_open(&c, path, ENV_MAX_META_BYTES, err, errsz);
+    if (rc == 1) { /* nothing to resume: a fresh start */
+        free(want);
+        return 0;
+    }
+    rc = rc != 0 ? 2 : 0;
+    bool opened = rc == 0;
+    unsigned line = 1;
+    for (const char *a = want, *b = rc == 0 ? c.buf : ""; rc == 0 && *a; line++) {
+        size_t na = strcspn(a, "\n"), nb = strcspn(b, "\n");
+        if (na != nb || strncmp(a, b, na) != 0 || b[nb] != '\n') {
+            snprintf(err, errsz, "%s:%u: written for another study (%.*s; this one has %.*s): run without --resume "
+                                 "into a new directory", path, line, (int)(nb > 120 ? 120 : nb), b, (int)na, a);
+            rc = 2;
+        }
+        a += na + 1, b += nb + (b[nb] != '\0');
+    }
+    if (opened)
+        csv_close(&c);
+    free(want);
+    return rc;
+}
+
+/* One row of the probes file into p, checked against this study. */
+static bool take_row(const struct env_result *r, char **f, struct env_probe *p)
+{
+    uint64_t cell, runs, k, sum = 0;
+    if (!csv_uint(f[0], r->ncells - 1, &cell) || strcmp(f[1], r->cells[cell].load) != 0 ||
+        strcmp(f[2], r->cells[cell].duration) != 0 || strlen(f[3]) >= sizeof p->text || f[3][0] == '\0' ||
+        !csv_uint(f[6], r->reps, &runs))
+        return false;
+    *p = (struct env_probe){.cell = cell, .n = (unsigned)runs};
+    snprintf(p->text, sizeof p->text, "%s", f[3]);
+    for (int v = 0; v < ENV_NVERDICTS; v++) {
+        if (!csv_uint(f[7 + v], r->reps, &k))
+            return false;
+        p->count[v] = (unsigned)k, sum += k;
+    }
+    return sum == runs;
+}
+
+/* The settled probes of DIR's probes file into *known. 0, or 2 naming
+ * the file and line. */
+static int read_known(const struct env_spec *spec, const struct env_result *r, struct env_probe **known,
+                      size_t *nknown, char *err, size_t errsz)
+{
+    char path[PATH_MAX + 64], *f[18];
+    bool more;
+    struct csv c;
+    outdir_join(path, sizeof path, spec->dir, spec->probes_file);
+    int rc = csv_open(&c, path, ENV_MAX_PROBES_BYTES, err, errsz);
+    if (rc == 1)
+        return 0; /* no probe settled yet */
+    if (rc != 0)
+        return 2;
+    size_t cap = 0;
+    for (size_t n = csv_next(&c, f, 18, &more); rc == 0 && (n = csv_next(&c, f, 18, &more)) > 0;) {
+        if (*nknown == cap) {
+            struct env_probe *k = realloc(*known, (cap = cap ? 2 * cap : 64) * sizeof *k);
+            if (k == NULL) {
+                rc = 1, snprintf(err, errsz, "out of memory for %s", path);
+                break;
+            }
+            *known = k;
+        }
+        if (n != 17 || more || c.torn || !take_row(r, f, &(*known)[*nknown]))
+            rc = 2, snprintf(err, errsz, "%s:%u: not a probe of this study", path, c.line);
+        for (size_t i = 0; rc == 0 && i < *nknown; i++)
+            if ((*known)[i].cell == (*known)[*nknown].cell && strcmp((*known)[i].text, (*known)[*nknown].text) == 0)
+                rc = 2, snprintf(err, errsz, "%s:%u: the probe %s twice", path, c.line, (*known)[i].text);
+        *nknown += rc == 0;
+    }
+    csv_close(&c);
     return rc;
 }
 
 /* ---- the run ---- */
 
+/* Every cell's bisection, round by round; after each round the probes
+ * settled so far are on disk (--resume takes them). */
 static int bisect_all(struct study *s, struct scenario_diag *diag, char *err, size_t errsz)
 {
     int rc = 0;
@@ -579,11 +717,29 @@ static int bisect_all(struct study *s, struct scenario_diag *diag, char *err, si
             snprintf(err, errsz, "out of memory for the probes");
         if (rc != 0 || s->nact == 0)
             break;
-        if ((rc = run_round(s, err, errsz)) != 0)
+        if ((rc = run_round(s, err, errsz)) == 0 && s->spec->dir)
+            rc = write_files(s->spec, s->res, false, err, errsz);
+        if (rc != 0)
             break;
     }
     for (size_t a = 0; a < s->nact; a++)
         free(s->act[a].sc);
+    return rc;
+}
+
+/* The directory: checked, then with --resume the earlier run's identity and
+ * probes; prepared (our files kept with --resume). */
+static int take_dir(const struct env_spec *spec, struct study *s, char *err, size_t errsz)
+{
+    int rc = 0;
+    if (spec->dir == NULL)
+        return 0;
+    if (spec->resume && (rc = check_identity(spec, s->res, err, errsz)) == 0)
+        rc = read_known(spec, s->res, &s->known, &s->nknown, err, errsz);
+    if (rc == 0)
+        rc = outdir_prepare(spec->dir, spec->force, spec->resume, err, errsz);
+    if (rc == 0 && !spec->resume) /* the identity on disk before the first run: --resume knows the study */
+        rc = write_files(spec, s->res, false, err, errsz);
     return rc;
 }
 
@@ -596,22 +752,23 @@ int env_run(const struct env_spec *spec, struct scenario_diag *diag, struct env_
     struct study s = {.spec = spec, .res = res, .cols = &cols,
                       .vc = {summary_cols_find(&cols, "verdict"), summary_cols_find(&cols, "recovered")}};
     if (rc == 0) {
+        res->grid_runs = grid_runs(res);
         s.act = calloc(2 * res->ncells, sizeof *s.act);
         s.busy = calloc(res->ncells, sizeof *s.busy);
         if (s.act == NULL || s.busy == NULL)
             rc = 1, snprintf(err, errsz, "out of memory for %zu cells", res->ncells);
     }
-    if (rc == 0 && spec->dir)
-        rc = outdir_prepare(spec->dir, spec->force, false, err, errsz);
+    if (rc == 0)
+        rc = take_dir(spec, &s, err, errsz);
     if (rc == 0)
         rc = bisect_all(&s, diag, err, errsz);
     if (rc == 0) {
         conclude(res);
-        res->grid_runs = grid_runs(res);
-        rc = spec->dir ? write_files(spec, res, err, errsz) : 0;
+        rc = spec->dir ? write_files(spec, res, true, err, errsz) : 0;
     }
     free(s.act);
     free(s.busy);
+    free(s.known);
     summary_cols_fini(&cols);
     return rc;
 }

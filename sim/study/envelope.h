@@ -21,9 +21,13 @@
  * every cell that is due runs in one batch on the thread pool (exp_batch),
  * results stored by index, so the outputs are the same whatever -j.
  *
- * Files, in spec->dir: PROBES (map.csv or margin.csv: every probe) and
- * boundary.csv (per cell: bracket, crossing, flags), and envelope.csv (the
- * keys and options, for plot). Costs: per cell, at most
+ * Files, in spec->dir: PROBES (map.csv or margin.csv: every probe settled,
+ * rewritten after each round), boundary.csv (per cell: bracket, crossing,
+ * flags; at the end) and envelope.csv (the study's identity: the effective
+ * scenario's fingerprint and the options; complete 0 or 1). --resume checks
+ * the identity and takes the probes already settled (hostile input, checked
+ * row by row) instead of running them: the same seeds give the same
+ * verdicts, so the outputs are the bytes an uninterrupted run writes. Costs: per cell, at most
  * (2 + ceil(log2((hi − lo) / resolution))) probes × reps runs.
  */
 #ifndef RS_ENVELOPE_H
@@ -32,6 +36,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "scenario.h"
 
@@ -118,6 +123,7 @@ struct env_spec {
     const char *dir;         /* NULL: nothing written (tune's margins) */
     const char *probes_file; /* "map.csv" or "margin.csv" */
     bool force;
+    bool resume; /* reuse the probes an earlier, interrupted run settled in dir */
     volatile sig_atomic_t *stop;
     void (*warn)(void *user, const char *msg); /* undetermined runs, non-monotone cells */
     void *user;
@@ -132,6 +138,7 @@ struct env_result {
     struct env_cell *cells;
     struct env_probe *probes;
     size_t runs, grid_runs; /* runs used; the full grid's at the same resolution and reps */
+    uint64_t fingerprint;   /* the effective scenario's (exp_fingerprint): --resume checks it */
 };
 void env_result_fini(struct env_result *r);
 

@@ -505,23 +505,30 @@ struct fingerprint {
     uint64_t scenario, grid;
 };
 
-static int fingerprint_of(const struct scenario *point0, const struct layout *l,
-                          struct fingerprint *fp)
+int exp_fingerprint(const struct scenario *sc, uint64_t *fp)
 {
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     if (f == NULL)
         return -1;
-    scenario_write_ini(point0, f);
+    scenario_write_ini(sc, f);
     fclose(f);
-    fp->scenario = FNV_START; /* every line but comments (they name the file it came from) */
+    *fp = FNV_START; /* every line but comments (they name the file it came from) */
     for (const char *line = text, *nl; *line; line = nl + (*nl != '\0')) {
         nl = line + strcspn(line, "\n");
         if (*line != ';' && *line != '#')
-            fp->scenario = fnv1a(fp->scenario, line, (size_t)(nl - line) + 1);
+            *fp = fnv1a(*fp, line, (size_t)(nl - line) + 1);
     }
     free(text);
+    return 0;
+}
+
+static int fingerprint_of(const struct scenario *point0, const struct layout *l,
+                          struct fingerprint *fp)
+{
+    if (exp_fingerprint(point0, &fp->scenario) != 0)
+        return -1;
     fp->grid = FNV_START;
     for (size_t k = 0; k < l->naxes; k++)
         fp->grid = fnv1a(fp->grid, l->keys[k], strlen(l->keys[k]) + 1);

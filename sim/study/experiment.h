@@ -107,6 +107,12 @@ int exp_batch(const struct scenario *const *scs, const uint32_t *reps, size_t n,
               const struct summary_cols *cols, unsigned threads, volatile sig_atomic_t *stop,
               double *rows, char *err, size_t errsz);
 
+/* The fingerprint of an effective scenario, as experiment.csv records it:
+ * FNV-1a (64 bits) of scenario_write_ini's lines, comments left out (the
+ * same scenario from another path has the same). Returns 0, or -1 when
+ * memory is short. O(scenario). */
+int exp_fingerprint(const struct scenario *sc, uint64_t *fp);
+
 /* Whether dir holds an unfinished sweep (its status.csv says complete,0),
  * which only `sweep --resume` may continue (or --force replace). */
 bool exp_unfinished(const char *dir);
