@@ -80,6 +80,28 @@ static void early_stopping(void **state)
     assert_true(env_probe_settle(&p, 0.5, 3) && !p.recovers && isnan(p.share));
 }
 
+/* Monotonicity: 0/10 below 10/10 contradicts a falling recovery
+ * ([0, 0.278] under [0.722, 1]); 2/10 below 8/10 does not, their
+ * intervals overlap ([0.057, 0.510] and [0.490, 0.943]); a falling pair
+ * never does, nor a probe without a share. */
+static void monotonicity(void **state)
+{
+    (void)state;
+    struct env_probe none = probe_of(0, 10, 0), all = probe_of(10, 0, 0);
+    struct env_probe two = probe_of(2, 8, 0), eight = probe_of(8, 2, 0), empty = probe_of(0, 0, 4);
+    struct env_probe *ps[] = {&none, &all, &two, &eight, &empty};
+    for (size_t i = 0; i < 5; i++)
+        env_probe_settle(ps[i], 0.5, 10);
+    assert_true(env_contradicts(&none, &all));
+    assert_false(env_contradicts(&all, &none));
+    assert_false(env_contradicts(&two, &eight));
+    assert_false(env_contradicts(&eight, &two));
+    assert_false(env_contradicts(&empty, &all) || env_contradicts(&none, &empty));
+    struct env_probe nine = probe_of(9, 1, 0); /* [0.596, 0.982] over [0.057, 0.510]: contradicts */
+    env_probe_settle(&nine, 0.5, 10);
+    assert_true(env_contradicts(&two, &nine));
+}
+
 /* Bisects [lo, hi] at resolution res against "recovers below T". */
 static size_t bisect_synthetic(double lo, double hi, double res, double T, struct env_bisect *b)
 {
@@ -285,6 +307,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(wilson_published_values),
         cmocka_unit_test(early_stopping),
+        cmocka_unit_test(monotonicity),
         cmocka_unit_test(bisection_exact_bracket),
         cmocka_unit_test(trigger_range),
         cmocka_unit_test(storm_boundary_moves_with_attempts),

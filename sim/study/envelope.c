@@ -378,11 +378,9 @@ static int open_probes(struct study *s, struct scenario_diag *diag)
     return 0;
 }
 
-/* Whether the shares of probes p (lower trigger) and q (higher) contradict
- * a falling recovery beyond their intervals. */
-static bool contradicts(const struct env_probe *p, const struct env_probe *q)
+bool env_contradicts(const struct env_probe *lower, const struct env_probe *higher)
 {
-    return !isnan(p->hi) && !isnan(q->lo) && q->lo > p->hi;
+    return !isnan(lower->hi) && !isnan(higher->lo) && higher->lo > lower->hi;
 }
 
 /* Checks a settled probe against its cell's other settled probes. */
@@ -394,7 +392,7 @@ static void check_monotone(struct study *s, const struct env_probe *p)
         if (q == p || q->cell != p->cell || !q->settled)
             continue;
         const struct env_probe *low = q->t < p->t ? q : p, *high = q->t < p->t ? p : q;
-        if (contradicts(low, high)) {
+        if (env_contradicts(low, high)) {
             cell->flags |= ENV_NONMONOTONE;
             say(s, "not monotone at %s%s%s: recovery %.3g [%.3g, %.3g] at %s, above %.3g [%.3g, %.3g] at %s",
                 s->res->load_key, s->res->load_key[0] ? "=" : "", cell->load, high->share, high->lo, high->hi,

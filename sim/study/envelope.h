@@ -73,6 +73,12 @@ void env_probe_add(struct env_probe *p, enum env_verdict v);
  * estimate); returns whether it is settled. O(1). */
 bool env_probe_settle(struct env_probe *p, double level, unsigned max);
 
+/* Whether two settled probes of a cell contradict a recovery that falls
+ * as the trigger grows: the one at the higher trigger has its whole
+ * interval above the other's (beyond their intervals; overlapping ones do
+ * not). O(1). */
+bool env_contradicts(const struct env_probe *lower, const struct env_probe *higher);
+
 /* The bisection of one cell over [lo, hi] to resolution res. */
 struct env_bisect {
     double lo, hi, res;
