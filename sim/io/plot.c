@@ -1633,13 +1633,19 @@ static int plot_map(struct ctx *c)
     if (rc == 0 && (end == level || *end != '\0' || !(lv > 0 && lv < 1)))
         rc = fail(c, PLOT_BAD_INPUT, "%s/envelope.csv: level %.40s is not a probability", c->dir, level);
     struct sbuf extra = {0};
+    struct list durs = {0}; /* one boundary line per duration (none: one line) */
+    if (rc == 0 && (rc = column_values(c, "boundary.csv", "duration", &durs)) == 1)
+        rc = fail(c, PLOT_BAD_INPUT, "%s/boundary.csv:1: no column duration", c->dir);
     if (rc == 0) {
-        int q = sb_var(&extra, "xkey", xkey[0] ? xkey : "load") | sb_var(&extra, "ykey", ykey);
+        int q = sb_var(&extra, "xkey", xkey[0] ? xkey : "load") | sb_var(&extra, "ykey", ykey) |
+                sb_array(&extra, "durs", &durs);
+        sb_printf(&extra, "ndurs = %zu\n", durs.n);
         if (!c->style->title[0] && name[0]) /* the scenario's name, not the directory's */
             q |= sb_var(&extra, "title", name);
         sb_printf(&extra, "level = %.6g\n", lv);
         rc = q == 0 ? draw_both(c, "map", "map", &extra) : PLOT_FAILED;
     }
+    list_fini(&durs);
     free(extra.p);
     return rc;
 }
