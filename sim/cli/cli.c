@@ -985,23 +985,11 @@ static int cmd_merge(int argc, char **argv)
 /* The names tune --trigger adds to the metrics. */
 static const char *const margin_metrics[2] = {"margin", "margin_fails"};
 
-/* With --trigger, margin and margin_fails become metrics tune may name
- * (appended to cols); an objective or constraint naming them without it
- * is refused. Returns 0, or 2 after a message. */
-static int margin_columns(const struct opts *o, struct summary_cols *cols)
+/* tune --trigger, checked before anything runs: its range, and its key
+ * at both ends of it on the scenario. 0, or 2 after a message. */
+static int check_trigger(const struct opts *o)
 {
-    for (size_t i = 0; o->trigger == NULL && i < o->nobjective + o->nconstraint; i++) {
-        const char *x = i < o->nobjective ? o->objective[i] : o->constraint[i - o->nobjective];
-        const char *name = strchr(x, ':') && i < o->nobjective ? strchr(x, ':') + 1 : x;
-        if (strncmp(name, "margin", 6) == 0) {
-            fprintf(stderr, "retrystorm: %s: the margin needs --trigger KEY=A..B (the trigger whose margin "
-                            "to widen, e.g. phase.spike.rate=x1..x4)\n", x);
-            return 2;
-        }
-    }
-    if (o->trigger == NULL)
-        return 0;
-    struct env_range range; /* the trigger checked before anything runs: its range, its key at both ends */
+    struct env_range range;
     char err[512], text[64], set[300];
     if (env_parse_range("--trigger", o->trigger, &range, err, sizeof err) != 0) {
         fprintf(stderr, "retrystorm: tune: %s\n", err);
@@ -1021,6 +1009,28 @@ static int margin_columns(const struct opts *o, struct summary_cols *cols)
         scenario_diag_fini(&d);
     }
     free(sc);
+    if (rc == 1)
+        fprintf(stderr, "retrystorm: out of memory for a scenario\n");
+    return rc;
+}
+
+/* With --trigger, margin and margin_fails become metrics tune may name
+ * (appended to cols); an objective or constraint naming them without it
+ * is refused. Returns 0, or 2 after a message. */
+static int margin_columns(const struct opts *o, struct summary_cols *cols)
+{
+    for (size_t i = 0; o->trigger == NULL && i < o->nobjective + o->nconstraint; i++) {
+        const char *x = i < o->nobjective ? o->objective[i] : o->constraint[i - o->nobjective];
+        const char *name = strchr(x, ':') && i < o->nobjective ? strchr(x, ':') + 1 : x;
+        if (strncmp(name, "margin", 6) == 0) {
+            fprintf(stderr, "retrystorm: %s: the margin needs --trigger KEY=A..B (the trigger whose margin "
+                            "to widen, e.g. phase.spike.rate=x1..x4)\n", x);
+            return 2;
+        }
+    }
+    if (o->trigger == NULL)
+        return 0;
+    int rc = check_trigger(o);
     if (rc != 0)
         return rc;
     struct summary_col *c = realloc(cols->c, (cols->n + 2) * sizeof *c);
