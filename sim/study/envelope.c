@@ -230,10 +230,10 @@ static int make_cells(const struct env_spec *spec, struct env_result *res, char 
 static int load_probe(const struct env_spec *spec, const struct env_result *res, size_t c, const char *text,
                       struct scenario *sc, struct scenario_diag *diag)
 {
-    const char *sets[520];
+    const char *sets[ENV_MAX_SETS + 3];
     char own[3][320];
     size_t n = 0;
-    for (size_t i = 0; i < spec->nsets && n < 512; i++)
+    for (size_t i = 0; i < spec->nsets; i++) /* nsets <= ENV_MAX_SETS: check_inputs */
         sets[n++] = spec->sets[i];
     const struct env_cell *cell = &res->cells[c];
     if (res->load_key[0]) {
@@ -255,6 +255,8 @@ static int check_inputs(const struct env_spec *spec, struct env_result *res, str
                         struct scenario_diag *diag, char *err, size_t errsz)
 {
     int rc = env_parse_range("--trigger", spec->trigger, &res->trig, err, errsz);
+    if (rc == 0 && spec->nsets > ENV_MAX_SETS)
+        rc = 2, snprintf(err, errsz, "%zu --set options and grid values; the limit is %d", spec->nsets, ENV_MAX_SETS);
     double span = res->trig.hi - res->trig.lo;
     res->level = spec->level > 0 ? spec->level : 0.5;
     res->reps = spec->reps ? spec->reps : ENV_DEFAULT_REPS;

@@ -49,6 +49,7 @@ extern const char *const env_verdict_names[ENV_NVERDICTS];
 #define ENV_DEFAULT_STEPS 32.0 /* default resolution: (hi − lo) / 32 */
 #define ENV_MAX_STEPS 1048576.0 /* finest resolution: (hi − lo) / 2^20 */
 #define ENV_MAX_CELLS 1000u
+#define ENV_MAX_SETS 512 /* --set options (with tune's grid values) */
 #define ENV_Z95 1.959963984540054 /* the 97.5 % normal quantile */
 
 /* The Wilson score interval of k successes in n trials for quantile z
