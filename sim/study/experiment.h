@@ -17,7 +17,9 @@
  *                   Student-t half-width of each metric (stats.h; only
  *                   when every job is here)
  * `merge` reads shard directories' jobs.csv and writes the same sweep.csv,
- * byte for byte, that one machine would have. Wall-clock times are left
+ * byte for byte, that one machine would have. exp_batch runs any list of
+ * (scenario, replication) runs on the same kind of pool, seeded the same
+ * way, without files (envelope.c's probes). Wall-clock times are left
  * out so that the outputs depend only on the scenario and the seed.
  * Costs: jobs × one run; memory: jobs × metrics doubles.
  */
