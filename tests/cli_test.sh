@@ -108,7 +108,7 @@ printf '[run]\nduration = 2s\n[load]\nmodel = closed\nclients = 50\nthink = bimo
 expect 1 'simulated time stopped advancing' -- "$bin" run "$tmp/zero.ini" -o "$tmp/zero"
 # The default: no arguments runs storm into out/storm and it does not recover.
 cd "$tmp" # not in a subshell: a failure must reach the count
-expect 0 'did NOT recover' -- "$bin"
+expect 0 'verdict: metastable: still out of the baseline' -- "$bin"
 cd - > /dev/null
 for f in timeseries.csv summary.csv latency.csv attempts.csv scenario.ini; do
   [ -s "$tmp/out/storm/$f" ] || fail "out/storm/$f missing"
@@ -116,7 +116,7 @@ done
 ls -a "$tmp/out/storm" | grep -q '\.tmp' && fail "temporary files left"
 grep -q ',0,,' "$tmp/out/storm/summary.csv" || fail "summary does not say recovered = 0"
 grep -qi 'nan' "$tmp/out/storm/"*.csv && fail "NaN in a CSV"
-expect 0 'recovered [0-9]+ s after' -- "$bin" run storm --set layer.app.attempts=1 -o "$tmp/one"
+expect 0 'verdict: recovered: every signal back in the baseline.s band from [0-9]+ s, [0-9]+ s after' -- "$bin" run storm --set layer.app.attempts=1 -o "$tmp/one"
 # The effective scenario is itself a valid scenario that gives the same run.
 expect 0 'ok \(storm' -- "$bin" check "$tmp/one/scenario.ini"
 "$bin" run "$tmp/one/scenario.ini" -o "$tmp/again" > /dev/null

@@ -113,6 +113,13 @@ static inline void claim_require(const char *name, const char *side, unsigned pa
     assert_true(pass >= CLAIM_NEED);
 }
 
+/* A claim that must hold on every seed (the verdicts' claims). */
+static inline void claim_require_all(const char *name, const char *side, unsigned pass)
+{
+    print_message("%s, %s: the claim holds on %u of %d seeds\n", name, side, pass, CLAIM_SEEDS);
+    assert_int_equal(pass, CLAIM_SEEDS);
+}
+
 /* Runs built-in `name` with seed `seed` and at most 7 overrides (the
  * claims tests); the caller destroys the result. */
 static inline struct sim *run_builtin(const char *name, unsigned seed, const char *const *extra,

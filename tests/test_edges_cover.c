@@ -217,28 +217,6 @@ static void levels_stop_at_the_run_end(void **state)
     metrics_fini(&m[1]);
 }
 
-/* metrics.c: a recovery window shorter than a bucket is one bucket: with
- * windows of 0 and of 1 s the first all-ok bucket after 2 s, 4 s, is found. */
-static void recovery_window_of_zero_is_one_bucket(void **state)
-{
-    (void)state;
-    struct metrics m;
-    char err[128];
-    unsigned att[1] = {1};
-    assert_int_equal(metrics_init(&m, 10 * RS_S, RS_S, 1, att, err, sizeof err), 0);
-    for (size_t i = 0; i < 10; i++) {
-        m.b[i].offered = 10;
-        m.b[i].outcomes[OUT_OK] = i == 4 || i >= 7 ? 10 : 0;
-    }
-    rs_time start = 0;
-    assert_true(metrics_recovery(&m, 2 * RS_S, 0, 1.0, &start));
-    assert_true(start == 4 * RS_S);
-    start = 0;
-    assert_true(metrics_recovery(&m, 2 * RS_S, RS_S, 1.0, &start));
-    assert_true(start == 4 * RS_S);
-    metrics_fini(&m);
-}
-
 /* metrics.c: at most METRICS_MAX_LEVELS attempts histograms: 16 layers,
  * the service and 16 hedged layers' hedges. A 17th extra level is refused
  * and nothing is added; 16 are taken. */
@@ -477,7 +455,6 @@ int main(void)
         cmocka_unit_test(destroy_accepts_null),
         cmocka_unit_test(prefetch_hints_change_nothing),
         cmocka_unit_test(levels_stop_at_the_run_end),
-        cmocka_unit_test(recovery_window_of_zero_is_one_bucket),
         cmocka_unit_test(extra_levels_have_a_limit),
         cmocka_unit_test(deep_layer_timeouts_fire),
         cmocka_unit_test(trace_gone_bad_before_the_run),

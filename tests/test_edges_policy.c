@@ -141,53 +141,6 @@ static void metrics_fini_frees_what_init_took(void **state)
     assert_true(!HEAP_CHECKS || mallinfo2().uordblks < before + 4096);
 }
 
-/* Recovery needs something offered: a window of buckets in which nothing
- * was offered has no ok share to reach (0 ≥ 0.9 · 0 is not a recovery).
- * Seconds 10..14 are empty, 15.. all ok: the first 3 s window that
- * recovers after 10 s starts at 13 s (13, 14, 15), not at 10 s. */
-static void recovery_needs_offered_requests(void **state)
-{
-    (void)state;
-    struct metrics m;
-    char err[128];
-    unsigned att[1] = {1};
-    assert_int_equal(metrics_init(&m, 20 * RS_S, RS_S, 1, att, err, sizeof err), 0);
-    for (size_t i = 0; i < 20; i++) {
-        m.b[i].offered = i >= 10 && i < 15 ? 0 : 100;
-        m.b[i].outcomes[OUT_OK] = i >= 15 ? 100 : 0;
-    }
-    rs_time start = 0;
-    assert_true(metrics_recovery(&m, 10 * RS_S, 3 * RS_S, 0.9, &start));
-    assert_int_equal(start, 13 * RS_S);
-    metrics_fini(&m);
-}
-
-/* The recovery rule (README.md): after the phase, the first window
- * starting on a bucket boundary and lying inside the run in which ok is at
- * least 90 % of what was offered. Buckets of 1 s, 100 offered in each of
- * 20, a 3 s window from 10 s: with 90 ok in every bucket (exactly 90 %)
- * it recovers at once, at 10 s; with 100 ok in bucket 12 and in the last
- * three (17, 18, 19) and none elsewhere, the first window to reach 90 % is
- * the last one inside the run, 17..19, though bucket 12 alone would. */
-static void recovery_window_at_the_share_and_at_the_end(void **state)
-{
-    (void)state;
-    unsigned att[1] = {1};
-    char err[128];
-    for (int c = 0; c < 2; c++) {
-        struct metrics m;
-        assert_int_equal(metrics_init(&m, 20 * RS_S, RS_S, 1, att, err, sizeof err), 0);
-        for (size_t i = 0; i < 20; i++) {
-            m.b[i].offered = 100;
-            m.b[i].outcomes[OUT_OK] = c == 0 ? 90 : i == 12 || i >= 17 ? 100 : 0;
-        }
-        rs_time start = -1;
-        assert_true(metrics_recovery(&m, 10 * RS_S, 3 * RS_S, 0.9, &start));
-        assert_int_equal(start, (c == 0 ? 10 : 17) * RS_S);
-        metrics_fini(&m);
-    }
-}
-
 /* attempts.csv gathers counts of 10,000 and more in a last `>=10000` row
  * (README.md): a level whose attempts can reach 10,000 (100 · 100 here) has
  * bins 0..10,000, and 10,000 itself and 12,345 both land in bin 10,000; a
@@ -759,8 +712,6 @@ int main(void)
         cmocka_unit_test(latencies_past_the_top_stay_in_the_last_bin),
         cmocka_unit_test(quantiles_reached_exactly_and_in_the_merged_top_bin),
         cmocka_unit_test(metrics_fini_frees_what_init_took),
-        cmocka_unit_test(recovery_needs_offered_requests),
-        cmocka_unit_test(recovery_window_at_the_share_and_at_the_end),
         cmocka_unit_test(attempts_from_10000_share_the_last_bin),
         cmocka_unit_test(sixteen_layers_hold_sixteen_hedges_levels),
         cmocka_unit_test(urllib3_without_jitter_draws_nothing),

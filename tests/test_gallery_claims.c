@@ -12,7 +12,8 @@
  * least 5.8 standard deviations of such a mean apart).
  *
  * Runs keep the scenario's duration except where the gallery shortens them
- * (herd and jitter 50 s, omission 20 s: the claim is over by then).
+ * (jitter 50 s, omission 20 s: the claim is over by then). The verdicts'
+ * claims (docs/verdicts.md) must hold on every one of the 20 seeds.
  */
 #include "rs_test.h"
 
@@ -42,25 +43,40 @@ static struct summary summary_of(const struct sim *s)
 }
 
 /* storm: the spike at 60-70 s turns into a storm that lasts to the end;
- * without retries it is absorbed. Observed over seeds 1..20: with retries
- * never recovered (ok 19.5-19.7 % over the run); without, recovered
- * 26-31 s after the spike. */
+ * without retries it is absorbed. The verdicts (docs/verdicts.md): storm
+ * is metastable; with one attempt recovered 25-35 s after the spike (the
+ * backlog of 10 s at 1600/s drains at 200/s); cut 5 s after the spike,
+ * undetermined; offered 1100/s, more than its 1000/s, overloaded before
+ * the spike. Observed over seeds 1..20: ok 19.5-19.7 % over the run with
+ * retries; recovered 29-32 s after the spike without. */
 static void storm_claim(void **state)
 {
     (void)state;
     const char *one[] = {"layer.app.attempts=1"};
-    unsigned storm = 0, calm = 0;
+    const char *cut[] = {"run.duration=75s"};
+    const char *over[] = {"run.duration=120s", "load.rate=1100/s"};
+    unsigned storm = 0, calm = 0, cuts = 0, overs = 0;
     for (unsigned seed = 1; seed <= SEEDS; seed++) {
         struct sim *s = run_builtin("storm", seed, NULL, 0);
         size_t n = sim_metrics(s)->nbuckets;
-        storm += recovered(s) == 0 && ok_between(s, n - 60, n) < 0.05;
+        storm += summary_of(s).verdict == VERDICT_METASTABLE && recovered(s) == 0 &&
+                 ok_between(s, n - 60, n) < 0.05;
         sim_destroy(s);
         s = run_builtin("storm", seed, one, 1);
-        calm += recovered(s) == 1;
+        struct summary o = summary_of(s);
+        calm += o.verdict == VERDICT_RECOVERED && recovered(s) == 1 && o.recovery_s >= 25 && o.recovery_s <= 35;
+        sim_destroy(s);
+        s = run_builtin("storm", seed, cut, 1);
+        cuts += summary_of(s).verdict == VERDICT_UNDETERMINED && recovered(s) == -1;
+        sim_destroy(s);
+        s = run_builtin("storm", seed, over, 2);
+        overs += summary_of(s).verdict == VERDICT_OVERLOADED;
         sim_destroy(s);
     }
-    claim_require("storm", "retries: never recovered", storm);
-    claim_require("storm", "attempts = 1: recovered", calm);
+    claim_require_all("storm", "retries: metastable", storm);
+    claim_require_all("storm", "attempts = 1: recovered 25-35 s after the spike", calm);
+    claim_require_all("storm", "cut 5 s after the spike: undetermined", cuts);
+    claim_require_all("storm", "1100/s: overloaded before the spike", overs);
 }
 
 /* storm-budget: the AWS SDK's shared quota stops the storm; without a
@@ -103,27 +119,36 @@ static double wave_ratio(const struct sim *s)
     return peak / (sum / n);
 }
 
-/* herd (50 s, as in the gallery): waves without jitter, spread with full
- * jitter. Observed over seeds 1..20: peak/mean 206-210 exponential,
- * 16-21 full. */
+/* herd: waves without jitter, spread with full jitter (from 30.1 to 45 s,
+ * as in the gallery's 50 s); and the verdict over the scenario's 120 s:
+ * without jitter the clients come back in waves and goodput is back to
+ * its baseline more than 10 s after the outage, with full jitter within
+ * 10 s. Observed over seeds 1..20: peak/mean 206-210 exponential, 16-21
+ * full; recovered 17-20 s after the outage exponential, 0-10 s full. */
 static void herd_claim(void **state)
 {
     (void)state;
-    const char *expo[] = {"run.duration=50s", "layer.app.backoff=exponential"};
-    const char *full[] = {"run.duration=50s", "layer.app.backoff=full"};
-    unsigned waves = 0, spread = 0;
+    const char *expo[] = {"layer.app.backoff=exponential"};
+    const char *full[] = {"layer.app.backoff=full"};
+    unsigned waves = 0, spread = 0, slow = 0, fast = 0;
     for (unsigned seed = 1; seed <= SEEDS; seed++) {
-        struct sim *s = run_builtin("herd", seed, expo, 2);
+        struct sim *s = run_builtin("herd", seed, expo, 1);
         double e = wave_ratio(s);
+        struct summary o = summary_of(s);
+        slow += o.verdict == VERDICT_RECOVERED && o.recovery_s > 10;
         sim_destroy(s);
-        s = run_builtin("herd", seed, full, 2);
+        s = run_builtin("herd", seed, full, 1);
         double j = wave_ratio(s);
+        o = summary_of(s);
+        fast += o.verdict == VERDICT_RECOVERED && o.recovery_s <= 10;
         sim_destroy(s);
         waves += e > 100;
         spread += j < 50 && j < e / 4;
     }
     claim_require("herd", "exponential: waves (peak/mean > 100)", waves);
     claim_require("herd", "full jitter: spread (peak/mean < 50)", spread);
+    claim_require_all("herd", "exponential: recovered more than 10 s after the outage", slow);
+    claim_require_all("herd", "full jitter: recovered within 10 s", fast);
 }
 
 /* jitter (50 s, every kind the gallery compares). Observed over seeds
@@ -191,9 +216,11 @@ static void layers_claim(void **state)
 }
 
 /* collapse: without backoff the spike tips the service into retries it
- * never leaves; with full jitter it recovers. Observed over seeds 1..40:
- * without backoff never recovered (ok 21-22 % over the run); with full
- * jitter recovered 0.5-2.5 s after the spike (ok 99.4 %). */
+ * never leaves; with full jitter it recovers. Observed over seeds 1..20:
+ * without backoff metastable (ok 21-22 % over the run); with full jitter
+ * recovered 26.5-28.5 s after the spike (ok 99.4 %): ok is back at once,
+ * but requests that arrived just after the spike still time out and wait
+ * out retries of up to 20 s, so their p99 is back in band only then. */
 static void collapse_claim(void **state)
 {
     (void)state;
@@ -206,7 +233,7 @@ static void collapse_claim(void **state)
         sim_destroy(s);
         s = run_builtin("collapse", seed, full, 1);
         struct summary o = summary_of(s);
-        up += o.recovered == 1 && o.recovery_s < 10 && ok_between(s, n - 60, n) > 0.98;
+        up += o.recovered == 1 && o.recovery_s < 35 && ok_between(s, n - 60, n) > 0.98;
         sim_destroy(s);
     }
     claim_require("collapse", "no backoff: never recovered", down);
@@ -245,9 +272,8 @@ static void omission_claim(void **state)
 }
 
 /* orbit: after the surge the queue stays full with retries; without
- * retries the server recovers. Observed over seeds 1..40: with retries
- * never recovered; without, recovered 0-402 s after the surge (a random
- * walk at 95 % load drains a full queue slowly). */
+ * retries the server recovers. Observed over seeds 1..20 at 75 % load:
+ * with retries metastable on 20; without, recovered on 20. */
 static void orbit_claim(void **state)
 {
     (void)state;
@@ -255,14 +281,14 @@ static void orbit_claim(void **state)
     unsigned stuck = 0, drained = 0;
     for (unsigned seed = 1; seed <= SEEDS; seed++) {
         struct sim *s = run_builtin("orbit", seed, NULL, 0);
-        stuck += recovered(s) == 0;
+        stuck += summary_of(s).verdict == VERDICT_METASTABLE;
         sim_destroy(s);
         s = run_builtin("orbit", seed, one, 1);
-        drained += recovered(s) == 1;
+        drained += summary_of(s).verdict == VERDICT_RECOVERED;
         sim_destroy(s);
     }
-    claim_require("orbit", "retries: never recovered", stuck);
-    claim_require("orbit", "attempts = 1: recovered", drained);
+    claim_require_all("orbit", "retries: metastable", stuck);
+    claim_require_all("orbit", "attempts = 1: recovered", drained);
 }
 
 /* payments: customers charged twice; the gallery compares, with full

@@ -1,6 +1,6 @@
 /*
  * Metrics: latency quantiles against exact order statistics, the bucket
- * level integration, and the recovery rule on hand-made buckets.
+ * level integration on hand-made buckets.
  *
  * The histogram's bins are 0.5 % wide, so a quantile read from it is within
  * 0.5 % of the exact sample quantile (between the two order statistics that
@@ -71,36 +71,6 @@ static void levels_are_time_weighted(void **state)
     assert_true(fabs(m.b[2].area_queue / 1e9 - 3.0) < 1e-9);
     metrics_fini(&m);
 }
-
-static void recovery_rule(void **state)
-{
-    (void)state;
-    struct metrics m;
-    char err[128];
-    unsigned att[1] = {1};
-    assert_int_equal(metrics_init(&m, 100 * RS_S, RS_S, 1, att, err, sizeof err), 0);
-    for (size_t i = 0; i < 100; i++) {
-        m.b[i].offered = 100;
-        m.b[i].outcomes[OUT_OK] = i < 40 ? 10 : 95; /* recovers at 40 s */
-    }
-    m.b[45].outcomes[OUT_OK] = 0; /* one bad second: the window 36..45 fails, 46.. passes */
-    rs_time start;
-    assert_true(metrics_recovery(&m, 30 * RS_S, 10 * RS_S, 0.9, &start));
-    /* Windows starting at 40..45 contain second 45: 9·95 = 855 < 900. */
-    assert_true(start == 46 * RS_S);
-    for (size_t i = 40; i < 100; i++)
-        m.b[i].outcomes[OUT_OK] = 89;
-    assert_false(metrics_recovery(&m, 30 * RS_S, 10 * RS_S, 0.9, &start));
-    /* The first window starts on the first bucket boundary at or after the
-     * phase's end: after 39.5 s, at 40 s, not at 39 s (a bucket that began
-     * inside the phase). Seconds 39..48 would pass here; 40..49 do not. */
-    for (size_t i = 0; i < 100; i++)
-        m.b[i].outcomes[OUT_OK] = i >= 39 && i <= 48 ? 95 : 0;
-    assert_false(metrics_recovery(&m, 39 * RS_S + RS_S / 2, 10 * RS_S, 0.9, &start));
-    assert_true(metrics_recovery(&m, 39 * RS_S, 10 * RS_S, 0.9, &start) && start == 39 * RS_S);
-    metrics_fini(&m);
-}
-
 /* A duration that is not a whole number of buckets ends in a short bucket:
  * 10.5 s in 1 s buckets is 11 buckets, the last half a second long. */
 static void a_partial_last_bucket_is_kept(void **state)
@@ -146,7 +116,6 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(quantiles_within_one_percent),
         cmocka_unit_test(levels_are_time_weighted),
-        cmocka_unit_test(recovery_rule),
         cmocka_unit_test(a_partial_last_bucket_is_kept),
         cmocka_unit_test(attempts_land_in_their_bin),
     };

@@ -196,8 +196,11 @@ static void write_row(FILE *f, const struct results *r, size_t i, const bool *nu
         double v = r->v[i * r->ncols + c];
         char text[64];
         results_format(text, sizeof text, &r->cols[c], v);
+        bool word = r->cols[c].kind == OUTPUT_VERDICT && !r->cols[c].stat; /* a verdict's name */
         json_object_object_add(row, r->cols[c].name,
-                               text[0] == '\0' ? NULL : must(json_object_new_double_s(v, text), "a number"));
+                               text[0] == '\0' ? NULL
+                               : word          ? string_of(text)
+                                               : must(json_object_new_double_s(v, text), "a number"));
     }
     fprintf(f, "%s    %s", i == 0 ? "" : ",\n",
             must_text(json_object_to_json_string_ext(row, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)));

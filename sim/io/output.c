@@ -84,15 +84,14 @@ void output_summarise(const struct sim *s, double wall_s, struct summary *o)
             o->peak_server_rate = r;
     }
     o->peak_rate_1s = peak_rate_window(m, metrics_first_bucket(m, m->warmup));
-    rs_time end = sim_last_phase_end(s), start;
-    o->recovered = -1;
-    o->recovery_s = -1.0;
-    if (end >= 0 && sim_complete(s)) { /* an interrupted run cannot say */
-        o->recovered = metrics_recovery(m, end, OUTPUT_RECOVERY_WINDOW, OUTPUT_RECOVERY_SHARE,
-                                        &start);
-        if (o->recovered)
-            o->recovery_s = units_seconds(start - end);
-    }
+    struct verdict_result v;
+    sim_verdict(s, &v);
+    o->verdict = (int)v.v;
+    snprintf(o->verdict_reason, sizeof o->verdict_reason, "%s", v.reason);
+    o->recovered = v.v == VERDICT_RECOVERED ? 1 : v.v == VERDICT_METASTABLE || v.v == VERDICT_OVERLOADED ? 0 : -1;
+    if (v.v == VERDICT_OVERLOADED && sim_last_phase_end(s) < 0 && sc->nherds == 0)
+        o->recovered = -1; /* no trigger: nothing to recover from */
+    o->recovery_s = v.recovery_s;
     o->events = m->events;
     o->wall_s = wall_s;
     o->complete = sim_complete(s);
@@ -508,10 +507,7 @@ void output_print_summary(FILE *f, const struct sim *s, const struct summary *o,
     for (unsigned c = 0; c < sc->ncaches; c++)
         fprintf(f, "  cache %s: hit ratio %.1f%%\n", sc->caches[c].name,
                 100.0 * sim_cache_hit_ratio(s, c));
-    if (o->recovered == 1)
-        fprintf(f, "  recovered %.0f s after the last phase ended\n", o->recovery_s);
-    else if (o->recovered == 0)
-        fprintf(f, "  did NOT recover after the last phase ended (no 10 s window with ok >= 90%% of offered)\n");
+    fprintf(f, "  verdict: %s: %s\n", verdict_names[o->verdict], o->verdict_reason);
     fprintf(f, "  %llu events in %.2f s (%.2f M events/s)\n", (unsigned long long)o->events,
             o->wall_s, o->wall_s > 0 ? (double)o->events / o->wall_s / 1e6 : 0.0);
     if (dir != NULL)

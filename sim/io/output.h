@@ -21,12 +21,6 @@
 #include "sim.h"
 #include "summary.h"
 
-/* The recovery rule (README): after the last phase ends, the first window of
- * this length, starting on a bucket boundary, in which ok outcomes reach
- * this share of offered requests. */
-#define OUTPUT_RECOVERY_WINDOW (10 * RS_S)
-#define OUTPUT_RECOVERY_SHARE 0.9
-
 void output_summarise(const struct sim *s, double wall_s, struct summary *out);
 
 /* Writes timeseries.csv, summary.csv, latency.csv, attempts.csv,

@@ -27,6 +27,10 @@ void scn_defaults(struct scenario *sc)
     sc->warmup = 0;
     sc->bucket = RS_S;
     sc->seed = 1;
+    sc->verdict_window = RS_S;
+    sc->verdict_hold = 5 * RS_S;
+    sc->verdict_persist = 60 * RS_S;
+    sc->verdict_tolerance = 0.1;
     sc->model = LOAD_OPEN;
     sc->arrival = ARRIVAL_POISSON;
     sc->rate = -1.0; /* required for open loop */

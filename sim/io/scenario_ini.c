@@ -6,6 +6,7 @@
  */
 #include "scenario_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- writing the effective scenario ---- */
@@ -25,10 +26,18 @@ static void write_run_load(const struct scenario *sc, FILE *f)
 {
     char a[64], b[64], c[64];
     fprintf(f, "; effective scenario, written by retrystorm %s from %s\n", RS_VERSION, sc->source);
-    fprintf(f, "[run]\nname = %s\nduration = %s\nwarmup = %s\nseed = %llu\nbucket = %s\n\n", sc->name,
+    fprintf(f, "[run]\nname = %s\nduration = %s\nwarmup = %s\nseed = %llu\nbucket = %s\n", sc->name,
             units_format_duration(sc->duration, a, sizeof a),
             units_format_duration(sc->warmup, b, sizeof b), (unsigned long long)sc->seed,
             units_format_duration(sc->bucket, c, sizeof c));
+    fprintf(f, "verdict_window = %s\n", units_format_duration(sc->verdict_window, a, sizeof a));
+    fprintf(f, "verdict_hold = %s\n", units_format_duration(sc->verdict_hold, a, sizeof a));
+    fprintf(f, "verdict_persist = %s\n", units_format_duration(sc->verdict_persist, a, sizeof a));
+    char tol[32];
+    snprintf(tol, sizeof tol, "%.15g", sc->verdict_tolerance); /* the shortest that reads back the same */
+    if (strtod(tol, NULL) != sc->verdict_tolerance)
+        snprintf(tol, sizeof tol, "%.17g", sc->verdict_tolerance);
+    fprintf(f, "verdict_tolerance = %s\n\n", tol);
     fprintf(f, "[load]\nmodel = %s\n", scn_model_names[sc->model]);
     if (sc->model == LOAD_OPEN && sc->rate > 0)
         fprintf(f, "arrival = %s\nrate = %.17g/s\n", scn_arrival_names[sc->arrival], sc->rate);

@@ -73,7 +73,7 @@ struct key_desc {
 };
 
 /* The number of keys in scn_keys (checked where the table is defined). */
-#define NKEYS 111
+#define NKEYS 115
 
 extern const struct key_desc scn_keys[NKEYS];
 extern const char *const scn_sect_names[S_NKINDS];

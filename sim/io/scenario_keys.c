@@ -49,6 +49,10 @@ const struct key_desc scn_keys[] = {
     {S_RUN, "warmup", T_DURATION, RUN(warmup), 0, 0, "a duration such as 10s, less than duration", NULL, 0},
     {S_RUN, "seed", T_SEED, RUN(seed), 0, 0, "an integer from 0 to 18446744073709551615", NULL, 0},
     {S_RUN, "bucket", T_DURATION, RUN(bucket), 1, 0, "a duration > 0 such as 1s or 10ms", NULL, 0},
+    {S_RUN, "verdict_window", T_DURATION, RUN(verdict_window), 1, 0, "a duration > 0 such as 1s (whole buckets)", NULL, 0},
+    {S_RUN, "verdict_hold", T_DURATION, RUN(verdict_hold), 1, 0, "a duration > 0 such as 5s, at least verdict_window", NULL, 0},
+    {S_RUN, "verdict_persist", T_DURATION, RUN(verdict_persist), 1, 0, "a duration > 0 such as 60s", NULL, 0},
+    {S_RUN, "verdict_tolerance", T_REAL, RUN(verdict_tolerance), 0, 1, "a number from 0 to 1", NULL, 0},
     {S_LOAD, "model", T_ENUM, RUN(model), 0, 0, "open, closed", scn_model_names, 0},
     {S_LOAD, "arrival", T_ENUM, RUN(arrival), 0, 0, "poisson, uniform", scn_arrival_names, 0},
     {S_LOAD, "rate", T_RATE, RUN(rate), 0, 0, "a rate > 0 and at most 1e9/s, such as 800/s (units /ns /us /ms /s /m /h)", NULL, 0},
@@ -307,7 +311,7 @@ static void kind_names(enum key_type t, char *buf, size_t size)
 /* What a value parser found: the value is stored (V_OK), is not one the
  * key allows (V_BAD: the caller says "expected <allowed>"), or was
  * reported with more detail (V_SAID). */
-enum verdict { V_OK, V_BAD, V_SAID };
+enum parsed { V_OK, V_BAD, V_SAID };
 
 /* A value to parse: the key, its entry, and where it goes. */
 struct value_in {
@@ -320,7 +324,7 @@ struct value_in {
 };
 
 /* "expected <allowed> (<why>)", or with a word: "(<'word'> is not one)". */
-static enum verdict bad_because(const struct value_in *in, const char *why, bool word)
+static enum parsed bad_because(const struct value_in *in, const char *why, bool word)
 {
     char allowed[400];
     if (word)
@@ -331,7 +335,7 @@ static enum verdict bad_because(const struct value_in *in, const char *why, bool
     return V_SAID;
 }
 
-static enum verdict p_name(const struct value_in *in)
+static enum parsed p_name(const struct value_in *in)
 {
     if (!scn_valid_name(in->v))
         return V_BAD;
@@ -339,7 +343,7 @@ static enum verdict p_name(const struct value_in *in)
     return V_OK;
 }
 
-static enum verdict p_duration(const struct value_in *in)
+static enum parsed p_duration(const struct value_in *in)
 {
     rs_time t;
     if (!units_parse_duration(in->v, &t) || t < in->kd->lo)
@@ -349,7 +353,7 @@ static enum verdict p_duration(const struct value_in *in)
 }
 
 /* A duration or none (T_CAP), and not 0 (T_TIMEOUT). */
-static enum verdict p_timeout(const struct value_in *in)
+static enum parsed p_timeout(const struct value_in *in)
 {
     rs_time t;
     if (strcmp(in->v, "none") == 0)
@@ -360,7 +364,7 @@ static enum verdict p_timeout(const struct value_in *in)
     return V_OK;
 }
 
-static enum verdict p_seed(const struct value_in *in)
+static enum parsed p_seed(const struct value_in *in)
 {
     const char *v = in->v;
     char *end;
@@ -375,7 +379,7 @@ static enum verdict p_seed(const struct value_in *in)
 }
 
 /* A rate above 0 and at most 10^9 per second; or none (T_RATE_NONE: 0). */
-static enum verdict p_rate(const struct value_in *in)
+static enum parsed p_rate(const struct value_in *in)
 {
     double r;
     if (in->kd->type == T_RATE_NONE && strcmp(in->v, "none") == 0)
@@ -387,7 +391,7 @@ static enum verdict p_rate(const struct value_in *in)
 }
 
 /* An integer in [lo, hi]; or per-client (T_INSTANCES: 0). */
-static enum verdict p_uint(const struct value_in *in)
+static enum parsed p_uint(const struct value_in *in)
 {
     long long n;
     if (in->kd->type == T_INSTANCES && strcmp(in->v, "per-client") == 0)
@@ -399,7 +403,7 @@ static enum verdict p_uint(const struct value_in *in)
 }
 
 /* A distribution; or none (T_DIST_NONE, with its flag). */
-static enum verdict p_dist(const struct value_in *in)
+static enum parsed p_dist(const struct value_in *in)
 {
     bool *given = in->kd->type == T_DIST_NONE ? (bool *)((char *)in->base + in->kd->flag) : NULL;
     char why[300];
@@ -416,7 +420,7 @@ static enum verdict p_dist(const struct value_in *in)
     return V_OK;
 }
 
-static enum verdict p_enum(const struct value_in *in)
+static enum parsed p_enum(const struct value_in *in)
 {
     int x;
     size_t n = 0;
@@ -432,7 +436,7 @@ static enum verdict p_enum(const struct value_in *in)
     return V_OK;
 }
 
-static enum verdict p_bool(const struct value_in *in)
+static enum parsed p_bool(const struct value_in *in)
 {
     if (strcmp(in->v, "true") != 0 && strcmp(in->v, "false") != 0)
         return V_BAD;
@@ -441,7 +445,7 @@ static enum verdict p_bool(const struct value_in *in)
 }
 
 /* A number in [lo, hi] (T_REAL), [lo, 1] (T_PROB) or [1, 1000] (T_MULT). */
-static enum verdict p_real(const struct value_in *in)
+static enum parsed p_real(const struct value_in *in)
 {
     double x, lo = (double)in->kd->lo, hi = (double)in->kd->hi;
     if (in->kd->type == T_PROB)
@@ -454,7 +458,7 @@ static enum verdict p_real(const struct value_in *in)
     return V_OK;
 }
 
-static enum verdict p_classes(const struct value_in *in)
+static enum parsed p_classes(const struct value_in *in)
 {
     char word[64];
     errclass_set set;
@@ -464,7 +468,7 @@ static enum verdict p_classes(const struct value_in *in)
     return V_OK;
 }
 
-static enum verdict p_limit_status(const struct value_in *in)
+static enum parsed p_limit_status(const struct value_in *in)
 {
     enum errclass cls;
     if (!errclass_parse(in->v, &cls) || (cls != CLS_429 && cls != CLS_403 && cls != CLS_503))
@@ -474,7 +478,7 @@ static enum verdict p_limit_status(const struct value_in *in)
 }
 
 /* A backoff kind, budget or breaker by name; the message lists them all. */
-static enum verdict p_kind(const struct value_in *in)
+static enum parsed p_kind(const struct value_in *in)
 {
     const struct backoff_kind *bo = in->kd->type == T_BACKOFF ? backoff_find(in->v) : NULL;
     const struct budget_kind *bu = in->kd->type == T_BUDGET ? budget_find(in->v) : NULL;
@@ -498,7 +502,7 @@ static enum verdict p_kind(const struct value_in *in)
 }
 
 /* breaker_window: a number of calls, or a duration. */
-static enum verdict p_window(const struct value_in *in)
+static enum parsed p_window(const struct value_in *in)
 {
     struct layer_cfg *l = in->base;
     long long n;
@@ -516,7 +520,7 @@ static enum verdict p_window(const struct value_in *in)
 }
 
 /* [herd] at: appends, so that several `at` lines and lists add up. */
-static enum verdict p_times(const struct value_in *in)
+static enum parsed p_times(const struct value_in *in)
 {
     char buf[SCENARIO_MAX_LINE + 260]; /* a line, or a --set value */
     snprintf(buf, sizeof buf, "%s", in->v);
@@ -538,7 +542,7 @@ static enum verdict p_times(const struct value_in *in)
     return any ? V_OK : V_BAD;
 }
 
-static enum verdict p_queue(const struct value_in *in)
+static enum parsed p_queue(const struct value_in *in)
 {
     long long n;
     if (strcmp(in->v, "unbounded") == 0)
@@ -575,7 +579,7 @@ static bool parse_call(const struct value_in *in, char *tok, struct dep_cfg *dep
 
 /* A service's calls: "db cache*3", comma- or space-separated, or none. The
  * names are resolved when the whole scenario is read. */
-static enum verdict p_calls(const struct value_in *in)
+static enum parsed p_calls(const struct value_in *in)
 {
     struct service_cfg *v = in->base;
     struct dep_cfg calls[SCENARIO_MAX_CALLS];
@@ -605,7 +609,7 @@ static enum verdict p_calls(const struct value_in *in)
 }
 
 /* A phase's target: NAME or NAME#i; resolved when the whole scenario is read. */
-static enum verdict p_target(const struct value_in *in)
+static enum parsed p_target(const struct value_in *in)
 {
     char name[SCENARIO_NAME_MAX + 8];
     long long i;
@@ -663,7 +667,7 @@ static bool split_call2(const char *v, const char *name, char *a, char *b, size_
 
 /* A phase's rate: a factor x2, an absolute rate, or ramp(A, B) of two of
  * the same kind. */
-static enum verdict p_phase_rate(const struct value_in *in)
+static enum parsed p_phase_rate(const struct value_in *in)
 {
     struct phase_cfg *p = in->base;
     char a[64], b[64];
@@ -686,7 +690,7 @@ static enum verdict p_phase_rate(const struct value_in *in)
 }
 
 /* [load] shape: none, or sine(AMPLITUDE, PERIOD). */
-static enum verdict p_shape(const struct value_in *in)
+static enum parsed p_shape(const struct value_in *in)
 {
     struct scenario *sc = in->base;
     char a[64], b[64];
@@ -710,7 +714,7 @@ static enum verdict p_shape(const struct value_in *in)
 }
 
 /* [load] trace: a path of printable characters, or none. */
-static enum verdict p_path(const struct value_in *in)
+static enum parsed p_path(const struct value_in *in)
 {
     size_t n = strlen(in->v);
     if (n == 0 || n >= SCENARIO_PATH_MAX)
@@ -723,7 +727,7 @@ static enum verdict p_path(const struct value_in *in)
 }
 
 /* [load] popularity: uniform, or zipf(S). */
-static enum verdict p_popularity(const struct value_in *in)
+static enum parsed p_popularity(const struct value_in *in)
 {
     double x;
     size_t n = strlen(in->v);
@@ -744,7 +748,7 @@ static enum verdict p_popularity(const struct value_in *in)
 }
 
 /* A name, or none (an empty name). */
-static enum verdict p_name_none(const struct value_in *in)
+static enum parsed p_name_none(const struct value_in *in)
 {
     if (strcmp(in->v, "none") == 0) {
         ((char *)in->field)[0] = '\0';
@@ -753,7 +757,7 @@ static enum verdict p_name_none(const struct value_in *in)
     return p_name(in);
 }
 
-static enum verdict p_factor(const struct value_in *in)
+static enum parsed p_factor(const struct value_in *in)
 {
     struct phase_cfg *p = in->base;
     double x;
@@ -765,7 +769,7 @@ static enum verdict p_factor(const struct value_in *in)
 }
 
 /* The parser of each key type. */
-static enum verdict (*const value_parsers[])(const struct value_in *) = {
+static enum parsed (*const value_parsers[])(const struct value_in *) = {
     [T_NAME] = p_name,         [T_DURATION] = p_duration,   [T_TIMEOUT] = p_timeout,
     [T_CAP] = p_timeout,       [T_SEED] = p_seed,           [T_RATE] = p_rate,
     [T_RATE_NONE] = p_rate,    [T_UINT] = p_uint,           [T_INSTANCES] = p_uint,

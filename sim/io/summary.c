@@ -30,6 +30,7 @@ static const struct kind_desc {
     [OUTPUT_SECONDS] = {0, DBL_MAX, false, true, "seconds", "seconds (a finite number >= 0)"},
     [OUTPUT_REAL] = {0, DBL_MAX, false, true, "real", "a finite number >= 0"},
     [OUTPUT_WALL] = {0, DBL_MAX, false, false, "wall", "wall-clock seconds (a finite number >= 0)"},
+    [OUTPUT_VERDICT] = {0, VERDICT_N - 1, true, false, "verdict", "a verdict (stable, overloaded, recovered, metastable, undetermined)"},
 };
 
 bool output_kind_is_metric(enum output_kind k) { return kinds[k].metric; }
@@ -59,6 +60,8 @@ void summary_format(char *out, size_t size, enum output_kind k, double v)
         snprintf(out, size, "%.17g", v);
     else if (k == OUTPUT_WALL)
         snprintf(out, size, "%.3f", v);
+    else if (k == OUTPUT_VERDICT && v >= 0 && v < VERDICT_N)
+        snprintf(out, size, "%s", verdict_names[(int)v]);
     else
         snprintf(out, size, "%.9g", v);
 }
@@ -108,6 +111,8 @@ static double in_flight_share(struct src *x, unsigned k)
     (void)k;
     return (double)x->o->in_flight / (x->o->requests ? (double)x->o->requests : 1.0);
 }
+/* A verdict's flag: 1 when the run's verdict is k. */
+static double verdict_is(struct src *x, unsigned k) { return x->o->verdict == (int)k; }
 static double error_n(struct src *x, unsigned k) { return (double)sim_metrics(x->s)->errors[k]; }
 
 static const struct sim_service_row *svc_totals(struct src *x, unsigned v)
@@ -190,8 +195,13 @@ static const struct summary_desc table[] = {
     {"goodput", "1/s", "ok requests per second after warm-up", OUTPUT_REAL, ONE, D(goodput)},
     {"peak_server_rate", "1/s", "the busiest bucket's server arrivals", OUTPUT_REAL, ONE, D(peak_server_rate)},
     {"peak_rate_1s", "1/s", "the busiest second's server arrivals: a 1 s mean over whole buckets", OUTPUT_REAL, ONE, D(peak_rate_1s)},
-    {"recovered", "0/1", "1 when ok reached 90 % of offered in a 10 s window after the last phase; empty without phases", OUTPUT_FLAG, ONE, I(recovered)},
-    {"recovery_s", "s", "from the end of the last phase to that window; empty when it never came", OUTPUT_SECONDS, ONE, D(recovery_s)},
+    {"verdict", "name", "stable, overloaded, recovered, metastable or undetermined (README, \"Verdicts\")", OUTPUT_VERDICT, ONE, I(verdict)},
+    {"stable", "0/1", "1 when the verdict is stable: no trigger, and the run stationary", OUTPUT_FLAG, ONE, GA(verdict_is, VERDICT_STABLE)},
+    {"overloaded", "0/1", "1 when the verdict is overloaded: not stationary before any trigger", OUTPUT_FLAG, ONE, GA(verdict_is, VERDICT_OVERLOADED)},
+    {"metastable", "0/1", "1 when the verdict is metastable: out of the baseline's band for verdict_persist after the trigger", OUTPUT_FLAG, ONE, GA(verdict_is, VERDICT_METASTABLE)},
+    {"undetermined", "0/1", "1 when the run ended before its verdict could be told", OUTPUT_FLAG, ONE, GA(verdict_is, VERDICT_UNDETERMINED)},
+    {"recovered", "0/1", "1 when the verdict is recovered, 0 when metastable or overloaded; empty without a trigger or when undetermined", OUTPUT_FLAG, ONE, I(recovered)},
+    {"recovery_s", "s", "from the end of the last trigger to the start of the hold back in the baseline's band; empty unless recovered", OUTPUT_SECONDS, ONE, D(recovery_s)},
     {"complete", "0/1", "0 when the run was interrupted", OUTPUT_FLAG, ONE, I(complete)},
     {"events", "count", "events dispatched", OUTPUT_COUNT, ONE, U(events)},
     {"err_bulkhead", "count", "(services) attempts refused by a full bulkhead", OUTPUT_COUNT, BULKHEAD, GA(error_n, CLS_BULKHEAD)},

@@ -32,6 +32,7 @@
 #include <stdio.h>
 
 #include "sim.h"
+#include "verdict.h"
 
 /* What a run's summary holds (output_summarise fills it). */
 struct summary {
@@ -45,7 +46,9 @@ struct summary {
     double lat_mean, lat_p50, lat_p90, lat_p99, lat_p999, lat_max; /* -1: none */
     double ok_lat_mean, ok_lat_p99;
     double goodput, peak_server_rate, peak_rate_1s;
-    int recovered;       /* 1, 0, or -1 where the scenario has no phase */
+    int verdict;         /* enum verdict (verdict.h) */
+    char verdict_reason[320];
+    int recovered;       /* 1 recovered, 0 metastable or overloaded; -1 no trigger, or undetermined */
     double recovery_s;   /* -1: none */
     uint64_t events;
     double wall_s;
@@ -63,6 +66,7 @@ enum output_kind {
     OUTPUT_SECONDS, /* simulated time: a finite number >= 0 */
     OUTPUT_REAL,    /* a mean, ratio or rate: a finite number >= 0 */
     OUTPUT_WALL,    /* wall-clock seconds: differ between equal runs */
+    OUTPUT_VERDICT, /* a run's verdict: the code of enum verdict, written as its name */
     OUTPUT_NKINDS
 };
 

@@ -178,6 +178,10 @@ struct scenario {
     char source[256]; /* the file (or built-in) it came from */
     rs_time duration, warmup, bucket;
     uint64_t seed;
+    /* the verdict (verdict.h): [run] verdict_window, verdict_hold, verdict_persist,
+     * verdict_tolerance */
+    rs_time verdict_window, verdict_hold, verdict_persist;
+    double verdict_tolerance;
 
     enum load_model model;
     enum arrival_kind arrival;

@@ -196,6 +196,8 @@ void metrics_fini(struct metrics *m)
     free(m->attempts);
     free(m->lb);
     metrics_lat_fini(&m->bucket_lat);
+    metrics_lat_fini(&m->win_lat);
+    free(m->win_p99);
     metrics_lat_fini(&m->lat_all);
     for (int o = 0; o < OUT_NOUTCOMES; o++)
         metrics_lat_fini(&m->lat_by[o]);
@@ -205,11 +207,33 @@ void metrics_fini(struct metrics *m)
     memset(m, 0, sizeof *m);
 }
 
+int metrics_windows(struct metrics *m, size_t buckets)
+{
+    m->win_buckets = buckets ? buckets : 1;
+    m->nwin = m->nbuckets / m->win_buckets;
+    if (m->duration % m->bucket_ns != 0 && m->nwin * m->win_buckets == m->nbuckets)
+        m->nwin--; /* the last window holds the short last bucket: not whole */
+    m->win_p99 = calloc(m->nwin ? m->nwin : 1, sizeof *m->win_p99);
+    if (m->win_p99 == NULL || metrics_lat_init(&m->win_lat))
+        return -1;
+    for (size_t w = 0; w < m->nwin; w++)
+        m->win_p99[w] = -1.0;
+    return 0;
+}
+
 static void close_bucket(struct metrics *m)
 {
     struct bucket *b = &m->b[m->cur];
     b->lat_p50 = metrics_quantile(&m->bucket_lat, 0.50);
     b->lat_p99 = metrics_quantile(&m->bucket_lat, 0.99);
+    if (m->win_p99 != NULL) {
+        if ((m->cur + 1) % m->win_buckets == 0) {
+            size_t w = m->cur / m->win_buckets;
+            if (w < m->nwin)
+                m->win_p99[w] = metrics_quantile(&m->win_lat, 0.99);
+            metrics_lat_reset(&m->win_lat);
+        }
+    }
     metrics_lat_reset(&m->bucket_lat);
 }
 
@@ -264,6 +288,8 @@ void metrics_outcome(struct metrics *m, enum outcome o, rs_time lat, bool counte
     size_t bin = lat_bin(m->bucket_lat.h, lat); /* every latency histogram has the same edges */
     m->b[m->cur].outcomes[o]++;
     lat_add_bin(&m->bucket_lat, bin, lat);
+    if (m->win_p99 != NULL && (m->last_t < m->win_since || m->last_t - lat >= m->win_since))
+        lat_add_bin(&m->win_lat, bin, lat);
     if (counted) { /* lat_all is their sum, made by metrics_finish */
         m->outcomes[o]++;
         lat_add_bin(&m->lat_by[o], bin, lat);
@@ -297,25 +323,4 @@ double metrics_bucket_len(const struct metrics *m, size_t i)
     if (end > m->duration)
         end = m->duration;
     return units_seconds(end - start);
-}
-
-bool metrics_recovery(const struct metrics *m, rs_time after, rs_time window, double share,
-                      rs_time *start)
-{
-    size_t first = metrics_first_bucket(m, after);
-    size_t w = (size_t)((window + m->bucket_ns - 1) / m->bucket_ns);
-    if (w == 0)
-        w = 1;
-    for (size_t i = first; i + w <= m->nbuckets; i++) {
-        uint64_t ok = 0, offered = 0;
-        for (size_t j = i; j < i + w; j++) {
-            ok += m->b[j].outcomes[OUT_OK];
-            offered += m->b[j].offered;
-        }
-        if ((double)ok >= share * (double)offered && offered > 0) {
-            *start = (rs_time)i * m->bucket_ns;
-            return true;
-        }
-    }
-    return false;
 }

@@ -108,6 +108,13 @@ struct metrics {
     size_t cur; /* the bucket holding last_t */
     rs_time cur_end; /* min(end of bucket cur, duration) */
     struct lat_hist bucket_lat;
+    /* verdict windows (metrics_windows): win_buckets buckets each; the p99
+     * of the requests that ended in each whole window (< 0: none) */
+    size_t win_buckets, nwin;
+    double *win_p99;
+    struct lat_hist win_lat;
+    rs_time win_since; /* from this time on, only requests that arrived at or after it count in
+                        * win_p99 (the verdict's: requests that came after the trigger) */
 
     /* totals over requests that arrived at or after warmup */
     uint64_t requests, outcomes[OUT_NOUTCOMES];
@@ -149,6 +156,10 @@ _Static_assert(offsetof(struct metrics, cancels_sent) ==
 int metrics_init(struct metrics *m, rs_time duration, rs_time bucket, size_t nlayers,
                  const unsigned *attempts_per_layer, char *err, size_t errsz);
 void metrics_fini(struct metrics *m);
+/* Records the p99 of every whole window of `buckets` buckets (the
+ * verdict's windows) as the run goes. Returns 0, or -1 when memory is
+ * short. O(bins touched) per closed bucket. */
+int metrics_windows(struct metrics *m, size_t buckets);
 
 /* Integrates the levels from the last call up to now (monotone), closing
  * the buckets passed on the way. */
@@ -227,12 +238,6 @@ static inline size_t metrics_first_bucket(const struct metrics *m, rs_time t)
 
 /* Length of bucket i in seconds (the last one may be short). */
 double metrics_bucket_len(const struct metrics *m, size_t i);
-
-/* The recovery rule: the first window of `window` length starting at a
- * bucket boundary at or after `after` in which ok outcomes reach `share` of
- * offered requests. Returns true and the window's start, or false. */
-bool metrics_recovery(const struct metrics *m, rs_time after, rs_time window, double share,
-                      rs_time *start);
 
 /* Histogram helpers, exposed for tests. */
 int metrics_lat_init(struct lat_hist *h);

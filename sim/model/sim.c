@@ -2,6 +2,7 @@
  * sim — building a run and the dispatch loop. See sim.h and simctx.h.
  */
 #include "sim.h"
+#include "verdict.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +108,42 @@ static int hedge_levels(struct sim *s, char *err, size_t errsz)
     return 0;
 }
 
+/* The trigger: the last group of phases and herds that overlap or touch
+ * (each starting no later than the group's end so far), from its first
+ * start to its last end; the baseline starts after the warm-up and after
+ * any earlier phase (a warm-up phase, an earlier spike). -1 and -1
+ * without any. O(k²) for k phases and herds. */
+static int by_start(const void *a, const void *b)
+{
+    const rs_time *x = a, *y = b;
+    return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+static void trigger_times(const struct scenario *sc, struct verdict_times *t)
+{
+    rs_time iv[SCENARIO_MAX_PHASES + SCENARIO_MAX_HERDS][2];
+    size_t n = 0;
+    for (unsigned i = 0; i < sc->nphases; i++)
+        iv[n][0] = sc->phases[i].start, iv[n++][1] = sc->phases[i].end;
+    for (unsigned i = 0; i < sc->nherds; i++)
+        iv[n][0] = iv[n][1] = sc->herds[i], n++;
+    if (n == 0)
+        return;
+    qsort(iv, n, sizeof iv[0], by_start);
+    rs_time start = iv[0][0], end = iv[0][1], before = -1;
+    for (size_t i = 1; i < n; i++) {
+        if (iv[i][0] > end) { /* a new group: the one before ends the baseline's exclusions */
+            before = end;
+            start = iv[i][0];
+        }
+        end = iv[i][1] > end ? iv[i][1] : end;
+    }
+    t->trigger_start = start;
+    t->trigger_end = end;
+    if (before > t->warmup)
+        t->warmup = before;
+}
+
 struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *err, size_t errsz)
 {
     struct sim *s = calloc(1, sizeof *s);
@@ -136,6 +173,13 @@ struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *er
     if (metrics_init(&s->m, sc->duration, sc->bucket, sc->nlayers, att, err, errsz) != 0)
         goto fail;
     s->m.warmup = sc->warmup; /* the totals' window (metrics.h) */
+    if (metrics_windows(&s->m, verdict_window_buckets(&s->m, sc->verdict_window)) != 0) {
+        snprintf(err, errsz, "out of memory for the verdict's windows");
+        goto fail;
+    }
+    struct verdict_times tt = {sc->warmup, -1, -1, 0, false};
+    trigger_times(sc, &tt);
+    s->m.win_since = tt.trigger_end > 0 ? tt.trigger_end : 0; /* after it: new requests' p99 */
     if (hedge_levels(s, err, errsz) != 0)
         goto fail;
     if (service_init(s, err, errsz) != 0)
@@ -550,6 +594,15 @@ uint64_t sim_in_flight(const struct sim *s)
 uint64_t sim_live_objects(const struct sim *s)
 {
     return (uint64_t)s->requests.live + s->calls.live + s->jobs.live + s->msgs.live + s->joins.live;
+}
+
+void sim_verdict(const struct sim *s, struct verdict_result *v)
+{
+    const struct scenario *sc = &s->sc;
+    struct verdict_times t = {sc->warmup, -1, -1, s->now, sim_complete(s)};
+    trigger_times(sc, &t);
+    struct verdict_params p = {sc->verdict_window, sc->verdict_hold, sc->verdict_persist, sc->verdict_tolerance};
+    verdict_judge(&s->m, &p, &t, v);
 }
 
 rs_time sim_last_phase_end(const struct sim *s)

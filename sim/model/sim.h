@@ -144,6 +144,10 @@ uint64_t sim_live_objects(const struct sim *s);
 
 /* The end of the last phase, or -1 if the scenario has none. */
 rs_time sim_last_phase_end(const struct sim *s);
+/* The run's verdict (verdict.h): the trigger runs from the first phase's
+ * start or herd to the last phase's end or herd. O(windows). */
+struct verdict_result;
+void sim_verdict(const struct sim *s, struct verdict_result *v);
 
 /* The clients' outermost layer (the attempts per request users see): layer
  * 0 unless a scenario with services lists a service-to-service layer first. */

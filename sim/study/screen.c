@@ -58,7 +58,7 @@ static const struct unit_desc {
 } kind_units[OUTPUT_NKINDS] = {
     [OUTPUT_TEXT] = {"", 1, -1},    [OUTPUT_SEED] = {"", 1, -1}, [OUTPUT_COUNT] = {"", 1, -1},
     [OUTPUT_SHARE] = {" %", 100, 2}, [OUTPUT_FLAG] = {" %", 100, 2}, [OUTPUT_SECONDS] = {" ms", 1e3, 1},
-    [OUTPUT_REAL] = {"", 1, -1},    [OUTPUT_WALL] = {" s", 1, 3},
+    [OUTPUT_REAL] = {"", 1, -1},    [OUTPUT_WALL] = {" s", 1, 3}, [OUTPUT_VERDICT] = {"", 1, -1},
 };
 
 /* The unit of a metric from its kind; durations (a name ending in _s,
@@ -105,7 +105,7 @@ struct colref {
 struct row {
     char label[160];
     double v[NSHOWN], hw[NSHOWN];
-    double rec, rec_s; /* recovered, recovery_s */
+    double share[VERDICT_N], rec_s; /* each verdict's share of the replications; recovery_s */
     size_t seq;        /* its place in the table: ties keep it */
 };
 
@@ -225,18 +225,34 @@ static void cell(const struct colref *c, double v, double hw, char *out)
     snprintf(out, CELL, "%s ± %s", a, b);
 }
 
-static void recovered_cell(const struct row *r, char *out)
+/* The verdict: one name when every replication had it (recovered with
+ * its time), else each verdict's share, the largest first. */
+static void verdict_cell(const struct row *r, char *out)
 {
-    if (isnan(r->rec))
+    int order[VERDICT_N], n = 0;
+    for (int k = 0; k < VERDICT_N; k++)
+        if (r->share[k] > 0.0005)
+            order[n++] = k;
+    for (int i = 1; i < n; i++) /* a handful: insertion sort by share */
+        for (int j = i; j > 0 && r->share[order[j]] > r->share[order[j - 1]]; j--) {
+            int t = order[j];
+            order[j] = order[j - 1], order[j - 1] = t;
+        }
+    if (n == 0) {
         snprintf(out, CELL, "-");
-    else if (r->rec <= 0)
-        snprintf(out, CELL, "no");
-    else if (isnan(r->rec_s))
-        snprintf(out, CELL, "%.0f %%", 100 * r->rec);
-    else if (r->rec >= 1)
-        snprintf(out, CELL, "yes %.0f s", r->rec_s);
-    else
-        snprintf(out, CELL, "%.0f %% %.0f s", 100 * r->rec, r->rec_s);
+        return;
+    }
+    size_t used = 0;
+    for (int i = 0; i < n && used < CELL; i++) {
+        int k = order[i], w;
+        if (n == 1)
+            w = snprintf(out, CELL, "%s", verdict_names[k]);
+        else
+            w = snprintf(out + used, CELL - used, "%s%s %.0f %%", i ? ", " : "", verdict_names[k], 100 * r->share[k]);
+        used += w > 0 ? (size_t)w : 0;
+        if (k == VERDICT_RECOVERED && !isnan(r->rec_s) && used < CELL)
+            used += (size_t)snprintf(out + used, CELL - used, " %.0f s", r->rec_s);
+    }
 }
 
 /* The rows of the table: returns their number, or -1 with a message. */
@@ -244,8 +260,11 @@ static long read_rows(const struct results *t, const struct screen_spec *s, stru
                       struct row **rows, int *has_rec, char *err, size_t errsz)
 {
     *ncols = pick_columns(t, &s->sort, cols);
-    int rec = find(t, "recovered"), rec_s = find(t, "recovery_s");
-    *has_rec = rec >= 0;
+    static const char *const flag[VERDICT_N] = {"stable", "overloaded", NULL, "metastable", "undetermined"};
+    int fc[VERDICT_N], rec_s = find(t, "recovery_s");
+    for (int k = 0; k < VERDICT_N; k++)
+        fc[k] = flag[k] ? find(t, flag[k]) : -1;
+    *has_rec = fc[VERDICT_METASTABLE] >= 0;
     *rows = calloc(t->nrows ? t->nrows : 1, sizeof **rows);
     if (*rows == NULL) {
         snprintf(err, errsz, "out of memory");
@@ -257,7 +276,12 @@ static long read_rows(const struct results *t, const struct screen_spec *s, stru
         row_label(t, i, s->label, r->label, sizeof r->label);
         for (size_t c = 0; c < *ncols; c++)
             r->v[c] = number(t, i, cols[c].v), r->hw[c] = number(t, i, cols[c].hw);
-        r->rec = number(t, i, rec), r->rec_s = number(t, i, rec_s);
+        double rest = 1;
+        for (int k = 0; k < VERDICT_N; k++)
+            if (fc[k] >= 0 && !isnan(number(t, i, fc[k])))
+                rest -= r->share[k] = number(t, i, fc[k]);
+        r->share[VERDICT_RECOVERED] = *has_rec ? fmax(rest, 0) : 0; /* the verdicts' shares sum to 1 */
+        r->rec_s = number(t, i, rec_s);
     }
     return (long)t->nrows;
 }
@@ -287,7 +311,7 @@ static void print_row(FILE *f, const struct row *r, const struct colref *cols, s
         right(f, c, w[i]);
     }
     if (has_rec) {
-        recovered_cell(r, c);
+        verdict_cell(r, c);
         right(f, c, w[ncols]);
     }
     fputc('\n', f);
@@ -310,7 +334,7 @@ static int widths(const struct row *rows, size_t n, const size_t *idx, size_t ni
             w[i] = display_width(c) > w[i] ? display_width(c) : w[i];
         }
         if (has_rec) {
-            recovered_cell(r, c);
+            verdict_cell(r, c);
             w[ncols] = display_width(c) > w[ncols] ? display_width(c) : w[ncols];
         }
     }
@@ -352,7 +376,7 @@ int screen_print(FILE *f, const struct screen_spec *s, char *err, size_t errsz)
     for (size_t i = 0; i < ncols; i++)
         right(f, cols[i].head, w[i]);
     if (has_rec)
-        right(f, "recovered", w[ncols]);
+        right(f, "verdict", w[ncols]);
     fputc('\n', f);
     for (size_t j = 0; j < nidx; j++) {
         if (cut && j == half)
