@@ -198,13 +198,13 @@ expect 2 "^retrystorm: --set phase\.spike\.rat=x1: \[phase spike\] unknown key '
 [ -e "$tmp/refused" ] && fail "a refused tune --trigger created its output directory"
 # tune --objective max:margin: one attempt widens storm's envelope most
 # (each point's margin over 20 seeds), and p99 stays under its constraint
-expect 0 "recommended: layer\.app\.attempts=1$" -- "$bin" tune storm --set run.duration=80s --set phase.spike.start=20s --set phase.spike.end=30s --grid layer.app.attempts=1,3 --objective max:margin --constraint 'lat_p99<=1s' --trigger phase.spike.rate=x1..x4 -o "$tmp/tune-margin"
+expect 0 "recommended: layer\.app\.attempts=1$" -- "$bin" tune storm --set run.duration=100s --set phase.spike.start=20s --set phase.spike.end=30s --grid layer.app.attempts=1,3 --objective max:margin --constraint 'lat_p99<=1s' --trigger phase.spike.rate=x1..x4 -o "$tmp/tune-margin"
 head -1 "$tmp/tune-margin/tune.csv" | grep -q ',margin,margin_sd,margin_hw,margin_fails,' || fail "tune.csv lacks the margin columns"
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
          !($c["margin"] < $c["margin_fails"] && $c["margin_fails"] - $c["margin"] <= 3 / 32 + 1e-9) { bad = 1 }
          END { exit bad }' "$tmp/tune-margin/tune.csv" || fail "tune.csv: a margin not just below its margin_fails (the bracket at the resolution)"
 # the same bytes whatever -j; the runs line
-mshort=(--set run.duration=80s --set phase.spike.start=20s --set phase.spike.end=30s --load load.rate=700/s,800/s --trigger phase.spike.rate=x1.2..x2 --resolution 0.2 --reps 5)
+mshort=(--set run.duration=100s --set phase.spike.start=20s --set phase.spike.end=30s --load load.rate=700/s,800/s --trigger phase.spike.rate=x1.2..x2 --resolution 0.2 --reps 5)
 expect 0 "^[0-9]+ runs, against 50 for the full grid at the same resolution \(5 reps each\)$" -- "$bin" map storm "${mshort[@]}" -j 1 -o "$tmp/map1"
 expect 0 "^[0-9]+ runs, against 50 for the full grid" -- "$bin" map storm "${mshort[@]}" -j 2 -o "$tmp/map2"
 for f in map.csv boundary.csv envelope.csv; do

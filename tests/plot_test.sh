@@ -30,7 +30,7 @@ head -1 "$tmp/cmp/summary.csv" | grep -q '^variant,layer.app.attempts,reps,reque
 # map --plot: the phase diagram, one boundary line per --duration; a key
 # with a quote and a level that is not a probability in envelope.csv (read
 # back as hostile input) run nothing and are refused
-"$bin" map storm --set run.duration=80s --set phase.spike.start=20s --load load.rate=700/s,800/s --duration phase.spike.end=25s,30s \
+"$bin" map storm --set run.duration=100s --set phase.spike.start=20s --load load.rate=700/s,800/s --duration phase.spike.end=25s,30s \
   --trigger phase.spike.rate=x1.2..x2 --resolution 0.4 --reps 5 -o "$tmp/map" --plot > "$tmp/map.log" || { cat "$tmp/map.log"; exit 1; }
 check "$tmp/map/map.png" "$tmp/map/map.svg" "$tmp/map/map.csv" "$tmp/map/boundary.csv" "$tmp/map/envelope.csv"
 grep -q 'boundary, 30s (bracket)' "$tmp/map/map.svg" || fail "map.svg has no boundary line for the duration 30s"

@@ -19,9 +19,6 @@
 #include "outdir.h"
 #include "summary.h"
 
-const char *const env_verdict_names[ENV_NVERDICTS] = {"stable", "overloaded", "recovered", "metastable",
-                                                      "undetermined"};
-
 /* ---- the statistics of one probe ---- */
 
 void env_wilson(unsigned k, unsigned n, double z, double *lo, double *hi)
@@ -37,7 +34,7 @@ void env_wilson(unsigned k, unsigned n, double z, double *lo, double *hi)
     *hi = k == n || centre + half > 1 ? 1 : centre + half;
 }
 
-void env_probe_add(struct env_probe *p, enum env_verdict v)
+void env_probe_add(struct env_probe *p, enum verdict v)
 {
     p->count[v]++;
     p->n++;
@@ -46,14 +43,14 @@ void env_probe_add(struct env_probe *p, enum env_verdict v)
 /* The runs that count in the share: recovered, metastable, overloaded. */
 static unsigned counted(const struct env_probe *p)
 {
-    return p->count[ENV_RECOVERED] + p->count[ENV_METASTABLE] + p->count[ENV_OVERLOADED];
+    return p->count[VERDICT_RECOVERED] + p->count[VERDICT_METASTABLE] + p->count[VERDICT_OVERLOADED];
 }
 
 bool env_probe_settle(struct env_probe *p, double level, unsigned max)
 {
     unsigned m = counted(p);
-    p->share = m ? (double)p->count[ENV_RECOVERED] / m : NAN;
-    env_wilson(p->count[ENV_RECOVERED], m, ENV_Z95, &p->lo, &p->hi);
+    p->share = m ? (double)p->count[VERDICT_RECOVERED] / m : NAN;
+    env_wilson(p->count[VERDICT_RECOVERED], m, ENV_Z95, &p->lo, &p->hi);
     if (m == 0)
         p->lo = p->hi = NAN;
     p->decided = m > 0 && (p->lo > level || p->hi < level);
@@ -148,20 +145,12 @@ void env_format(const struct env_range *r, double t, char *out, size_t size)
 
 /* ---- verdicts from a run's summary row ---- */
 
-/* Where a run's verdict is: the `verdict` column, or before it existed
- * `recovered` (1 recovered, 0 metastable, empty undetermined). */
-struct verdict_col {
-    long verdict, recovered;
-};
-
-static enum env_verdict verdict_of(const struct verdict_col *vc, const double *row)
+/* The run's verdict: its `verdict` column (the code of enum verdict); a
+ * value out of range (never written by summary_row) counts as undetermined. */
+static enum verdict verdict_of(long col, const double *row)
 {
-    if (vc->verdict >= 0) {
-        double v = row[vc->verdict];
-        return isnan(v) || v < 0 || v >= ENV_NVERDICTS ? ENV_UNDETERMINED : (enum env_verdict)(int)v;
-    }
-    double r = row[vc->recovered];
-    return isnan(r) ? ENV_UNDETERMINED : r == 1 ? ENV_RECOVERED : ENV_METASTABLE;
+    double v = row[col];
+    return isnan(v) || v < 0 || v >= VERDICT_N ? VERDICT_UNDETERMINED : (enum verdict)(int)v;
 }
 
 /* ---- the study ---- */
@@ -284,7 +273,7 @@ static int check_inputs(const struct env_spec *spec, struct env_result *res, str
                 rc = 1, snprintf(err, errsz, "out of memory for the scenario's fingerprint");
         }
     free(sc);
-    if (rc == 0 && summary_cols_find(cols, "verdict") < 0 && summary_cols_find(cols, "recovered") < 0) {
+    if (rc == 0 && summary_cols_find(cols, "verdict") < 0) {
         snprintf(err, errsz, "%s: its summary has no verdict column", spec->scenario);
         rc = 2;
     }
@@ -301,7 +290,7 @@ struct study {
     const struct env_spec *spec;
     struct env_result *res;
     const struct summary_cols *cols;
-    struct verdict_col vc;
+    long vcol; /* the verdict's column in a summary row */
     struct active *act;
     size_t nact;
     unsigned *busy; /* per cell: its probes not settled */
@@ -407,11 +396,11 @@ static void check_monotone(struct study *s, const struct env_probe *p)
 static void settled(struct study *s, struct env_probe *p)
 {
     struct env_cell *cell = &s->res->cells[p->cell];
-    if (p->count[ENV_UNDETERMINED] > 0)
+    if (p->count[VERDICT_UNDETERMINED] > 0)
         say(s, "%s=%s at %s%s%s: %u of %u runs undetermined (too short after the trigger: lengthen run.duration)",
             s->res->trig.key, p->text, s->res->load_key, s->res->load_key[0] ? "=" : "", cell->load,
-            p->count[ENV_UNDETERMINED], p->n);
-    if (p->t == s->res->trig.lo && p->count[ENV_OVERLOADED] > 0 && p->count[ENV_OVERLOADED] == counted(p))
+            p->count[VERDICT_UNDETERMINED], p->n);
+    if (p->t == s->res->trig.lo && p->count[VERDICT_OVERLOADED] > 0 && p->count[VERDICT_OVERLOADED] == counted(p))
         cell->flags |= ENV_OVERLOAD; /* the load alone is too much */
     check_monotone(s, p);
     env_bisect_take(&cell->bis, p->t, p->recovers);
@@ -442,7 +431,7 @@ static int run_round(struct study *s, char *err, size_t errsz)
     else
         snprintf(err, errsz, "out of memory for a batch of %zu runs", cap);
     for (size_t j = 0; j < njobs && rc == 0; j++)
-        env_probe_add(&s->res->probes[s->act[owner[j]].probe], verdict_of(&s->vc, &rows[j * ncol]));
+        env_probe_add(&s->res->probes[s->act[owner[j]].probe], verdict_of(s->vcol, &rows[j * ncol]));
     s->res->runs += rc == 0 ? njobs : 0;
     size_t kept = 0;
     for (size_t a = 0; a < s->nact; a++) {
@@ -520,14 +509,14 @@ static int by_cell_then_trigger(const void *x, const void *y)
 static void write_probes(FILE *f, const struct env_result *r, const struct env_probe *sorted, size_t nsorted)
 {
     fprintf(f, "cell,load,duration,trigger,load_value,trigger_value,runs");
-    for (int v = 0; v < ENV_NVERDICTS; v++)
-        fprintf(f, ",%s", env_verdict_names[v]);
+    for (int v = 0; v < VERDICT_N; v++)
+        fprintf(f, ",%s", verdict_names[v]);
     fprintf(f, ",share,share_lo,share_hi,decided,recovers\n");
     for (size_t i = 0; i < nsorted; i++) {
         const struct env_probe *p = &sorted[i];
         const struct env_cell *c = &r->cells[p->cell];
         fprintf(f, "%zu,%s,%s,%s,%.6g,%.6g,%u", p->cell, c->load, c->duration, p->text, c->x, p->t, p->n);
-        for (int v = 0; v < ENV_NVERDICTS; v++)
+        for (int v = 0; v < VERDICT_N; v++)
             fprintf(f, ",%u", p->count[v]);
         cell_fmt(f, p->share), cell_fmt(f, p->lo), cell_fmt(f, p->hi);
         fprintf(f, ",%d,%d\n", p->decided, p->recovers);
@@ -662,7 +651,7 @@ static bool take_row(const struct env_result *r, char **f, struct env_probe *p)
         return false;
     *p = (struct env_probe){.cell = cell, .n = (unsigned)runs};
     snprintf(p->text, sizeof p->text, "%s", f[3]);
-    for (int v = 0; v < ENV_NVERDICTS; v++) {
+    for (int v = 0; v < VERDICT_N; v++) {
         if (!csv_uint(f[7 + v], r->reps, &k))
             return false;
         p->count[v] = (unsigned)k, sum += k;
@@ -750,7 +739,7 @@ int env_run(const struct env_spec *spec, struct scenario_diag *diag, struct env_
     memset(res, 0, sizeof *res);
     int rc = check_inputs(spec, res, &cols, diag, err, errsz);
     struct study s = {.spec = spec, .res = res, .cols = &cols,
-                      .vc = {summary_cols_find(&cols, "verdict"), summary_cols_find(&cols, "recovered")}};
+                      .vcol = summary_cols_find(&cols, "verdict")};
     if (rc == 0) {
         res->grid_runs = grid_runs(res);
         s.act = calloc(2 * res->ncells, sizeof *s.act);

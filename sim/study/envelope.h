@@ -8,7 +8,7 @@
  * of one cell: replication r of it is the scenario (after --set, the
  * cell's load and duration and the probe's trigger) seeded from (seed, r),
  * exactly as a sweep's point. Each run's verdict (summary column
- * `verdict`, or before it existed `recovered`) is counted; the recovery
+ * `verdict`, verdict.h) is counted; the recovery
  * share is recovered / (recovered + metastable + overloaded), undetermined
  * and stable runs counted and reported but not in the share. A probe runs
  * its replications in batches and stops as soon as the Wilson 95 %
@@ -39,10 +39,8 @@
 #include <stdint.h>
 
 #include "scenario.h"
+#include "verdict.h" /* enum verdict: what each run is counted as */
 
-/* A run's verdict, as counted; the codes of summary.h's enum verdict. */
-enum env_verdict { ENV_STABLE, ENV_OVERLOADED, ENV_RECOVERED, ENV_METASTABLE, ENV_UNDETERMINED, ENV_NVERDICTS };
-extern const char *const env_verdict_names[ENV_NVERDICTS];
 
 #define ENV_DEFAULT_REPS 20u   /* most replications per probe */
 #define ENV_DEFAULT_BATCH 5u   /* replications run before each early-stopping check */
@@ -62,13 +60,13 @@ struct env_probe {
     double t;          /* the trigger, in its unit (x1.5 → 1.5) */
     char text[64];     /* as --set takes it: x1.5 */
     unsigned n;        /* runs so far */
-    unsigned count[ENV_NVERDICTS];
+    unsigned count[VERDICT_N];
     double share, lo, hi; /* NaN when no run counts in the share */
     bool settled, decided, recovers;
 };
 
 /* Adds a run's verdict. O(1). */
-void env_probe_add(struct env_probe *p, enum env_verdict v);
+void env_probe_add(struct env_probe *p, enum verdict v);
 /* Updates share and interval and settles the probe when its interval
  * excludes level (decided) or it has max runs (undecided, by the point
  * estimate); returns whether it is settled. O(1). */
