@@ -303,6 +303,22 @@ static void map_uses_a_third_of_the_grid(void **state)
     env_result_fini(&r);
 }
 
+/* At 1100/s storm is overloaded before any spike (every seed): the cell is
+ * marked overloaded, with no boundary, not "below the range". */
+static void overloaded_cell(void **state)
+{
+    (void)state;
+    const char *sets[] = {SHORT};
+    struct env_result r;
+    study("storm", "load.rate=1100/s", "phase.spike.rate=x1.2..x4", 0.5, 0, 5, sets, NSHORT, &r);
+    const struct env_cell *c = &r.cells[0];
+    assert_true(c->flags & ENV_OVERLOAD);
+    assert_false(c->flags & ENV_BELOW);
+    assert_true(c->pa < 0 && c->pb < 0 && isnan(c->crossing));
+    assert_int_equal(r.probes[0].count[VERDICT_OVERLOADED], r.probes[0].n);
+    env_result_fini(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -315,6 +331,7 @@ int main(void)
         cmocka_unit_test(budget_widens_the_margin),
         cmocka_unit_test(map_agrees_with_brute_force),
         cmocka_unit_test(map_uses_a_third_of_the_grid),
+        cmocka_unit_test(overloaded_cell),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
