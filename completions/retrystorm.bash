@@ -22,7 +22,7 @@
 # Options whose next argument is their value (all commands).
 _retrystorm_valued='-o --set --seed --reps --vary --grid -j --shard --objective --constraint
 --sort --format --title --size --font-scale --style --bind --port --jobs --max-seconds --max-memory
---load --ramp --hold --window'
+--load --ramp --hold --window --duration --trigger --level --batch --resolution'
 
 # The binary to ask, or nothing when there is none.
 _retrystorm_bin()
@@ -319,7 +319,7 @@ _retrystorm()
     -o)
         _retrystorm_files
         ;;
-    --set | --vary | --grid)
+    --set | --vary | --grid | --load | --duration | --trigger)
         _retrystorm_keys
         ;;
     --load)
@@ -345,7 +345,7 @@ _retrystorm()
             [[ -n $cmd ]] && _retrystorm_add - < <(_retrystorm_options "$cmd")
         else
             case $cmd in
-            run | compare | sweep | tune | check | hysteresis)
+            run | compare | sweep | tune | check | hysteresis | map | margin)
                 if ((npos == 0)); then
                     _retrystorm_add - < <(_retrystorm_builtins)
                     _retrystorm_files -ini

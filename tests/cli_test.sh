@@ -42,6 +42,7 @@ grep -q '^error: service server: utilisation 1\.00 per replica .*over capacity b
 [ -s "$tmp/lint.err" ] && fail "run --quiet printed: $(head -3 "$tmp/lint.err")"
 # Help everywhere (exit 0): each command's options and examples.
 for c in run compare sweep merge tune plot check list serve hysteresis; do
+for c in run compare sweep merge tune plot check list serve map margin; do
   expect 0 "^retrystorm $c: " -- "$bin" "$c" --help
   expect 0 'examples?:' -- "$bin" help "$c"
   expect 0 "usage: retrystorm .*$c|usage: retrystorm \[run\]" -- "$bin" "$c" -h
@@ -227,4 +228,59 @@ expect 2 'orbit as ramped by hysteresis:[0-9]+: \[run\] warmup = 5000s: must be 
 [ ! -e "$tmp/refused" ] || fail "a refused hysteresis wrote $tmp/refused"
 expect 2 "merge takes at most 65 shard directories \('d66' is the 66th\)" -- "$bin" merge $(seq -f 'd%g' 1 66) -o "$tmp/refused"
 [ -e "$tmp/refused" ] && fail "a refused command created its output directory"
+# map and margin (docs/envelope.md): bad inputs, exact messages, nothing written
+expect 2 "^retrystorm: map needs a scenario, --load KEY=VALUES and --trigger KEY=A\.\.B \(retrystorm help map\)$" -- "$bin" map storm --load load.rate=800/s -o "$tmp/refused"
+expect 2 "^retrystorm: margin needs a scenario and --trigger KEY=A\.\.B \(retrystorm help margin\)$" -- "$bin" margin storm -o "$tmp/refused"
+expect 2 "^retrystorm: map: --trigger phase\.spike\.rate=xa\.\.x4: A and B must be numbers with the same unit \(e\.g\. x1\.2\.\.x4, 5s\.\.30s\)$" -- "$bin" map storm --load load.rate=800/s --trigger phase.spike.rate=xa..x4 -o "$tmp/refused"
+expect 2 "^retrystorm: map: --trigger phase\.spike\.rate=x4\.\.x2: the range needs A < B$" -- "$bin" map storm --load load.rate=800/s --trigger phase.spike.rate=x4..x2 -o "$tmp/refused"
+expect 2 "^retrystorm: margin: --trigger phase\.spike\.rate=x2\.\.x2: the range needs A < B$" -- "$bin" margin storm --trigger phase.spike.rate=x2..x2 -o "$tmp/refused"
+expect 2 "^retrystorm: --level 1: expected a number strictly between 0 and 1$" -- "$bin" margin storm --trigger phase.spike.rate=x1..x4 --level 1 -o "$tmp/refused"
+expect 2 "^retrystorm: --level 0: expected a number strictly between 0 and 1$" -- "$bin" map storm --load load.rate=800/s --trigger phase.spike.rate=x1..x4 --level 0 -o "$tmp/refused"
+expect 2 "^retrystorm: --set layer\.app\.backoff=1: \[layer app\] backoff = '1': expected none, constant" -- "$bin" map storm --load load.rate=800/s --trigger layer.app.backoff=1..2 -o "$tmp/refused"
+expect 2 "^retrystorm: margin does not take --load \(retrystorm help margin\)$" -- "$bin" margin storm --trigger phase.spike.rate=x1..x4 --load load.rate=1/s -o "$tmp/refused"
+expect 2 "^retrystorm: map: --resolution 5: expected a step from \(B - A\) / 1048576 to below B - A = 3$" -- "$bin" map storm --load load.rate=800/s --trigger phase.spike.rate=x1..x4 --resolution 5 -o "$tmp/refused"
+expect 2 "^retrystorm: --reps 0: expected an integer from 1 to 100000$" -- "$bin" map storm --load load.rate=800/s --trigger phase.spike.rate=x1..x4 --reps 0 -o "$tmp/refused"
+[ -e "$tmp/refused" ] && fail "a refused map or margin created its output directory"
+expect 2 "^retrystorm: max:margin: the margin needs --trigger KEY=A\.\.B \(the trigger whose margin to widen, e\.g\. phase\.spike\.rate=x1\.\.x4\)$" -- "$bin" tune storm --grid layer.app.attempts=1..2 --objective max:margin -o "$tmp/refused"
+expect 2 "^retrystorm: tune: --trigger phase\.spike\.rate=x3\.\.x1: the range needs A < B$" -- "$bin" tune storm --grid layer.app.attempts=1..2 --objective max:margin --trigger phase.spike.rate=x3..x1 -o "$tmp/refused"
+expect 2 "^retrystorm: --set phase\.spike\.rat=x1: \[phase spike\] unknown key 'rat'" -- "$bin" tune storm --grid layer.app.attempts=1..2 --objective max:margin --trigger phase.spike.rat=x1..x2 -o "$tmp/refused"
+[ -e "$tmp/refused" ] && fail "a refused tune --trigger created its output directory"
+# tune --objective max:margin: one attempt widens storm's envelope most
+# (each point's margin over 20 seeds), and p99 stays under its constraint
+expect 0 "recommended: layer\.app\.attempts=1$" -- "$bin" tune storm --set run.duration=100s --set phase.spike.start=20s --set phase.spike.end=30s --grid layer.app.attempts=1,3 --objective max:margin --constraint 'lat_p99<=1s' --trigger phase.spike.rate=x1..x4 -o "$tmp/tune-margin"
+head -1 "$tmp/tune-margin/tune.csv" | grep -q ',margin,margin_sd,margin_hw,margin_fails,' || fail "tune.csv lacks the margin columns"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+         !($c["margin"] < $c["margin_fails"] && $c["margin_fails"] - $c["margin"] <= 3 / 32 + 1e-9) { bad = 1 }
+         END { exit bad }' "$tmp/tune-margin/tune.csv" || fail "tune.csv: a margin not just below its margin_fails (the bracket at the resolution)"
+# the same bytes whatever -j; the runs line
+mshort=(--set run.duration=100s --set phase.spike.start=20s --set phase.spike.end=30s --load load.rate=700/s,800/s --trigger phase.spike.rate=x1.2..x2 --resolution 0.2 --reps 5)
+expect 0 "^[0-9]+ runs, against 50 for the full grid at the same resolution \(5 reps each\)$" -- "$bin" map storm "${mshort[@]}" -j 1 -o "$tmp/map1"
+expect 0 "^[0-9]+ runs, against 50 for the full grid" -- "$bin" map storm "${mshort[@]}" -j 2 -o "$tmp/map2"
+for f in map.csv boundary.csv envelope.csv; do
+  cmp -s "$tmp/map1/$f" "$tmp/map2/$f" || fail "map's $f differs between -j 1 and -j 2"
+done
+# map --resume: an interrupted map (its first three probes settled) is
+# finished with the bytes of an uninterrupted one; a probes file that is not
+# this study's, or another option, is refused
+cp -r "$tmp/map1" "$tmp/map-resume"
+head -4 "$tmp/map1/map.csv" > "$tmp/map-resume/map.csv"
+rm "$tmp/map-resume/boundary.csv"
+sed -i 's/^complete,1$/complete,0/' "$tmp/map-resume/envelope.csv"
+expect 0 "runs, against 50 for the full grid" -- "$bin" map storm "${mshort[@]}" -j 1 -o "$tmp/map-resume" --resume
+for f in map.csv boundary.csv envelope.csv; do
+  cmp -s "$tmp/map1/$f" "$tmp/map-resume/$f" || fail "map --resume: $f differs from an uninterrupted map's"
+done
+# ... and the settled probes are taken, not run again: a first probe whose
+# 5 recovered runs are edited to 4 and 1 undetermined stays so (and still
+# decides: 4/4 excludes 0.5)
+awk -F, -v OFS=, 'NR == 2 && $10 == 5 { $10 = 4; $12 = 1 } NR <= 4' "$tmp/map1/map.csv" > "$tmp/map-resume/map.csv"
+sed -i 's/^complete,1$/complete,0/' "$tmp/map-resume/envelope.csv"
+expect 0 "runs, against 50 for the full grid" -- "$bin" map storm "${mshort[@]}" -j 1 -o "$tmp/map-resume" --resume
+[ "$(sed -n 2p "$tmp/map-resume/map.csv" | cut -d, -f1-12)" = "$(awk -F, -v OFS=, 'NR == 2 { $10 = 4; $12 = 1; print }' "$tmp/map1/map.csv" | cut -d, -f1-12)" ] ||
+  fail "map --resume ran a settled probe again: $(sed -n 2p "$tmp/map-resume/map.csv")"
+cmp -s "$tmp/map1/boundary.csv" "$tmp/map-resume/boundary.csv" || fail "map --resume: another boundary"
+cp -r "$tmp/map1" "$tmp/map-bad"
+sed -i '3s/.*/0,700\/s,,x1.2,700,1.2,5,0,0,9,0,0,1,0,1,1,1/' "$tmp/map-bad/map.csv"
+expect 2 "^retrystorm: map: .*/map-bad/map\.csv:3: not a probe of this study$" -- "$bin" map storm "${mshort[@]}" -o "$tmp/map-bad" --resume
+expect 2 "^retrystorm: map: .*/map1/envelope\.csv:13: written for another study \(reps,5; this one has reps,6\): run without --resume into a new directory$" -- "$bin" map storm "${mshort[@]}" --reps 6 -o "$tmp/map1" --resume
 finish

@@ -27,6 +27,21 @@ check "$tmp/cmp/compare.png" "$tmp/cmp/compare.svg" "$tmp/cmp/summary.csv" "$tmp
       "$tmp/cmp/attempts=1/summary.csv" "$tmp/cmp/attempts=3/summary.csv"
 head -1 "$tmp/cmp/summary.csv" | grep -q '^variant,layer.app.attempts,reps,requests,requests_sd,requests_hw,' || fail "summary.csv header"
 [ "$(wc -l < "$tmp/cmp/summary.csv")" = 3 ] || fail "summary.csv rows"
+# map --plot: the phase diagram, one boundary line per --duration; a key
+# with a quote and a level that is not a probability in envelope.csv (read
+# back as hostile input) run nothing and are refused
+"$bin" map storm --set run.duration=100s --set phase.spike.start=20s --load load.rate=700/s,800/s --duration phase.spike.end=25s,30s \
+  --trigger phase.spike.rate=x1.2..x2 --resolution 0.4 --reps 5 -o "$tmp/map" --plot > "$tmp/map.log" || { cat "$tmp/map.log"; exit 1; }
+check "$tmp/map/map.png" "$tmp/map/map.svg" "$tmp/map/map.csv" "$tmp/map/boundary.csv" "$tmp/map/envelope.csv"
+grep -q 'boundary, 30s (bracket)' "$tmp/map/map.svg" || fail "map.svg has no boundary line for the duration 30s"
+cp -r "$tmp/map" "$tmp/map-q"
+key="a'b\`system('touch $tmp/pwned')\`\"c"
+awk -v k="$key" '/^load_key,/ { print "load_key," k; next } { print }' "$tmp/map/envelope.csv" > "$tmp/map-q/envelope.csv"
+grep -qF "load_key,$key" "$tmp/map-q/envelope.csv" || fail "the hostile key was not planted"
+"$bin" plot "$tmp/map-q" > /dev/null 2>&1 || fail "a quoted key in envelope.csv was refused"
+[ -e "$tmp/pwned" ] && fail "a key in envelope.csv ran a command"
+sed -i 's/^level,.*/level,2/' "$tmp/map-q/envelope.csv"
+expect 2 "envelope.csv: level 2 is not a probability" -- "$bin" plot "$tmp/map-q"
 # A comparison draws a set: latency CDFs, attempts and a summary by variant,
 # from latency.csv and attempts.csv behind the variant's columns and
 # summary.csv's half-widths (empty with one replication, numbers with two)

@@ -18,7 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_envelope.h"
 #include "compare.h"
+#include "envelope.h"
 #include "experiment.h"
 #include "help.h"
 #include "hysteresis.h"
@@ -249,6 +251,8 @@ struct opts {
     bool strict; /* check --strict: lint warnings are errors */
     bool json; /* --format json */
     const char *sort; /* --sort */
+    const char *trigger; /* tune --trigger: the margins' trigger */
+    double level;        /* tune --level: the margins' level (0: 0.95) */
     struct screen_sort by;
     const char *load;            /* hysteresis --load */
     rs_time ramp, hold, window;  /* hysteresis --ramp, --hold, --window; 0: not given */
@@ -411,6 +415,25 @@ static int take_duration(struct opts *o, const char *name, const char *v)
     return 0;
 }
 
+/* tune --trigger KEY=A..B (checked with the margins, before anything
+ * runs) and --level P. */
+static int take_margin(struct opts *o, const char *name, const char *v)
+{
+    if (strcmp(name, "--trigger") == 0) {
+        o->trigger = v;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    double p = strtod(v, &end);
+    if (end == v || *end != '\0' || !(p > 0 && p < 1)) {
+        fprintf(stderr, "retrystorm: --level %s: expected a number strictly between 0 and 1\n", v);
+        return 2;
+    }
+    o->level = p;
+    return 0;
+}
+
 static int take_format(struct opts *o, const char *name, const char *v)
 {
     (void)name;
@@ -469,6 +492,8 @@ static const struct option_desc {
     {"--ramp", true, take_duration, C_HYST},
     {"--hold", true, take_duration, C_HYST},
     {"--window", true, take_duration, C_HYST},
+    {"--trigger", true, take_margin, C_TUNE},
+    {"--level", true, take_margin, C_TUNE},
 };
 #define NOPTIONS (sizeof options / sizeof *options)
 
@@ -1004,6 +1029,92 @@ static int cmd_merge(int argc, char **argv)
     return print_json(&o, out, o.plot ? plot_and_say(out) : 0);
 }
 
+/* The names tune --trigger adds to the metrics. */
+static const char *const margin_metrics[2] = {"margin", "margin_fails"};
+
+/* tune --trigger, checked before anything runs: its range, and its key
+ * at both ends of it on the scenario. 0, or 2 after a message. */
+static int check_trigger(const struct opts *o)
+{
+    struct env_range range;
+    char err[512], text[64], set[300];
+    if (env_parse_range("--trigger", o->trigger, &range, err, sizeof err) != 0) {
+        fprintf(stderr, "retrystorm: tune: %s\n", err);
+        return 2;
+    }
+    const char *sets[MAX_SETS + 1];
+    memcpy(sets, o->sets, o->nsets * sizeof *sets);
+    sets[o->nsets] = set;
+    struct scenario *sc = malloc(sizeof *sc);
+    int rc = sc ? 0 : 1;
+    for (int end = 0; end < 2 && rc == 0; end++) {
+        env_format(&range, end ? range.hi : range.lo, text, sizeof text);
+        snprintf(set, sizeof set, "%s=%s", range.key, text);
+        struct scenario_diag d = {0};
+        rc = scenario_load(sc, o->scenario, sets, o->nsets + 1, &d) != 0 ? 2 : 0;
+        print_diag(&d);
+        scenario_diag_fini(&d);
+    }
+    free(sc);
+    if (rc == 1)
+        fprintf(stderr, "retrystorm: out of memory for a scenario\n");
+    return rc;
+}
+
+/* With --trigger, margin and margin_fails become metrics tune may name
+ * (appended to cols); an objective or constraint naming them without it
+ * is refused. Returns 0, or 2 after a message. */
+static int margin_columns(const struct opts *o, struct summary_cols *cols)
+{
+    for (size_t i = 0; o->trigger == NULL && i < o->nobjective + o->nconstraint; i++) {
+        const char *x = i < o->nobjective ? o->objective[i] : o->constraint[i - o->nobjective];
+        const char *name = strchr(x, ':') && i < o->nobjective ? strchr(x, ':') + 1 : x;
+        if (strncmp(name, "margin", 6) == 0) {
+            fprintf(stderr, "retrystorm: %s: the margin needs --trigger KEY=A..B (the trigger whose margin "
+                            "to widen, e.g. phase.spike.rate=x1..x4)\n", x);
+            return 2;
+        }
+    }
+    if (o->trigger == NULL)
+        return 0;
+    int rc = check_trigger(o);
+    if (rc != 0)
+        return rc;
+    struct summary_col *c = realloc(cols->c, (cols->n + 2) * sizeof *c);
+    if (c == NULL) {
+        fprintf(stderr, "retrystorm: out of memory for the columns\n");
+        return 1;
+    }
+    cols->c = c;
+    for (int i = 0; i < 2; i++) {
+        c[cols->n] = (struct summary_col){.kind = OUTPUT_REAL};
+        snprintf(c[cols->n++].name, sizeof c->name, "%s", margin_metrics[i]);
+    }
+    return 0;
+}
+
+/* tune --trigger: each point's margin (envelope.h) as the metrics margin
+ * and margin_fails of r. Returns 0, or an exit code after a message. */
+static int add_margins(const struct opts *o, struct exp_result *r)
+{
+    struct env_spec base = {.scenario = o->scenario, .sets = o->sets, .nsets = o->nsets, .trigger = o->trigger,
+                            .level = o->level > 0 ? o->level : 0.95,
+                            .threads = o->threads ? o->threads : default_threads(), .stop = &stop_signal};
+    double *v = malloc(2 * (r->npoints ? r->npoints : 1) * sizeof *v);
+    struct scenario_diag d = {0};
+    char err[1024] = "";
+    int rc = v ? env_margins(&base, r, v, v + r->npoints, &d, err, sizeof err) : 1;
+    print_diag(&d);
+    scenario_diag_fini(&d);
+    if (rc == 0 && (exp_result_add_metric(r, margin_metrics[0], OUTPUT_REAL, v) != 0 ||
+                    exp_result_add_metric(r, margin_metrics[1], OUTPUT_REAL, v + r->npoints) != 0))
+        rc = 1, snprintf(err, sizeof err, "out of memory for the margins");
+    if (rc != 0 && rc != 3)
+        fprintf(stderr, "retrystorm: tune --trigger: %s\n", v ? err : "out of memory for the margins");
+    free(v);
+    return rc;
+}
+
 static int cmd_tune(int argc, char **argv)
 {
     struct opts o = {0};
@@ -1027,10 +1138,14 @@ static int cmd_tune(int argc, char **argv)
     struct summary_cols cols = {0};
     if ((rc = load_columns(&o, &sc, &cols)) != 0)
         return rc;
-    rc = tune_parse(&t, &cols, o.objective, o.nobjective, o.constraint, o.nconstraint, err, sizeof err);
+    err[0] = '\0';
+    rc = margin_columns(&o, &cols);
+    if (rc == 0)
+        rc = tune_parse(&t, &cols, o.objective, o.nobjective, o.constraint, o.nconstraint, err, sizeof err);
     summary_cols_fini(&cols);
     if (rc != 0) {
-        fprintf(stderr, "retrystorm: %s\n", err); /* before anything runs */
+        if (err[0]) /* margin_columns said what was wrong */
+            fprintf(stderr, "retrystorm: %s\n", err); /* before anything runs */
         return 2;
     }
     struct exp_result r;
@@ -1038,6 +1153,10 @@ static int cmd_tune(int argc, char **argv)
     rc = run_sweep(&o, dir, &r, true, NULL);
     if (rc != 0) {
         exp_result_fini(&r); /* filled on a stop: the jobs done, not ranked */
+        return rc == 3 ? interrupted_exit() : rc;
+    }
+    if (o.trigger != NULL && (rc = add_margins(&o, &r)) != 0) {
+        exp_result_fini(&r);
         return rc == 3 ? interrupted_exit() : rc;
     }
     struct tune_rank k;
@@ -1368,6 +1487,10 @@ int cli_main(int argc, char **argv)
             return cmd_hysteresis(argc, argv);
         if (strcmp(c, "serve") == 0)
             return cmd_serve(argc, argv);
+        if (strcmp(c, "map") == 0)
+            return cmd_map(argc, argv, &stop_signal);
+        if (strcmp(c, "margin") == 0)
+            return cmd_margin(argc, argv, &stop_signal);
     }
     return cmd_run(argc, argv, 1);
 }

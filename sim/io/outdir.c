@@ -24,13 +24,14 @@ static const char *const our_files[] = {
     MARKER, "timeseries.csv", "summary.csv", "summary.json", "latency.csv", "attempts.csv", "layers.csv",
     "services.csv", "caches.csv", "scenario.ini", "replications.csv", "experiment.csv", "jobs.csv", "sweep.csv",
     "status.csv", "tune.csv", "hysteresis.csv", "thresholds.csv",
+    "map.csv", "margin.csv", "boundary.csv", "envelope.csv",
 };
 /* The figures of plot (see plot.h), besides one per service and one per
  * cache (below). */
 static const char *const our_figures[] = {
     "load", "queue", "latency", "cdf", "attempts", "compare", "occ",
     "sweep_ok_share", "sweep_amplification", "sweep_lat_p99",
-    "compare_cdf", "compare_attempts", "compare_summary", "hysteresis",
+    "compare_cdf", "compare_attempts", "compare_summary", "hysteresis", "map",
 };
 /* The animated figures (plot --animate), as .gif. */
 static const char *const our_animations[] = {"load.gif", "compare.gif"};

@@ -1604,6 +1604,62 @@ static int plot_hysteresis(struct ctx *c)
     return rc;
 }
 
+/* The value of field NAME in DIR/envelope.csv ("NAME,VALUE" lines),
+ * checked as every value read; "" when absent. 0 or a PLOT_ code. */
+static int envelope_field(struct ctx *c, const char *name, char out[PLOT_VALUE_MAX + 1])
+{
+    struct table r;
+    size_t nl = strlen(name);
+    int rc = table_open(c, &r, "envelope.csv");
+    out[0] = '\0';
+    if (rc == 1)
+        rc = fail(c, PLOT_BAD_INPUT, "%s/envelope.csv: missing", c->dir);
+    while (rc == 0 && (rc = table_next(c, &r)) == 1) {
+        rc = 0;
+        if (strncmp(r.line, name, nl) != 0 || r.line[nl] != ',')
+            continue;
+        size_t len = strlen(r.line + nl + 1);
+        if ((rc = check_value(c, &r, "2", r.line + nl + 1, len)) == 0)
+            memcpy(out, r.line + nl + 1, len + 1);
+    }
+    table_close(&r);
+    return rc;
+}
+
+/* A map or a margin (map.csv or margin.csv, boundary.csv): the phase
+ * diagram, load across and trigger up (plots/map.gp). */
+static int plot_map(struct ctx *c)
+{
+    char xkey[PLOT_VALUE_MAX + 1], ykey[PLOT_VALUE_MAX + 1], level[PLOT_VALUE_MAX + 1], name[PLOT_VALUE_MAX + 1];
+    int rc = envelope_field(c, "load_key", xkey);
+    if (rc == 0)
+        rc = envelope_field(c, "scenario", name);
+    if (rc == 0)
+        rc = envelope_field(c, "trigger_key", ykey);
+    if (rc == 0)
+        rc = envelope_field(c, "level", level);
+    char *end;
+    double lv = rc == 0 ? strtod(level, &end) : 0;
+    if (rc == 0 && (end == level || *end != '\0' || !(lv > 0 && lv < 1)))
+        rc = fail(c, PLOT_BAD_INPUT, "%s/envelope.csv: level %.40s is not a probability", c->dir, level);
+    struct sbuf extra = {0};
+    struct list durs = {0}; /* one boundary line per duration (none: one line) */
+    if (rc == 0 && (rc = column_values(c, "boundary.csv", "duration", &durs)) == 1)
+        rc = fail(c, PLOT_BAD_INPUT, "%s/boundary.csv:1: no column duration", c->dir);
+    if (rc == 0) {
+        int q = sb_var(&extra, "xkey", xkey[0] ? xkey : "load") | sb_var(&extra, "ykey", ykey) |
+                sb_array(&extra, "durs", &durs);
+        sb_printf(&extra, "ndurs = %zu\n", durs.n);
+        if (!c->style->title[0] && name[0]) /* the scenario's name, not the directory's */
+            q |= sb_var(&extra, "title", name);
+        sb_printf(&extra, "level = %.6g\n", lv);
+        rc = q == 0 ? draw_both(c, "map", "map", &extra) : PLOT_FAILED;
+    }
+    list_fini(&durs);
+    free(extra.p);
+    return rc;
+}
+
 /* Chooses what DIR's files support. */
 static int dispatch(struct ctx *c)
 {
@@ -1611,6 +1667,8 @@ static int dispatch(struct ctx *c)
         return plot_hysteresis(c);
     if (exists(c, "sweep.csv") && exists(c, "experiment.csv"))
         return plot_sweep(c);
+    if (exists(c, "map.csv") && exists(c, "boundary.csv") && exists(c, "envelope.csv"))
+        return plot_map(c);
     struct list variants = {0};
     int rc = column_values(c, "timeseries.csv", "variant", &variants);
     if (rc == 0)

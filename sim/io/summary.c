@@ -458,6 +458,8 @@ static const struct {
     {"pareto", "0/1", "(tune) on the Pareto front of the objectives"},
     {"tied", "0/1", "(tune) its first objective within the best's 95 % interval"},
     {"score", "as the metric", "(tune) the first objective's pessimistic side, signed so that more is better"},
+    {"margin", "as the trigger", "(tune --trigger) the largest trigger that recovers with probability >= --level"},
+    {"margin_fails", "as the trigger", "(tune --trigger) the smallest trigger probed that does not"},
     {"reps", "count", "(run --reps, sweep, compare, tune) the replications the statistics are over"},
     {"<metric>_sd", "as the metric", "(run --reps, sweep, compare, tune) the standard deviation over replications"},
     {"<metric>_hw", "as the metric", "(run --reps, sweep, compare, tune) the 95 % Student-t half-width"},

@@ -129,6 +129,76 @@ void exp_result_fini(struct exp_result *r)
     memset(r, 0, sizeof *r);
 }
 
+/* r's per-point arrays with one metric more, the new one's mean in v and
+ * its sd and half-width NaN; into mean, sd, hw (freed on failure). */
+static int widen(const struct exp_result *r, const double *v, double **mean, double **sd, double **hw)
+{
+    size_t n = r->nmetrics + 1;
+    const double *src[3] = {r->mean, r->sd, r->hw};
+    double **dst[3] = {mean, sd, hw};
+    int rc = 0;
+    for (int a = 0; a < 3; a++) {
+        *dst[a] = malloc(r->npoints * n * sizeof **dst[a]);
+        rc |= *dst[a] == NULL;
+        for (size_t p = 0; p < r->npoints && *dst[a]; p++) {
+            memcpy(*dst[a] + p * n, src[a] + p * r->nmetrics, r->nmetrics * sizeof **dst[a]);
+            (*dst[a])[p * n + r->nmetrics] = a == 0 ? v[p] : NAN;
+        }
+    }
+    if (rc != 0)
+        free(*mean), free(*sd), free(*hw);
+    return rc ? -1 : 0;
+}
+
+/* r->sum with three more columns (mean, sd, hw of the new metric). */
+static int widen_sum(const struct exp_result *r, const char *name, enum output_kind kind, const double *v,
+                     struct results *out)
+{
+    const struct results *in = &r->sum;
+    if (results_init(out, in->nlabels, in->ncols + 3) != 0)
+        return -1;
+    memcpy(out->label_names, in->label_names, in->nlabels * sizeof *in->label_names);
+    memcpy(out->cols, in->cols, in->ncols * sizeof *in->cols);
+    results_stat_metric(out, in->ncols, name, kind);
+    double *row = malloc((in->ncols + 3) * sizeof *row);
+    int rc = row ? 0 : -1;
+    for (size_t p = 0; p < in->nrows && rc == 0; p++) {
+        memcpy(row, &in->v[p * in->ncols], in->ncols * sizeof *row);
+        row[in->ncols] = v[p], row[in->ncols + 1] = row[in->ncols + 2] = NAN;
+        rc = results_add(out, (const char *const *)&in->labels[p * in->nlabels], row);
+    }
+    free(row);
+    if (rc != 0)
+        results_fini(out);
+    return rc;
+}
+
+int exp_result_add_metric(struct exp_result *r, const char *name, enum output_kind kind, const double *v)
+{
+    double *mean, *sd, *hw;
+    struct results sum;
+    char(*metric)[64] = realloc(r->metric, (r->nmetrics + 1) * sizeof *metric);
+    if (metric != NULL)
+        r->metric = metric;
+    enum output_kind *kinds = realloc(r->kind, (r->nmetrics + 1) * sizeof *kinds);
+    if (kinds != NULL)
+        r->kind = kinds;
+    if (metric == NULL || kinds == NULL || r->sum.nrows != r->npoints)
+        return -1;
+    if (widen(r, v, &mean, &sd, &hw) != 0)
+        return -1;
+    if (widen_sum(r, name, kind, v, &sum) != 0) {
+        free(mean), free(sd), free(hw);
+        return -1;
+    }
+    free(r->mean), free(r->sd), free(r->hw);
+    results_fini(&r->sum);
+    r->mean = mean, r->sd = sd, r->hw = hw, r->sum = sum;
+    snprintf(r->metric[r->nmetrics], 64, "%s", name);
+    r->kind[r->nmetrics++] = kind;
+    return 0;
+}
+
 struct grid {
     size_t naxes, npoints;
     char keys[EXP_MAX_AXES][128];
@@ -322,6 +392,80 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* exp_batch's shared state: the next run to take, and the first failure. */
+struct batch_ctx {
+    const struct scenario *const *scs;
+    const uint32_t *reps;
+    size_t n;
+    const struct summary_cols *cols;
+    volatile sig_atomic_t *stop;
+    double *rows;
+    atomic_size_t next;
+    atomic_int failed; /* 1 a run failed, 3 stopped */
+    pthread_mutex_t lock;
+    char err[512];
+};
+
+static void *batch_worker(void *arg)
+{
+    struct batch_ctx *b = arg;
+    for (;;) {
+        size_t i = atomic_fetch_add(&b->next, 1);
+        if (i >= b->n || atomic_load(&b->failed))
+            break;
+        if (b->stop && *b->stop) {
+            atomic_store(&b->failed, 3);
+            break;
+        }
+        char err[512];
+        bool complete = true;
+        double *row = &b->rows[i * b->cols->n];
+        if (job_row(b->scs[i], b->reps[i], b->cols, b->stop, &complete, row, err, sizeof err) != 0 ||
+            !complete) {
+            for (size_t c = 0; c < b->cols->n; c++)
+                row[c] = NAN;
+            pthread_mutex_lock(&b->lock);
+            if (!atomic_load(&b->failed) && complete)
+                snprintf(b->err, sizeof b->err, "%.480s", err);
+            atomic_store(&b->failed, complete ? 1 : 3);
+            pthread_mutex_unlock(&b->lock);
+            break;
+        }
+    }
+    return NULL;
+}
+
+int exp_batch(const struct scenario *const *scs, const uint32_t *reps, size_t n,
+              const struct summary_cols *cols, unsigned threads, volatile sig_atomic_t *stop,
+              double *rows, char *err, size_t errsz)
+{
+    struct batch_ctx b = {.scs = scs, .reps = reps, .n = n, .cols = cols, .stop = stop, .rows = rows};
+    for (size_t i = 0; i < n * cols->n; i++)
+        rows[i] = NAN;
+    atomic_init(&b.next, 0);
+    atomic_init(&b.failed, 0);
+    pthread_mutex_init(&b.lock, NULL);
+    unsigned nt = threads ? threads : 1, started = 0;
+    if (nt > n)
+        nt = n ? (unsigned)n : 1;
+    if (nt > 256)
+        nt = 256;
+    pthread_t th[256];
+    for (unsigned i = 0; i < nt; i++)
+        started += pthread_create(&th[started], NULL, batch_worker, &b) == 0;
+    if (started == 0)
+        batch_worker(&b); /* no thread could start: run them here */
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    pthread_mutex_destroy(&b.lock);
+    int rc = atomic_load(&b.failed);
+    if (rc == 1)
+        snprintf(err, errsz, "%s", b.err);
+    else if (rc == 3)
+        snprintf(err, errsz, "interrupted");
+    return rc;
+}
+
 /* ---- files ---- */
 
 static int layout_of_grid(struct layout *l, const struct grid *g, const struct summary_cols *cols)
@@ -361,23 +505,30 @@ struct fingerprint {
     uint64_t scenario, grid;
 };
 
-static int fingerprint_of(const struct scenario *point0, const struct layout *l,
-                          struct fingerprint *fp)
+int exp_fingerprint(const struct scenario *sc, uint64_t *fp)
 {
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     if (f == NULL)
         return -1;
-    scenario_write_ini(point0, f);
+    scenario_write_ini(sc, f);
     fclose(f);
-    fp->scenario = FNV_START; /* every line but comments (they name the file it came from) */
+    *fp = FNV_START; /* every line but comments (they name the file it came from) */
     for (const char *line = text, *nl; *line; line = nl + (*nl != '\0')) {
         nl = line + strcspn(line, "\n");
         if (*line != ';' && *line != '#')
-            fp->scenario = fnv1a(fp->scenario, line, (size_t)(nl - line) + 1);
+            *fp = fnv1a(*fp, line, (size_t)(nl - line) + 1);
     }
     free(text);
+    return 0;
+}
+
+static int fingerprint_of(const struct scenario *point0, const struct layout *l,
+                          struct fingerprint *fp)
+{
+    if (exp_fingerprint(point0, &fp->scenario) != 0)
+        return -1;
     fp->grid = FNV_START;
     for (size_t k = 0; k < l->naxes; k++)
         fp->grid = fnv1a(fp->grid, l->keys[k], strlen(l->keys[k]) + 1);

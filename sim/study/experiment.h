@@ -17,7 +17,9 @@
  *                   Student-t half-width of each metric (stats.h; only
  *                   when every job is here)
  * `merge` reads shard directories' jobs.csv and writes the same sweep.csv,
- * byte for byte, that one machine would have. Wall-clock times are left
+ * byte for byte, that one machine would have. exp_batch runs any list of
+ * (scenario, replication) runs on the same kind of pool, seeded the same
+ * way, without files (envelope.c's probes). Wall-clock times are left
  * out so that the outputs depend only on the scenario and the seed.
  * Costs: jobs × one run; memory: jobs × metrics doubles.
  */
@@ -27,6 +29,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "output.h"
 #include "results.h"
@@ -69,6 +72,12 @@ struct exp_result {
 
 void exp_result_fini(struct exp_result *r);
 
+/* Appends a metric computed after the runs (tune's margin) to a finished
+ * result: its value per point in v (sd and half-width NaN: no spread over
+ * replications), in mean/sd/hw and as three more columns of sum. Returns
+ * 0, or -1 when memory is short (r unchanged). O(points × metrics). */
+int exp_result_add_metric(struct exp_result *r, const char *name, enum output_kind kind, const double *v);
+
 /* Expands one grid axis ("KEY=V1,V2", "KEY=A..B" integer step 1,
  * "KEY=A..B*F" geometric with factor F > 1, "KEY=A..B+S" arithmetic; A and B
  * may carry a unit, such as 50ms..800ms*2). Returns the number of values
@@ -88,6 +97,23 @@ size_t exp_expand_axis(const char *text, char *key, size_t keysz, char out[][128
  * it when every job ran here, or on a stop with the jobs done so far. */
 int exp_run(const struct exp_spec *spec, struct scenario_diag *diag, struct exp_result *result,
             char *err, size_t errsz);
+
+/* A batch of independent runs (envelope.h's probes): run i is scs[i]
+ * with replication reps[i] (seeded from (its seed, reps[i]) as a sweep's
+ * job is). Runs them on `threads` threads (0: 1) and writes run i's
+ * summary row (summary_row: every column of cols, which every scenario
+ * must have) at rows[i × cols->n]: the same whatever the threads. Nothing
+ * is written to disk. Returns 0; 1 with a message when a run failed; 3
+ * when stopped by *stop (rows of the runs not done are NaN). Costs: n runs. */
+int exp_batch(const struct scenario *const *scs, const uint32_t *reps, size_t n,
+              const struct summary_cols *cols, unsigned threads, volatile sig_atomic_t *stop,
+              double *rows, char *err, size_t errsz);
+
+/* The fingerprint of an effective scenario, as experiment.csv records it:
+ * FNV-1a (64 bits) of scenario_write_ini's lines, comments left out (the
+ * same scenario from another path has the same). Returns 0, or -1 when
+ * memory is short. O(scenario). */
+int exp_fingerprint(const struct scenario *sc, uint64_t *fp);
 
 /* Whether dir holds an unfinished sweep (its status.csv says complete,0),
  * which only `sweep --resume` may continue (or --force replace). */
