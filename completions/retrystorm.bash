@@ -319,11 +319,15 @@ _retrystorm()
     -o)
         _retrystorm_files
         ;;
-    --set | --vary | --grid | --load | --duration | --trigger)
-        _retrystorm_keys
-        ;;
     --load)
-        _retrystorm_add load.rate=
+        if [[ $cmd == hysteresis ]]; then
+            _retrystorm_add load.rate=
+        else
+            _retrystorm_keys
+        fi
+        ;;
+    --set | --vary | --grid | --duration | --trigger)
+        _retrystorm_keys
         ;;
     --objective | --sort)
         if [[ $cur == *:* ]]; then

@@ -41,8 +41,7 @@ grep -q '^error: service server: utilisation 1\.00 per replica .*over capacity b
 "$bin" run storm --set run.duration=70s --quiet -o "$tmp/lint-run" --force > /dev/null 2> "$tmp/lint.err" || fail "run --quiet"
 [ -s "$tmp/lint.err" ] && fail "run --quiet printed: $(head -3 "$tmp/lint.err")"
 # Help everywhere (exit 0): each command's options and examples.
-for c in run compare sweep merge tune plot check list serve hysteresis; do
-for c in run compare sweep merge tune plot check list serve map margin; do
+for c in run compare sweep merge tune plot check list serve hysteresis map margin; do
   expect 0 "^retrystorm $c: " -- "$bin" "$c" --help
   expect 0 'examples?:' -- "$bin" help "$c"
   expect 0 "usage: retrystorm .*$c|usage: retrystorm \[run\]" -- "$bin" "$c" -h
