@@ -246,12 +246,13 @@ async function run() {
 }
 
 function digest(j) {
-  return { files: j.files, ts: parseCsv(j.files["timeseries.csv"]), sum: summaryRow(j.files["summary.csv"]) };
+  return { files: j.files, ts: parseCsv(j.files["timeseries.csv"]), sum: summaryRow(j.files["summary.csv"]), reason: j.verdict_reason || "" };
 }
 
 // ---- summary cards: the numbers of summary.csv ----
 const cardDefs = [
-  { key: "recovered", label: "recovered", fmt: (v) => (v === "1" ? "yes" : v === "0" ? "no" : "no phase"), tone: (v) => (v === "1" ? "good" : v === "0" ? "bad" : "") },
+  // the verdict (docs/verdicts.md), and why under it
+  { key: "verdict", label: "verdict", fmt: (v) => v, tone: (v) => (v === "recovered" || v === "stable" ? "good" : v === "metastable" || v === "overloaded" ? "bad" : ""), why: true },
   { key: "recovery_s", label: "time to recover", fmt: (v, row) => (v !== "" ? `${(+v).toFixed(1)} s` : row.recovered === "0" ? "never" : "—") },
   { key: "attempts_mean", label: "attempts per request", fmt: (v) => (+v).toFixed(2) },
   { key: "lat_p99", label: "p99 latency", fmt: (v) => (v === "" ? "—" : `${(+v * 1000).toFixed(0)} ms`) },
@@ -278,6 +279,15 @@ function cards() {
       const vb = results.b.sum[d.key];
       b.className = "value b"; b.dataset.value = vb; b.textContent = "B: " + d.fmt(vb, results.b.sum);
       c.append(b);
+    }
+    if (d.why) { // the reason: which signal stayed out of the baseline's band, or came back
+      for (const [tag, run] of [["", results.a], ["B: ", results.b]]) {
+        if (!run || !run.reason) continue;
+        const w = document.createElement("div");
+        w.className = "why"; w.textContent = tag + run.reason;
+        c.append(w);
+      }
+      c.classList.add("wide");
     }
     box.append(c);
   }

@@ -388,6 +388,8 @@ static int run_loaded(FILE *f, const struct scenario *sc, const struct api_limit
         fputs("{\"ok\":true,", f);
         json_num_field(f, "wall_s", wall, true);
         json_uint_field(f, "events", (unsigned long long)sum.events, false);
+        json_str_field(f, "verdict", verdict_names[sum.verdict], false);
+        json_str_field(f, "verdict_reason", sum.verdict_reason, false);
         json_key(f, "shape", false);
         shape(f, sc);
         fputc(',', f);

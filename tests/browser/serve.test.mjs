@@ -33,7 +33,7 @@ function cli(scenario, sets) {
   }
 }
 
-const CARDS = ["recovered", "recovery_s", "attempts_mean", "lat_p99", "ok_share", "wasted", "amplification"];
+const CARDS = ["verdict", "recovery_s", "attempts_mean", "lat_p99", "ok_share", "wasted", "amplification"];
 
 async function cards(page, which) {
   return page.$$eval(`#cards .card`, (cs, which) => Object.fromEntries(cs.map((c) => {
@@ -89,7 +89,9 @@ try {
   const want = cli("storm", sets), got = await cards(page, 0);
   for (const k of CARDS) check(got[k] === want[k], `card ${k}: page ${got[k]}, command line ${want[k]}`);
   const shown = await cardText(page, 0);
-  check(shown.recovered === "no" && shown.recovery_s === "never" &&
+  const why = await page.$eval(`#cards .card[data-key="verdict"] .why`, (e) => e.textContent);
+  check(why.startsWith("still out of the baseline's band") && why.includes("queue"), `the verdict says why: ${why}`);
+  check(shown.verdict === "metastable" && shown.recovery_s === "never" &&
         shown.attempts_mean === (+want.attempts_mean).toFixed(2), `cards read ${JSON.stringify(shown)}`);
 
   // 2. a slider is a --set: the spike's size to x4 (the slider writes x4, not 4)
@@ -112,13 +114,13 @@ try {
   await page.click("#run");
   await runsDone(page, 3);
   const wantB = cli("storm", [...sets, "layer.app.attempts=1"]), gotB = await cards(page, 1), gotA = await cards(page, 0);
-  for (const k of ["attempts_mean", "recovered", "ok_share"]) {
+  for (const k of ["attempts_mean", "verdict", "ok_share"]) {
     check(gotB[k] === wantB[k], `B card ${k}: page ${gotB[k]}, command line ${wantB[k]}`);
     check(gotA[k] === want[k], `A card ${k} unchanged: ${gotA[k]}`);
   }
   const shownB = await cardText(page, 1);
-  check(shownB.recovered === "B: yes" && shownB.recovery_s === `B: ${(+wantB.recovery_s).toFixed(1)} s`,
-        `B's cards read ${shownB.recovered}, ${shownB.recovery_s}`);
+  check(shownB.verdict === "B: recovered" && shownB.recovery_s === `B: ${(+wantB.recovery_s).toFixed(1)} s`,
+        `B's cards read ${shownB.verdict}, ${shownB.recovery_s}`);
   const legend = await page.$$eval("#chart-load .u-legend .u-series", (s) => s.length);
   check(legend === 7, `the load chart overlays both variants (${legend - 1} series)`);
   check((await page.evaluate(() => location.hash)).includes("ab=1"), "the URL holds the A/B state");
