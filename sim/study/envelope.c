@@ -238,6 +238,14 @@ static int load_probe(const struct env_spec *spec, const struct env_result *res,
     return scenario_load(sc, spec->scenario, sets, n, diag) != 0 ? 2 : 0;
 }
 
+unsigned env_default_reps(double level)
+{
+    /* all n runs one way: the Wilson bound n / (n + z²) passes p when n > z² p / (1 − p) */
+    double p = level > 0.5 ? level : 1 - level, z2 = ENV_Z95 * ENV_Z95;
+    unsigned n = (unsigned)floor(z2 * p / (1 - p)) + 1;
+    return n > ENV_DEFAULT_REPS ? n : ENV_DEFAULT_REPS;
+}
+
 /* Every input checked before anything runs: the options, each cell's
  * scenario at both ends of the range, the columns, the directory. */
 static int check_inputs(const struct env_spec *spec, struct env_result *res, struct summary_cols *cols,
@@ -248,7 +256,7 @@ static int check_inputs(const struct env_spec *spec, struct env_result *res, str
         rc = 2, snprintf(err, errsz, "%zu --set options and grid values; the limit is %d", spec->nsets, ENV_MAX_SETS);
     double span = res->trig.hi - res->trig.lo;
     res->level = spec->level > 0 ? spec->level : 0.5;
-    res->reps = spec->reps ? spec->reps : ENV_DEFAULT_REPS;
+    res->reps = spec->reps ? spec->reps : env_default_reps(res->level);
     res->resolution = spec->resolution > 0 ? spec->resolution : span / ENV_DEFAULT_STEPS;
     if (rc == 0 && (res->resolution < span / ENV_MAX_STEPS || !(res->resolution < span))) {
         snprintf(err, errsz, "--resolution %g: expected a step from (B - A) / %.0f to below B - A = %g", res->resolution,

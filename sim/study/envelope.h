@@ -42,7 +42,7 @@
 #include "verdict.h" /* enum verdict: what each run is counted as */
 
 
-#define ENV_DEFAULT_REPS 20u   /* most replications per probe */
+#define ENV_DEFAULT_REPS 20u   /* most replications per probe, at least (env_default_reps) */
 #define ENV_DEFAULT_BATCH 5u   /* replications run before each early-stopping check */
 #define ENV_DEFAULT_STEPS 32.0 /* default resolution: (hi − lo) / 32 */
 #define ENV_MAX_STEPS 1048576.0 /* finest resolution: (hi − lo) / 2^20 */
@@ -102,6 +102,11 @@ struct env_range {
 int env_parse_range(const char *option, const char *text, struct env_range *r, char *err, size_t errsz);
 /* The value t as the scenario takes it (prefix, %.6g, unit). */
 void env_format(const struct env_range *r, double t, char *out, size_t size);
+
+/* The default --reps at a level: 20, or the fewest runs whose Wilson 95 %
+ * interval can exclude the level when all go one way (73 at 0.95), so that
+ * a probe can be decided. */
+unsigned env_default_reps(double level);
 
 enum env_flag { ENV_BELOW = 1, ENV_ABOVE = 2, ENV_NONMONOTONE = 4, ENV_OVERLOAD = 8, ENV_UNDECIDED = 16 };
 
