@@ -50,7 +50,8 @@ static void queue(size_t a, size_t b, double q)
 
 static struct verdict_result judge(rs_time t0, rs_time t1, const struct verdict_params *p)
 {
-    struct verdict_times t = {0, t0, t1, (rs_time)m.nbuckets * RS_S, true};
+    struct verdict_times t = {.end = (rs_time)m.nbuckets * RS_S, .complete = true, .ntriggers = t0 >= 0};
+    t.trigger[0][0] = t0, t.trigger[0][1] = t1;
     struct verdict_result v;
     verdict_judge(&m, p ? p : &P, &t, &v);
     return v;
@@ -78,7 +79,15 @@ static void overloaded_baselines(void **state)
         m.b[i].outcomes[OUT_OK] = 89; /* 89 < 0.9 · 100 */
     struct verdict_result v = judge(60 * RS_S, 70 * RS_S, NULL);
     assert_int_equal(v.v, VERDICT_OVERLOADED);
-    assert_non_null(strstr(v.reason, "goodput 89/s is below the offered 100/s"));
+    assert_non_null(strstr(v.reason, "before the trigger, requests answered (ok, business or failed) 89/s fall short of the offered 100/s"));
+    for (size_t i = 0; i < 60; i++) /* failed answers keep up: injected errors are not overload */
+        m.b[i].outcomes[OUT_FAILED] = 11;
+    assert_int_equal(judge(60 * RS_S, 70 * RS_S, NULL).v, VERDICT_RECOVERED);
+    for (size_t i = 0; i < 60; i++) /* requests given up on do not */
+        m.b[i].outcomes[OUT_FAILED] = 0, m.b[i].outcomes[OUT_EXHAUSTED] = 11;
+    assert_int_equal(judge(60 * RS_S, 70 * RS_S, NULL).v, VERDICT_OVERLOADED);
+    for (size_t i = 0; i < 60; i++)
+        m.b[i].outcomes[OUT_EXHAUSTED] = 0;
     for (size_t i = 0; i < 60; i++)
         m.b[i].outcomes[OUT_OK] = 90; /* exactly 90 %: kept up */
     assert_int_equal(judge(60 * RS_S, 70 * RS_S, NULL).v, VERDICT_RECOVERED);
@@ -89,7 +98,9 @@ static void overloaded_baselines(void **state)
     assert_non_null(strstr(v.reason, "the queue grew from 9.5 to 49.5"));
     assert_int_equal(judge(-1, -1, NULL).v, VERDICT_STABLE); /* the whole run: back to 2 after 60 s */
     queue(60, N, 60);
-    assert_int_equal(judge(-1, -1, NULL).v, VERDICT_OVERLOADED);
+    v = judge(-1, -1, NULL);
+    assert_int_equal(v.v, VERDICT_OVERLOADED);
+    assert_non_null(strstr(v.reason, "over the run (no trigger), the queue grew"));
     metrics_fini(&m);
 }
 
@@ -135,7 +146,7 @@ static void persistence_boundary(void **state)
     v = judge(50 * RS_S, 60 * RS_S, NULL);
     assert_int_equal(v.v, VERDICT_METASTABLE);
     /* the reason: the last window out of band before persistence ran out */
-    assert_non_null(strstr(v.reason, "59 s after the trigger ended: queue 101.6 (band <= 3)"));
+    assert_non_null(strstr(v.reason, "59 s after the trigger ended at 60 s: queue 101.6 (band <= 3)"));
     assert_null(strstr(v.reason, "in flight")); /* above its band, but not growing */
     metrics_fini(&m);
 }
@@ -177,11 +188,19 @@ static void undetermined_runs(void **state)
     assert_non_null(strstr(v.reason, "the run ended 60 s after the trigger ended"));
     v = judge(130 * RS_S, 136 * RS_S, NULL); /* 64 s after: the last start (195 s) has its hold */
     assert_int_equal(v.v, VERDICT_METASTABLE);
-    struct verdict_times t = {0, 50 * RS_S, 60 * RS_S, 100 * RS_S, false};
+    /* interrupted at 100 s, 40 s after the trigger: undetermined; at 130 s,
+     * 70 s after (more than persist + hold): judged on what it saw */
+    struct verdict_times t = {.end = 100 * RS_S, .complete = false, .ntriggers = 1, .trigger = {{50 * RS_S, 60 * RS_S}}};
     queue(50, N, 500);
     verdict_judge(&m, &P, &t, &v);
     assert_int_equal(v.v, VERDICT_UNDETERMINED);
-    assert_non_null(strstr(v.reason, "was interrupted"));
+    assert_non_null(strstr(v.reason, "the run was interrupted 40 s after the trigger ended"));
+    t.end = 130 * RS_S;
+    verdict_judge(&m, &P, &t, &v);
+    assert_int_equal(v.v, VERDICT_METASTABLE);
+    t.end = 55 * RS_S; /* before the trigger ended */
+    verdict_judge(&m, &P, &t, &v);
+    assert_non_null(strstr(v.reason, "the run was interrupted at 55 s, before the trigger ended at 60 s"));
     assert_int_equal(judge(2 * RS_S, 10 * RS_S, NULL).v, VERDICT_UNDETERMINED);
     v = judge(3 * RS_S, 10 * RS_S, NULL); /* 3 windows: a baseline; back at once */
     assert_int_equal(v.v, VERDICT_RECOVERED);
@@ -256,7 +275,8 @@ static void baseline_after_warmup(void **state)
     (void)state;
     fresh(N);
     queue(0, 20, 400);
-    struct verdict_times t = {20 * RS_S, 50 * RS_S, 60 * RS_S, N * RS_S, true};
+    struct verdict_times t = {.warmup = 20 * RS_S, .end = N * RS_S, .complete = true, .ntriggers = 1,
+                              .trigger = {{50 * RS_S, 60 * RS_S}}};
     struct verdict_result v;
     verdict_judge(&m, &P, &t, &v);
     assert_int_equal(v.v, VERDICT_RECOVERED);
@@ -333,6 +353,36 @@ static void p99_after_the_trigger_counts_new_requests(void **state)
     metrics_fini(&m);
 }
 
+/* Two triggers, judged in order: the first recovers before the second
+ * (recovery_s from the second's end); the first persisting past
+ * verdict_persist before the second starts makes the run metastable though
+ * the second recovers; the first still out when the second starts, sooner
+ * than persist, is judged with it. */
+static void triggers_in_order(void **state)
+{
+    (void)state;
+    fresh(N);
+    struct verdict_times t = {.end = N * RS_S, .complete = true, .ntriggers = 2,
+                              .trigger = {{30 * RS_S, 40 * RS_S}, {120 * RS_S, 125 * RS_S}}};
+    struct verdict_result v;
+    queue(30, 50, 500);   /* the first: back at 50 s */
+    queue(120, 135, 500); /* the second: back at 135 s */
+    verdict_judge(&m, &P, &t, &v);
+    assert_int_equal(v.v, VERDICT_RECOVERED);
+    assert_true(fabs(v.recovery_s - 10) < 1e-9);
+    queue(30, 120, 500); /* the first never comes back before the second: 80 s out */
+    verdict_judge(&m, &P, &t, &v);
+    assert_int_equal(v.v, VERDICT_METASTABLE);
+    assert_non_null(strstr(v.reason, "after the trigger ended at 40 s"));
+    t.trigger[1][0] = 90 * RS_S, t.trigger[1][1] = 95 * RS_S; /* 50 s after the first: judged with it */
+    fresh(N);
+    queue(30, 110, 500);
+    verdict_judge(&m, &P, &t, &v);
+    assert_int_equal(v.v, VERDICT_RECOVERED);
+    assert_true(fabs(v.recovery_s - 15) < 1e-9);
+    metrics_fini(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -346,6 +396,7 @@ int main(void)
         cmocka_unit_test(p99_counts),
         cmocka_unit_test(baseline_after_warmup),
         cmocka_unit_test(windows_of_whole_buckets),
+        cmocka_unit_test(triggers_in_order),
         cmocka_unit_test(p99_after_the_trigger_counts_new_requests),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

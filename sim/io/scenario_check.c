@@ -60,10 +60,6 @@ static void check_run(struct apply_ctx *ac)
                      scn_at(ac, "bucket", w, sizeof w), units_format_duration(sc->bucket, a, sizeof a),
                      (long long)(sc->duration / sc->bucket), SCENARIO_MAX_BUCKETS,
                      (long long)(sc->duration / sc->bucket) * 200 / 1000000);
-    if (sc->verdict_hold < sc->verdict_window)
-        scn_diag_add(d, "%s: [run] verdict_hold = %s: must be at least verdict_window (%s)",
-                     scn_at(ac, "verdict_hold", w, sizeof w), units_format_duration(sc->verdict_hold, a, sizeof a),
-                     units_format_duration(sc->verdict_window, b, sizeof b));
     check_drain(ac);
     bool occ = sc->services[0].model == MODEL_OCC;
     if (sc->model == LOAD_OPEN && !occ && !scn_given(ac, S_LOAD, "rate") && sc->trace[0] == '\0')

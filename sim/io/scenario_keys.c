@@ -50,7 +50,7 @@ const struct key_desc scn_keys[] = {
     {S_RUN, "seed", T_SEED, RUN(seed), 0, 0, "an integer from 0 to 18446744073709551615", NULL, 0},
     {S_RUN, "bucket", T_DURATION, RUN(bucket), 1, 0, "a duration > 0 such as 1s or 10ms", NULL, 0},
     {S_RUN, "verdict_window", T_DURATION, RUN(verdict_window), 1, 0, "a duration > 0 such as 1s (whole buckets)", NULL, 0},
-    {S_RUN, "verdict_hold", T_DURATION, RUN(verdict_hold), 1, 0, "a duration > 0 such as 5s, at least verdict_window", NULL, 0},
+    {S_RUN, "verdict_hold", T_DURATION, RUN(verdict_hold), 1, 0, "a duration > 0 such as 5s (at least one window)", NULL, 0},
     {S_RUN, "verdict_persist", T_DURATION, RUN(verdict_persist), 1, 0, "a duration > 0 such as 60s", NULL, 0},
     {S_RUN, "verdict_tolerance", T_REAL, RUN(verdict_tolerance), 0, 1, "a number from 0 to 1", NULL, 0},
     {S_RUN, "drain", T_BOOL, RUN(drain), 0, 0, "true, false", NULL, 0},

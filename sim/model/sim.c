@@ -109,11 +109,11 @@ static int hedge_levels(struct sim *s, char *err, size_t errsz)
     return 0;
 }
 
-/* The trigger: the last group of phases and herds that overlap or touch
- * (each starting no later than the group's end so far), from its first
- * start to its last end; the baseline starts after the warm-up and after
- * any earlier phase (a warm-up phase, an earlier spike). -1 and -1
- * without any. O(k²) for k phases and herds. */
+/* The triggers: groups of phases and herds that overlap or touch (each
+ * starting no later than the group's end so far), in order. A phase that
+ * starts at or before the warm-up's end (a warm-up phase from t = 0) is
+ * the start-up, not a trigger: the baseline starts after it. O(k log k)
+ * for k phases and herds. */
 static int by_start(const void *a, const void *b)
 {
     const rs_time *x = a, *y = b;
@@ -124,25 +124,26 @@ static void trigger_times(const struct scenario *sc, struct verdict_times *t)
 {
     rs_time iv[SCENARIO_MAX_PHASES + SCENARIO_MAX_HERDS][2];
     size_t n = 0;
-    for (unsigned i = 0; i < sc->nphases; i++)
-        iv[n][0] = sc->phases[i].start, iv[n++][1] = sc->phases[i].end;
+    for (unsigned i = 0; i < sc->nphases; i++) {
+        const struct phase_cfg *ph = &sc->phases[i];
+        if (ph->start <= sc->warmup && ph->end > t->warmup)
+            t->warmup = ph->end; /* start-up */
+        else if (ph->start > sc->warmup)
+            iv[n][0] = ph->start, iv[n++][1] = ph->end;
+    }
     for (unsigned i = 0; i < sc->nherds; i++)
         iv[n][0] = iv[n][1] = sc->herds[i], n++;
-    if (n == 0)
-        return;
     qsort(iv, n, sizeof iv[0], by_start);
-    rs_time start = iv[0][0], end = iv[0][1], before = -1;
-    for (size_t i = 1; i < n; i++) {
-        if (iv[i][0] > end) { /* a new group: the one before ends the baseline's exclusions */
-            before = end;
-            start = iv[i][0];
+    t->ntriggers = 0;
+    for (size_t i = 0; i < n; i++) {
+        rs_time (*g)[2] = &t->trigger[t->ntriggers - 1];
+        if (t->ntriggers > 0 && iv[i][0] <= (*g)[1]) {
+            (*g)[1] = iv[i][1] > (*g)[1] ? iv[i][1] : (*g)[1];
+            continue;
         }
-        end = iv[i][1] > end ? iv[i][1] : end;
+        t->trigger[t->ntriggers][0] = iv[i][0];
+        t->trigger[t->ntriggers++][1] = iv[i][1];
     }
-    t->trigger_start = start;
-    t->trigger_end = end;
-    if (before > t->warmup)
-        t->warmup = before;
 }
 
 struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *err, size_t errsz)
@@ -178,9 +179,9 @@ struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *er
         snprintf(err, errsz, "out of memory for the verdict's windows");
         goto fail;
     }
-    struct verdict_times tt = {sc->warmup, -1, -1, 0, false};
+    struct verdict_times tt = {.warmup = sc->warmup};
     trigger_times(sc, &tt);
-    s->m.win_since = tt.trigger_end > 0 ? tt.trigger_end : 0; /* after it: new requests' p99 */
+    s->m.win_since = tt.ntriggers ? tt.trigger[tt.ntriggers - 1][1] : 0; /* after it: new requests' p99 */
     if (hedge_levels(s, err, errsz) != 0)
         goto fail;
     if (service_init(s, err, errsz) != 0)
@@ -644,7 +645,8 @@ void sim_verdict(const struct sim *s, struct verdict_result *v)
 {
     const struct scenario *sc = &s->sc;
     /* a drain's buckets, after duration, have no arrivals: not the run's */
-    struct verdict_times t = {sc->warmup, -1, -1, s->now < sc->duration ? s->now : sc->duration, sim_complete(s)};
+    struct verdict_times t = {.warmup = sc->warmup, .end = s->now < sc->duration ? s->now : sc->duration,
+                              .complete = sim_complete(s)};
     trigger_times(sc, &t);
     struct verdict_params p = {sc->verdict_window, sc->verdict_hold, sc->verdict_persist, sc->verdict_tolerance};
     verdict_judge(&s->m, &p, &t, v);

@@ -24,6 +24,11 @@ static const struct {
     [VS_P99] = {0, 1e3, " ms", false},
 };
 
+/* The outcomes that answer a request as the service meant to (not given
+ * up on: exhausted, deadline, throttled, breaker): the baseline keeps up
+ * when they come as fast as requests are offered. */
+static const enum outcome answered_outcomes[] = {OUT_OK, OUT_BUSINESS, OUT_FAILED};
+
 size_t verdict_window_buckets(const struct metrics *m, rs_time window)
 {
     size_t b = (size_t)((window + m->bucket_ns - 1) / m->bucket_ns);
@@ -124,17 +129,26 @@ static double width(int k, double mean, double sd, double tol)
     return fmax(w, sig[k].floor);
 }
 
-/* Whether the baseline [a, b) is stationary; if not, why into out. Its
- * goodput keeps up with its offered load, and neither the queue nor in
- * flight grew from its first third to its last by more than the band's
+/* Whether the baseline [a, b) is stationary; if not, why into out. The
+ * requests it answers keep up with its offered load, and neither the queue
+ * nor in flight (each window's scaled by the mean offered rate over its
+ * own, so that a load that rises and falls, as a trace's, is not taken for
+ * growth) grew from its first third to its last by more than the band's
  * width (its standard deviation from successive differences, which a
  * trend does not inflate). */
 static bool stationary(const struct metrics *m, size_t a, size_t b, double tol, const struct moments *base,
-                       char *out, size_t size)
+                       const char *when, char *out, size_t size)
 {
-    if (base->mean[VS_GOODPUT] < (1 - tol) * base->offered) {
-        snprintf(out, size, "before the trigger, goodput %.4g/s is below the offered %.4g/s by more than %.0f %%",
-                 base->mean[VS_GOODPUT], base->offered, 100 * tol);
+    double answered = 0, len = 0;
+    for (size_t i = a * m->win_buckets; i < b * m->win_buckets; i++) {
+        for (size_t o = 0; o < sizeof answered_outcomes / sizeof answered_outcomes[0]; o++)
+            answered += (double)m->b[i].outcomes[answered_outcomes[o]];
+        len += metrics_bucket_len(m, i);
+    }
+    answered /= len;
+    if (answered < (1 - tol) * base->offered) {
+        snprintf(out, size, "%s, requests answered (ok, business or failed) %.4g/s fall short of the offered %.4g/s "
+                 "by more than %.0f %%", when, answered, base->offered, 100 * tol);
         return false;
     }
     size_t third = (b - a) / 3;
@@ -144,6 +158,8 @@ static bool stationary(const struct metrics *m, size_t a, size_t b, double tol, 
         double first = 0, last = 0, d2 = 0, prev = 0, x[VS_N], off;
         for (size_t w = a; w < b; w++) {
             signals(m, w, x, &off);
+            if (off > 0) /* per offered request, at the mean offered rate: a load that rises is not overload */
+                x[k] *= base->offered / off;
             if (w < a + third)
                 first += x[k];
             if (w >= b - third)
@@ -156,7 +172,7 @@ static bool stationary(const struct metrics *m, size_t a, size_t b, double tol, 
         last /= (double)third;
         double sd = sqrt(d2 / (2.0 * (double)(b - a - 1)));
         if (last - first > width(k, first, sd, tol)) {
-            snprintf(out, size, "before the trigger, the %s grew from %.4g to %.4g (not stationary)",
+            snprintf(out, size, "%s, the %s grew from %.4g to %.4g (not stationary)", when,
                      verdict_signal_names[k], first, last);
             return false;
         }
@@ -194,41 +210,74 @@ static bool in_band(const struct metrics *m, size_t w, size_t hold, const struct
     return ok;
 }
 
-/* After the trigger: the first hold of in-band windows starting within
- * persist of its end. */
+/* After a trigger ending at `end`: the first hold of in-band windows
+ * starting within persist of its end and ending before window `limit` (the
+ * next trigger's start, or the run's end). RECOVERED with its window in
+ * *at; PERSISTED when no hold started within persist and the run saw it
+ * (the last window out of band, and why, in *at and why); OPEN when the
+ * limit came first. */
+enum outcome_after { RECOVERED, PERSISTED, OPEN };
+
+static enum outcome_after scan(const struct metrics *m, const struct verdict_params *p, rs_time end, size_t limit,
+                               size_t hold, const struct verdict_result *v, size_t *at, char *why, size_t size)
+{
+    size_t first = first_at(m, end), last = first_at(m, end + p->persist); /* first start too late */
+    char w_why[200];
+    *at = first;
+    why[0] = '\0';
+    for (size_t w = first; w < last && w + hold <= limit; w++) {
+        if (in_band(m, w, hold, v, w_why, sizeof w_why)) {
+            *at = w;
+            return RECOVERED;
+        }
+        *at = w;
+        snprintf(why, size, "%s", w_why);
+    }
+    return last + hold - 1 <= limit ? PERSISTED : OPEN;
+}
+
+/* The triggers in order, each against the baseline's band: one that does
+ * not recover before the next starts (and persisted) makes the run
+ * metastable; one that has not had persist before the next starts is
+ * judged with it, from the next one's end. */
 static void judge_after(const struct metrics *m, const struct verdict_params *p, const struct verdict_times *t,
                         size_t hold, struct verdict_result *v)
 {
-    size_t first = first_at(m, t->trigger_end);
-    rs_time until = t->trigger_end + p->persist; /* a hold must start before this */
-    size_t last = first_at(m, until);            /* first start too late */
-    char why[200], last_why[200] = "";
-    size_t last_out = first;
-    for (size_t w = first; w < last && w + hold <= m->nwin; w++) {
-        if (!in_band(m, w, hold, v, why, sizeof why)) {
-            last_out = w;
-            snprintf(last_why, sizeof last_why, "%s", why);
-            continue;
+    double hold_s = units_seconds((rs_time)(hold * m->win_buckets) * m->bucket_ns);
+    char why[200];
+    size_t at;
+    for (size_t g = 0; g < t->ntriggers; g++) {
+        bool last = g + 1 == t->ntriggers;
+        rs_time end = t->trigger[g][1];
+        size_t limit = last ? m->nwin : before(m, t->trigger[g + 1][0]);
+        enum outcome_after r = scan(m, p, end, limit, hold, v, &at, why, sizeof why);
+        double after = win_start_s(m, at) - units_seconds(end);
+        if (r == PERSISTED) {
+            v->v = VERDICT_METASTABLE;
+            snprintf(v->reason, sizeof v->reason, "still out of the baseline's band %.4g s after the trigger ended at %.4g s: %s",
+                     after, units_seconds(end), why);
+            return;
         }
-        v->v = VERDICT_RECOVERED;
-        v->recovery_s = win_start_s(m, w) - units_seconds(t->trigger_end);
-        snprintf(v->reason, sizeof v->reason,
-                 "every signal back in the baseline's band from %.4g s, %.4g s after the trigger ended, "
-                 "over %.4g s", win_start_s(m, w), v->recovery_s, units_seconds(p->hold));
-        return;
+        if (r == RECOVERED && last) {
+            v->v = VERDICT_RECOVERED;
+            v->recovery_s = after;
+            snprintf(v->reason, sizeof v->reason,
+                     "every signal back in the baseline's band from %.4g s, %.4g s after the trigger ended, "
+                     "over %.4g s", win_start_s(m, at), after, hold_s);
+            return;
+        }
     }
-    if (!t->complete || last + hold - 1 > m->nwin) {
-        v->v = VERDICT_UNDETERMINED;
+    rs_time end = t->trigger[t->ntriggers - 1][1];
+    v->v = VERDICT_UNDETERMINED;
+    if (t->end < end)
+        snprintf(v->reason, sizeof v->reason, "the run %s at %.4g s, before the trigger ended at %.4g s",
+                 t->complete ? "ended" : "was interrupted", units_seconds(t->end), units_seconds(end));
+    else
         snprintf(v->reason, sizeof v->reason,
                  "the run %s %.4g s after the trigger ended, before recovery or %.4g s of persistence "
                  "(and a %.4g s hold) could be seen",
-                 t->complete ? "ended" : "was interrupted", units_seconds(t->end - t->trigger_end),
-                 units_seconds(p->persist), units_seconds(p->hold));
-        return;
-    }
-    v->v = VERDICT_METASTABLE;
-    snprintf(v->reason, sizeof v->reason, "still out of the baseline's band %.4g s after the trigger ended: %s",
-             win_start_s(m, last_out) - units_seconds(t->trigger_end), last_why);
+                 t->complete ? "ended" : "was interrupted", units_seconds(t->end - end), units_seconds(p->persist),
+                 hold_s);
 }
 
 void verdict_judge(const struct metrics *whole, const struct verdict_params *p, const struct verdict_times *t,
@@ -241,18 +290,19 @@ void verdict_judge(const struct metrics *whole, const struct verdict_params *p, 
     v->recovery_s = -1;
     for (int k = 0; k < VS_N; k++)
         v->base[k] = v->band[k] = NAN;
+    bool trig = t->ntriggers > 0;
     size_t a = first_at(m, t->warmup);
-    size_t b = t->trigger_start >= 0 ? before(m, t->trigger_start) : m->nwin;
+    size_t b = trig ? before(m, t->trigger[0][0]) : m->nwin;
     if (m->win_p99 == NULL || b < a + VERDICT_MIN_BASELINE) {
         v->v = VERDICT_UNDETERMINED;
         snprintf(v->reason, sizeof v->reason,
                  "fewer than %d whole %.4g s windows between the warm-up and the %s: no baseline",
                  VERDICT_MIN_BASELINE, units_seconds((rs_time)m->win_buckets * m->bucket_ns),
-                 t->trigger_start >= 0 ? "first trigger" : "end");
+                 trig ? "first trigger" : "end");
         return;
     }
     size_t hold = verdict_window_buckets(m, p->hold);
-    hold = (hold + m->win_buckets - 1) / m->win_buckets; /* in windows */
+    hold = (hold + m->win_buckets - 1) / m->win_buckets; /* in windows, at least one */
     struct moments base;
     moments(m, a, b, hold, &base);
     v->base_offered = base.offered;
@@ -261,14 +311,15 @@ void verdict_judge(const struct metrics *whole, const struct verdict_params *p, 
         double w = width(k, base.mean[k], base.sd[k], p->tolerance);
         v->band[k] = sig[k].up_is_good ? base.mean[k] - w : base.mean[k] + w;
     }
-    if (!stationary(m, a, b, p->tolerance, &base, v->reason, sizeof v->reason)) {
+    if (!stationary(m, a, b, p->tolerance, &base, trig ? "before the trigger" : "over the run (no trigger)",
+                    v->reason, sizeof v->reason)) {
         v->v = VERDICT_OVERLOADED;
         return;
     }
-    if (t->trigger_start < 0) {
+    if (!trig) {
         v->v = VERDICT_STABLE;
-        snprintf(v->reason, sizeof v->reason, "no trigger; goodput %.4g/s keeps up with the offered %.4g/s, "
-                 "queue and in flight stationary", base.mean[VS_GOODPUT], base.offered);
+        snprintf(v->reason, sizeof v->reason, "no trigger; requests answered keep up with the offered %.4g/s, "
+                 "queue and in flight stationary", base.offered);
         return;
     }
     judge_after(m, p, t, hold, v);

@@ -9,17 +9,21 @@
  * every service and replica), requests in flight (time-averaged) and the
  * p99 latency of the requests that ended in it (after the trigger: of
  * those that arrived after it ended, so that the trigger's own victims do
- * not count against the recovery). The *trigger* is the last group of
- * phases and herds that overlap or touch; the *baseline* is the windows
- * wholly after warm-up and any earlier phase, and before the trigger (the
- * whole run after warm-up when there is none).
+ * not count against the recovery). A *trigger* is a group of phases and
+ * herds that overlap or touch; a phase that starts when the run starts (or
+ * within the warm-up) shapes the start-up and is not one. The *baseline*
+ * is the windows wholly after warm-up and the start-up phases, and before
+ * the first trigger (the whole run after warm-up when there is none).
+ * Triggers are judged in order: one that has not recovered when the next
+ * starts is judged with it, unless it already persisted (metastable).
  *
- *   overloaded    the baseline is not stationary: its goodput is below
+ *   overloaded    the baseline is not stationary: the requests it answers
+ *                 (ok, business or failed: not given up on) fall short of
  *                 (1 − tolerance) × its offered rate, or its queue or in
  *                 flight grew (the mean of its last third exceeds that of
  *                 its first third by more than the band's width);
  *   stable        no trigger, and not overloaded;
- *   recovered     after the trigger ended, the means of every signal over
+ *   recovered     after the last trigger ended, the means of every signal over
  *                 a hold of `verdict_hold` are back in the baseline's
  *                 band, for a hold starting within `verdict_persist` of
  *                 the trigger's end; recovery_s is from the trigger's end
@@ -57,6 +61,7 @@ extern const char *const verdict_names[VERDICT_N];
 
 #define VERDICT_MIN_BASELINE 3 /* windows */
 #define VERDICT_Z 3.0          /* the band's width in baseline standard deviations */
+#define VERDICT_MAX_TRIGGERS 128 /* phases and herds */
 
 /* The signals a window has (and a band bounds). */
 enum verdict_signal { VS_GOODPUT, VS_QUEUE, VS_INFLIGHT, VS_P99, VS_N };
@@ -68,12 +73,14 @@ struct verdict_params {
 };
 
 /* What the run's times are: the baseline from `warmup` (the warm-up's end,
- * or the end of phases before the trigger) to trigger_start (< 0: no
- * trigger); end: how far the run got; complete: whether it reached its
- * duration. */
+ * or the end of start-up phases) to the first trigger's start; the
+ * triggers (groups of touching phases and herds), in order; end: how far
+ * the run got; complete: whether it reached its duration. */
 struct verdict_times {
-    rs_time warmup, trigger_start, trigger_end, end;
+    rs_time warmup, end;
     bool complete;
+    size_t ntriggers;                                          /* 0: none */
+    rs_time trigger[VERDICT_MAX_TRIGGERS][2];                  /* [start, end], in order */
 };
 
 struct verdict_result {

@@ -405,8 +405,9 @@ static void settled(struct study *s, struct env_probe *p)
 {
     struct env_cell *cell = &s->res->cells[p->cell];
     if (p->count[VERDICT_UNDETERMINED] > 0)
-        say(s, "%s=%s at %s%s%s: %u of %u runs undetermined (too short after the trigger: lengthen run.duration)",
-            s->res->trig.key, p->text, s->res->load_key, s->res->load_key[0] ? "=" : "", cell->load,
+        say(s, "%s=%s%s%s%s%s: %u of %u runs undetermined (too short after the trigger: lengthen run.duration)",
+            s->res->trig.key, p->text, s->res->load_key[0] ? " at " : "", s->res->load_key,
+            s->res->load_key[0] ? "=" : "", s->res->load_key[0] ? cell->load : "",
             p->count[VERDICT_UNDETERMINED], p->n);
     if (p->t == s->res->trig.lo && p->count[VERDICT_OVERLOADED] > 0 && p->count[VERDICT_OVERLOADED] == counted(p))
         cell->flags |= ENV_OVERLOAD; /* the load alone is too much */
@@ -482,6 +483,10 @@ static void conclude(struct env_result *r)
         const struct env_probe *pa = &r->probes[cell->pa], *pb = &r->probes[cell->pb];
         if (!pa->decided || !pb->decided)
             cell->flags |= ENV_UNDECIDED;
+        if (isnan(pa->share) || isnan(pb->share)) { /* a probe no run of which could be judged: no crossing */
+            cell->crossing = NAN;
+            continue;
+        }
         double f = pa->share > pb->share ? (pa->share - r->level) / (pa->share - pb->share) : 0.5;
         f = f < 0 ? 0 : f > 1 ? 1 : f;
         cell->crossing = pa->t + f * (pb->t - pa->t);
