@@ -319,8 +319,8 @@ void load_request_done(struct sim *s, uint32_t ri, enum outcome o)
     struct request *r = pool_at(&s->requests, ri);
     r->done = true;
     s->in_flight--;
-    metrics_outcome(&s->m, o, s->now - r->t_start, r->counted);
-    phasewin_outcome(&s->pw, s->now, o == OUT_OK, s->now - r->t_start);
+    size_t bin = metrics_outcome(&s->m, o, s->now - r->t_start, r->counted);
+    phasewin_outcome(&s->pw, s->now, o == OUT_OK, s->now - r->t_start, bin);
     if (s->sc.model == LOAD_CLOSED)
         schedule_think(s, r->client);
 }

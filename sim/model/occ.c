@@ -87,8 +87,8 @@ void occ_dispatch(struct sim *s, enum ev_type type, uint32_t c, uint32_t aux)
             uint64_t n[SCENARIO_MAX_LAYERS + 1] = {0};
             cl->done = true;
             s->in_flight--;
-            metrics_outcome(&s->m, OUT_OK, s->now, true);
-            phasewin_outcome(&s->pw, s->now, true, s->now);
+            size_t bin = metrics_outcome(&s->m, OUT_OK, s->now, true);
+            phasewin_outcome(&s->pw, s->now, true, s->now, bin);
             n[0] = n[s->sc.nlayers] = cl->writes;
             metrics_request_attempts(&s->m, n);
         } else {

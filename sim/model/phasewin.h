@@ -87,15 +87,16 @@ static inline void phasewin_server(struct phasewin *p, rs_time now)
         p->w[p->active[k]].server_arrivals++;
 }
 
-/* A logical request ended at now after lat, ok or not. */
-static inline void phasewin_outcome(struct phasewin *p, rs_time now, bool ok, rs_time lat)
+/* A logical request ended at now after lat, ok or not; bin: lat's, from
+ * metrics_outcome. */
+static inline void phasewin_outcome(struct phasewin *p, rs_time now, bool ok, rs_time lat, size_t bin)
 {
     phasewin_at(p, now);
     for (size_t k = 0; k < p->nactive; k++) {
         struct phasewin_win *w = &p->w[p->active[k]];
         w->ended++;
         w->ok += ok;
-        metrics_lat_add(&w->lat, lat);
+        metrics_lat_add_in(&w->lat, bin, lat);
     }
 }
 
