@@ -129,6 +129,27 @@ static void herd_and_clamped_bounds(void **state)
     sim_destroy(s);
 }
 
+/* With a drain, `after` still ends at the duration: arrivals every 100 ms
+ * served in 500 ms; those of 9.5 s … 9.9 s end in the drain, in no window
+ * (but in the summary), so `after` [3, 10) has 70 arrivals (3.0 … 9.9) and
+ * 70 outcomes (of 2.5 … 9.4). */
+static void drain_is_not_after(void **state)
+{
+    (void)state;
+    static const char text[] = "[run]\nduration = 10s\ndrain = true\n[load]\nrate = 10/s\narrival = uniform\n"
+                               "[server]\nworkers = 10\nservice = const(500ms)\n[layer app]\nattempts = 1\n"
+                               "[phase p]\nstart = 2s\nend = 3s\nrate = x1\n";
+    struct sim *s = run_text(text, NULL, 0);
+    const struct phasewin_win *a = &sim_phasewin(s)->w[2];
+    assert_true(sim_end(s) > 10 * RS_S);
+    assert_int_equal(sim_in_flight(s), 0);
+    assert_int_equal(a->end, 10 * RS_S);
+    assert_int_equal(a->requests, 70);
+    assert_int_equal(a->ended, 70);
+    assert_int_equal(sim_metrics(s)->outcomes[OUT_OK], 99);
+    sim_destroy(s);
+}
+
 /* The spike's own window tells what summary.csv dilutes: in storm, the
  * spike's ok share is far below the baseline's (< 0.2 of it) and below a
  * quarter of the run's; with three attempts the window after the spike
@@ -165,6 +186,7 @@ int main(void)
         cmocka_unit_test(hand_checked_windows),
         cmocka_unit_test(no_phase_no_file),
         cmocka_unit_test(herd_and_clamped_bounds),
+        cmocka_unit_test(drain_is_not_after),
         cmocka_unit_test(storm_spike_and_after),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
