@@ -6,7 +6,8 @@
 #                     plots/gallery/NAME.png
 #   gallery_fingerprint DIR
 #                     a sha256 of what a figure is drawn from: every CSV
-#                     under DIR (wall-clock columns wall_s dropped), every
+#                     under DIR but phases.csv, which no figure draws
+#                     (wall-clock columns wall_s dropped), every
 #                     scenario.ini without its version line, and the plot
 #                     scripts (plots/*.gp), in a fixed order
 gallery_each() {
@@ -40,7 +41,7 @@ gallery_each() {
 gallery_fingerprint() {
   local dir=$1 root=${2:-.}
   {
-    find "$dir" -type f -name '*.csv' -printf '%P\n' | LC_ALL=C sort | while IFS= read -r f; do
+    find "$dir" -type f -name '*.csv' ! -name phases.csv -printf '%P\n' | LC_ALL=C sort | while IFS= read -r f; do
       printf '== %s\n' "$f"
       awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) drop[i] = ($i == "wall_s") }
                { line = ""; sep = ""

@@ -162,6 +162,12 @@ expect 0 'cache objects: hit ratio' -- "$bin" run cache-flush --set run.duration
 [ -s "$tmp/cached/caches.csv" ] || fail "caches.csv missing"
 "$bin" run "$tmp/cached/scenario.ini" -o "$tmp/cached2" > /dev/null || fail "the effective scenario of cache-flush is refused"
 cmp -s "$tmp/cached/caches.csv" "$tmp/cached2/caches.csv" || fail "rerunning cache-flush's scenario.ini gives other results"
+# phases.csv (docs/verdicts.md): a run with phases has one, the same bytes
+# when its scenario.ini runs again; a run with neither phase nor herd has none.
+[ -s "$tmp/cached/phases.csv" ] || fail "cache-flush (a phase) wrote no phases.csv"
+cmp -s "$tmp/cached/phases.csv" "$tmp/cached2/phases.csv" || fail "rerunning cache-flush's scenario.ini gives another phases.csv"
+"$bin" run omission --set run.duration=5s -o "$tmp/nophase" > /dev/null || fail "omission did not run"
+[ -e "$tmp/nophase/phases.csv" ] && fail "a run without phase or herd wrote phases.csv"
 # The compact tables (one unit per kind: shares in %, latencies in ms,
 # durations in s): compare --reps and run --reps show mean ± half-width;
 # --sort orders sweep and compare; past 10 points a sweep shows the first

@@ -8,6 +8,7 @@
 
 #include "jsonout.h"
 #include "outdir.h"
+#include "phasewin.h"
 #include "results.h"
 #include "scenario.h"
 
@@ -344,6 +345,33 @@ static void write_caches(FILE *f, const struct sim *s, const struct summary *sum
     }
 }
 
+/* phases.csv: one row per window of phasewin.h, its end cut where the run
+ * ended (interrupted); ok_share and p99_s over the outcomes in the window,
+ * amplification over the arrivals in it, goodput over its length; an empty
+ * cell where the window has nothing to divide by. */
+static void write_phases(FILE *f, const struct sim *s, const struct summary *sum)
+{
+    (void)sum;
+    const struct phasewin *p = sim_phasewin(s);
+    rs_time reached = sim_end(s);
+    fprintf(f, "window,name,start_s,end_s,requests,server_arrivals,ended,ok,ok_share,p99_s,"
+               "amplification,goodput\n");
+    for (size_t i = 0; i < p->n; i++) {
+        const struct phasewin_win *w = &p->w[i];
+        rs_time start = w->start < reached ? w->start : reached;
+        rs_time end = w->end < reached ? w->end : reached;
+        fprintf(f, "%s,%s,%.9g,%.9g,%llu,%llu,%llu,%llu", phasewin_kind_names[w->kind], w->name,
+                units_seconds(start), units_seconds(end), (unsigned long long)w->requests,
+                (unsigned long long)w->server_arrivals, (unsigned long long)w->ended,
+                (unsigned long long)w->ok);
+        cell(f, w->ended ? (double)w->ok / (double)w->ended : -1.0);
+        cell(f, metrics_quantile(&w->lat, 0.99));
+        cell(f, w->requests ? (double)w->server_arrivals / (double)w->requests : -1.0);
+        cell(f, end > start ? (double)w->ok / units_seconds(end - start) : -1.0);
+        fputc('\n', f);
+    }
+}
+
 static void write_summary(FILE *f, const struct sim *s, const struct summary *sum)
 {
     struct summary_cols cols;
@@ -374,7 +402,8 @@ static void write_scenario(FILE *f, const struct sim *s, const struct summary *s
 }
 
 /* Every file of a run: its name, whether this run has it (services.csv
- * only with services, caches.csv only with caches), and its writer. */
+ * only with services, caches.csv only with caches, phases.csv only with
+ * phases or herds), and its writer. */
 struct file_desc {
     const char *name;
     bool (*wanted)(const struct scenario *sc);
@@ -383,6 +412,7 @@ struct file_desc {
 static bool always(const struct scenario *sc) { return (void)sc, true; }
 static bool has_graph(const struct scenario *sc) { return sc->graph; }
 static bool has_caches(const struct scenario *sc) { return sc->ncaches > 0; }
+static bool has_incident(const struct scenario *sc) { return sc->nphases > 0 || sc->nherds > 0; }
 static const struct file_desc files[] = {
     {"timeseries.csv", always, write_timeseries},
     {"summary.csv", always, write_summary},
@@ -393,6 +423,7 @@ static const struct file_desc files[] = {
     {"scenario.ini", always, write_scenario},
     {"services.csv", has_graph, write_services},
     {"caches.csv", has_caches, write_caches},
+    {"phases.csv", has_incident, write_phases},
 };
 #define F_N (sizeof files / sizeof files[0])
 

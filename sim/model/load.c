@@ -141,6 +141,7 @@ static void start_request(struct sim *s, uint32_t client)
     if (r->counted)
         s->m.requests++;
     metrics_cur(&s->m)->offered++;
+    phasewin_arrival(&s->pw, s->now);
     layer_call_start(s, s->layers.client_top, ri, (struct reply_to){NO_PARENT, 0, 0}, RS_TIME_NEVER);
 }
 
@@ -318,7 +319,8 @@ void load_request_done(struct sim *s, uint32_t ri, enum outcome o)
     struct request *r = pool_at(&s->requests, ri);
     r->done = true;
     s->in_flight--;
-    metrics_outcome(&s->m, o, s->now - r->t_start, r->counted);
+    size_t bin = metrics_outcome(&s->m, o, s->now - r->t_start, r->counted);
+    phasewin_outcome(&s->pw, s->now, o == OUT_OK, s->now - r->t_start, bin);
     if (s->sc.model == LOAD_CLOSED)
         schedule_think(s, r->client);
 }

@@ -105,6 +105,7 @@ static void lat_add_bin(struct lat_hist *h, size_t i, rs_time v)
 }
 
 void metrics_lat_add(struct lat_hist *h, rs_time v) { lat_add_bin(h, lat_bin(h->h, v), v); }
+void metrics_lat_add_in(struct lat_hist *h, size_t bin, rs_time v) { lat_add_bin(h, bin, v); }
 
 double metrics_quantile(const struct lat_hist *h, double q)
 {
@@ -294,7 +295,7 @@ void metrics_finish(struct metrics *m, rs_time end, uint32_t queue, uint32_t bus
         lat_merge(&m->lat_all, &m->lat_by[o]);
 }
 
-void metrics_outcome(struct metrics *m, enum outcome o, rs_time lat, bool counted)
+size_t metrics_outcome(struct metrics *m, enum outcome o, rs_time lat, bool counted)
 {
     size_t bin = lat_bin(m->bucket_lat.h, lat); /* every latency histogram has the same edges */
     m->b[m->cur].outcomes[o]++;
@@ -305,6 +306,7 @@ void metrics_outcome(struct metrics *m, enum outcome o, rs_time lat, bool counte
         m->outcomes[o]++;
         lat_add_bin(&m->lat_by[o], bin, lat);
     }
+    return bin;
 }
 
 /* Level l of one request: v attempts (or hedges). */

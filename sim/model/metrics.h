@@ -209,8 +209,9 @@ static inline struct layer_bucket *metrics_layer_cur(struct metrics *m, size_t l
 }
 
 /* A logical request ended with latency lat; counted says whether it arrived
- * after warmup (and so belongs in the totals). */
-void metrics_outcome(struct metrics *m, enum outcome o, rs_time lat, bool counted);
+ * after warmup (and so belongs in the totals). Returns lat's bin (the same
+ * in every latency histogram), for metrics_lat_add_in. */
+size_t metrics_outcome(struct metrics *m, enum outcome o, rs_time lat, bool counted);
 
 /* Attempts one counted request made at each layer (n[0..nlayers-1]) and at
  * the server (n[nlayers]). */
@@ -250,6 +251,8 @@ double metrics_bucket_len(const struct metrics *m, size_t i);
 /* Histogram helpers, exposed for tests. */
 int metrics_lat_init(struct lat_hist *h);
 void metrics_lat_add(struct lat_hist *h, rs_time v);
+/* Adds v, whose bin metrics_outcome returned. O(1). */
+void metrics_lat_add_in(struct lat_hist *h, size_t bin, rs_time v);
 void metrics_lat_reset(struct lat_hist *h);
 void metrics_lat_fini(struct lat_hist *h);
 

@@ -53,6 +53,7 @@ void occ_start(struct sim *s)
         s->m.requests++;
         s->in_flight++;
         metrics_cur(&s->m)->offered++;
+        phasewin_arrival(&s->pw, s->now);
         evq_push(&s->q, units_add(s->now, hop(s, false)), EV_OCC_READ, c, 0);
     }
 }
@@ -74,6 +75,7 @@ void occ_dispatch(struct sim *s, enum ev_type type, uint32_t c, uint32_t aux)
     case EV_OCC_WRITE: { /* at the server: the conditional write */
         bool ok = aux == (uint32_t)s->occ.version;
         metrics_count(&s->m, MC_SERVER_ARRIVALS);
+        phasewin_server(&s->pw, s->now);
         metrics_count(&s->m, MC_SERVER_COMPLETIONS);
         if (ok)
             s->occ.version++;
@@ -85,7 +87,8 @@ void occ_dispatch(struct sim *s, enum ev_type type, uint32_t c, uint32_t aux)
             uint64_t n[SCENARIO_MAX_LAYERS + 1] = {0};
             cl->done = true;
             s->in_flight--;
-            metrics_outcome(&s->m, OUT_OK, s->now, true);
+            size_t bin = metrics_outcome(&s->m, OUT_OK, s->now, true);
+            phasewin_outcome(&s->pw, s->now, true, s->now, bin);
             n[0] = n[s->sc.nlayers] = cl->writes;
             metrics_request_attempts(&s->m, n);
         } else {

@@ -472,6 +472,7 @@ struct child service_arrive(struct sim *s, uint32_t svc, uint32_t req, struct re
     if (rp->entry) {
         r->n[s->sc.nlayers]++;
         metrics_count(&s->m, MC_SERVER_ARRIVALS);
+        phasewin_server(&s->pw, s->now);
     }
     enum job_kind kind;
     if (via != NO_LAYER) /* the replica, before an answer at once can end the call */

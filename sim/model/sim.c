@@ -182,6 +182,8 @@ struct sim *sim_create(const struct scenario *sc, uint32_t replication, char *er
     struct verdict_times tt = {.warmup = sc->warmup};
     trigger_times(sc, &tt);
     s->m.win_since = tt.ntriggers ? tt.trigger[tt.ntriggers - 1][1] : 0; /* after it: new requests' p99 */
+    if (phasewin_init(&s->pw, &s->sc, err, errsz) != 0)
+        goto fail;
     if (hedge_levels(s, err, errsz) != 0)
         goto fail;
     if (service_init(s, err, errsz) != 0)
@@ -238,6 +240,7 @@ void sim_destroy(struct sim *s)
     if (s == NULL)
         return;
     free(s->phase_times);
+    phasewin_fini(&s->pw);
     load_free_timers(s);
     occ_fini(s);
     layer_fini(s);
@@ -651,6 +654,8 @@ void sim_verdict(const struct sim *s, struct verdict_result *v)
     struct verdict_params p = {sc->verdict_window, sc->verdict_hold, sc->verdict_persist, sc->verdict_tolerance};
     verdict_judge(&s->m, &p, &t, v);
 }
+
+const struct phasewin *sim_phasewin(const struct sim *s) { return &s->pw; }
 
 rs_time sim_last_phase_end(const struct sim *s)
 {

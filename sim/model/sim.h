@@ -159,6 +159,9 @@ uint64_t sim_live_objects(const struct sim *s);
 
 /* The end of the last phase, or -1 if the scenario has none. */
 rs_time sim_last_phase_end(const struct sim *s);
+/* phases.csv's windows (phasewin.h): none (n = 0) without phases and herds. */
+struct phasewin;
+const struct phasewin *sim_phasewin(const struct sim *s);
 /* The run's verdict (verdict.h): the trigger runs from the first phase's
  * start or herd to the last phase's end or herd. O(windows). */
 struct verdict_result;

@@ -41,6 +41,7 @@
 #include "load.h"
 #include "metrics.h"
 #include "occ.h"
+#include "phasewin.h"
 #include "pool.h"
 #include "rng.h"
 #include "service.h"
@@ -210,6 +211,7 @@ struct sim {
     struct pool joins;    /* join_node (caching.h) */
     uint64_t in_flight;   /* logical requests without an outcome (all) */
     rs_time *phase_times; /* sorted distinct phase boundaries */
+    struct phasewin pw;   /* phases.csv's windows (phasewin.h) */
     uint32_t nphase_times;
 
     struct load_rt load;          /* load.h */
