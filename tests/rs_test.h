@@ -139,12 +139,21 @@ static inline struct sim *run_builtin(const char *name, unsigned seed, const cha
     return run_or_fail(&sc, 0);
 }
 
-/* The summary's `recovered`: 1, 0, or -1 without phases. */
+/* The summary's `recovered`: 1 when the verdict is recovered, 0 when
+ * metastable or overloaded, -1 without a trigger or when undetermined. */
 static inline int recovered(const struct sim *s)
 {
     struct summary o;
     output_summarise(s, 0.0, &o);
     return o.recovered;
+}
+
+/* The run's verdict (docs/verdicts.md). */
+static inline enum verdict verdict_of(const struct sim *s)
+{
+    struct summary o;
+    output_summarise(s, 0.0, &o);
+    return o.verdict;
 }
 
 /* ok outcomes over all logical requests counted (the claims tests). */

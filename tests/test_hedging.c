@@ -730,9 +730,9 @@ static void hedge_claim(void **state)
     claim_require("hedge", "percentile, 90 %: no storm", pct_calm);
 }
 
-/* cancel: recovers at once after the spike with cancellation that stops
- * running work; never with cancel = none (storm) nor when only queued work
- * is dropped. */
+/* cancel: recovers 2-3 s after the spike (seeds 1..20) with cancellation
+ * that stops running work; metastable with cancel = none (storm) and when
+ * only queued work is dropped. */
 static void cancel_claim(void **state)
 {
     (void)state;
@@ -747,15 +747,15 @@ static void cancel_claim(void **state)
         sim_destroy(s);
         s = run_builtin("cancel", seed, none, 1);
         size_t n = M(s)->nbuckets;
-        storm += recovered(s) == 0 && ok_between(s, n - 60, n) < 0.05;
+        storm += verdict_of(s) == VERDICT_METASTABLE && ok_between(s, n - 60, n) < 0.05;
         sim_destroy(s);
         s = run_builtin("cancel", seed, queued, 1);
-        half += recovered(s) == 0 && M(s)->cancelled_before_start > 0;
+        half += verdict_of(s) == VERDICT_METASTABLE && M(s)->cancelled_before_start > 0;
         sim_destroy(s);
     }
     claim_require("cancel", "cancel on-abandon, running work stopped: recovered", rec);
-    claim_require("cancel", "cancel = none: never recovered", storm);
-    claim_require("cancel", "queued work dropped only: never recovered", half);
+    claim_require("cancel", "cancel = none: metastable", storm);
+    claim_require("cancel", "queued work dropped only: metastable", half);
 }
 
 int main(void)

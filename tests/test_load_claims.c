@@ -40,10 +40,10 @@ static double hit_ratio(const struct sim *s, unsigned cache, size_t t0, size_t t
 
 /* cache-flush: the flush at 60 s takes the service down for good (the
  * cache never refills); single-flight loads, gRPC's retry budget or no
- * retries bring it back. Observed over seeds 1..20: by default never
- * recovered, ok and hit ratio 0.000 in the last 60 s; each fix recovered
- * within 1 s of the flush's end, ok 1.000 and hit ratio 0.899-0.902 in the
- * last 60 s (with the Zipf keys by rejection-inversion and the 150 ms
+ * retries bring it back. Observed over seeds 1..20: by default
+ * metastable, ok and hit ratio 0.000 in the last 60 s; each fix recovered
+ * 3-16 s after the flush's end (3-22 s over seeds 1..60), ok 1.000 and hit
+ * ratio 0.899-0.902 in the last 60 s (with the Zipf keys by rejection-inversion and the 150 ms
  * timeout; before, 0.898-0.903). The budget is grpc's: aws-standard's
  * recovered on only 18 of 20 seeds with the earlier 300 ms timeout. */
 static void cache_flush_claim(void **state)
@@ -66,10 +66,12 @@ static void cache_flush_claim(void **state)
             s = run_builtin("cache-flush", seed, fixes[f], 1);
             ok = ok_between(s, n - 60, n);
             hit = hit_ratio(s, 0, n - 60, n);
-            if (recovered(s) != 1 || ok < 0.95 || hit < 0.8)
-                print_error("cache-flush seed %u %s: recovered %d, ok %.3f, hit ratio %.3f\n",
-                            seed, fixes[f][0], recovered(s), ok, hit);
-            assert_int_equal(recovered(s), 1);
+            output_summarise(s, 0, &o);
+            if (o.recovered != 1 || o.recovery_s >= 40 || ok < 0.95 || hit < 0.8)
+                print_error("cache-flush seed %u %s: recovered %d after %.1f s, ok %.3f, hit ratio %.3f\n",
+                            seed, fixes[f][0], o.recovered, o.recovery_s, ok, hit);
+            assert_int_equal(o.recovered, 1);
+            assert_true(o.recovery_s < 40);
             assert_true(ok > 0.95);
             assert_true(hit > 0.8);
             sim_destroy(s);
@@ -137,9 +139,9 @@ static void cache_stampede_claim(void **state)
 /* trace-replay: the surge at 120-124 s tips the service into a storm that
  * lasts to the end of the run (through the evening lull); without retries
  * it is absorbed. Observed over seeds 1..20: ok 1.000 before the surge
- * either way; with retries ok 0.000 from 130 s to the end; without, a
- * 10 s window with ok >= 90 % starts at 133-136 s and ok is 1.000 over the
- * last 60 s. */
+ * either way; with retries ok 0.000 from 130 s to the end; without, ok is
+ * 1.000 over the last 60 s. A trace has no phase, so the verdict's
+ * baseline is the whole run: overloaded with retries, stable without. */
 static void trace_replay_claim(void **state)
 {
     (void)state;
@@ -150,18 +152,21 @@ static void trace_replay_claim(void **state)
         assert_true(ok_between(s, 0, 120) > 0.99);
         assert_true(ok_between(s, 130, n) < 0.02);
         assert_true(ok_between(s, n - 60, n) < 0.02);
+        assert_int_equal(verdict_of(s), VERDICT_OVERLOADED);
         sim_destroy(s);
         s = run_builtin("trace-replay", seed, no_retries, 1);
+        assert_int_equal(verdict_of(s), VERDICT_STABLE);
         assert_true(ok_between(s, 0, 120) > 0.99);
         assert_true(ok_between(s, 150, n) > 0.98);
         sim_destroy(s);
     }
 }
 
-/* gc-spiral. Observed over seeds 1..20: with the burst and retries never
- * recovered, ok 0.000 over the last 60 s (0.17-0.19 over the run); without
- * the burst recovered (at once), ok 0.999-1.000; without retries recovered
- * 2-13 s after the burst, ok 1.000 over the last 60 s. */
+/* gc-spiral. Observed over seeds 1..20: with the burst and retries
+ * metastable, ok 0.000 over the last 60 s (0.17-0.19 over the run); without
+ * the burst recovered (0-3 s after the unchanged phase), ok 0.999-1.000;
+ * without retries recovered 4-13 s after the burst, ok 1.000 over the last
+ * 60 s. */
 static void gc_spiral_claim(void **state)
 {
     (void)state;
@@ -171,7 +176,7 @@ static void gc_spiral_claim(void **state)
         struct sim *s = run_builtin("gc-spiral", seed, NULL, 0);
         size_t n = sim_metrics(s)->nbuckets;
         assert_true(ok_between(s, 0, 30) > 0.99); /* fine until the burst */
-        assert_int_equal(recovered(s), 0);
+        assert_int_equal(verdict_of(s), VERDICT_METASTABLE);
         assert_true(ok_between(s, n - 60, n) < 0.02);
         sim_destroy(s);
         s = run_builtin("gc-spiral", seed, no_burst, 1);
@@ -191,7 +196,9 @@ static void gc_spiral_claim(void **state)
 /* collapse-ramp: neither immediate retries nor backoff with full jitter
  * keep the service up through the ramp to 80/s, and it stays down after
  * the load is back at 40/s. Observed over seeds 1..20: never recovered
- * either way, ok 0.000 over the last 60 s, 0.24-0.28 over the run. */
+ * either way (metastable; on seed 17 overloaded, its in flight still
+ * rising in the 60 s before the ramp), ok 0.000 over the last 60 s,
+ * 0.24-0.28 over the run. */
 static void collapse_ramp_claim(void **state)
 {
     (void)state;
