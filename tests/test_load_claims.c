@@ -140,26 +140,32 @@ static void cache_stampede_claim(void **state)
  * lasts to the end of the run (through the evening lull); without retries
  * it is absorbed. Observed over seeds 1..20: ok 1.000 before the surge
  * either way; with retries ok 0.000 from 130 s to the end; without, ok is
- * 1.000 over the last 60 s. A trace has no phase, so the verdict's
- * baseline is the whole run: overloaded with retries, stable without. */
+ * 1.000 over the last 60 s. A phase that changes nothing marks the
+ * trace's surge as the verdict's trigger: metastable with retries on 20;
+ * without, recovered 11-35 s after the surge on 18 of 20 (on 2 the
+ * afternoon's heavier load keeps the queue above a mostly-night
+ * baseline's band: metastable). */
 static void trace_replay_claim(void **state)
 {
     (void)state;
     const char *no_retries[] = {"layer.app.attempts=1"};
+    unsigned stuck = 0, back = 0;
     for (unsigned seed = 1; seed <= SEEDS; seed++) {
         struct sim *s = run_builtin("trace-replay", seed, NULL, 0);
         size_t n = sim_metrics(s)->nbuckets;
         assert_true(ok_between(s, 0, 120) > 0.99);
         assert_true(ok_between(s, 130, n) < 0.02);
         assert_true(ok_between(s, n - 60, n) < 0.02);
-        assert_int_equal(verdict_of(s), VERDICT_OVERLOADED);
+        stuck += verdict_of(s) == VERDICT_METASTABLE;
         sim_destroy(s);
         s = run_builtin("trace-replay", seed, no_retries, 1);
-        assert_int_equal(verdict_of(s), VERDICT_STABLE);
+        back += verdict_of(s) == VERDICT_RECOVERED;
         assert_true(ok_between(s, 0, 120) > 0.99);
         assert_true(ok_between(s, 150, n) > 0.98);
         sim_destroy(s);
     }
+    claim_require_all("trace-replay", "retries: metastable", stuck);
+    claim_require("trace-replay", "attempts = 1: recovered", back);
 }
 
 /* gc-spiral. Observed over seeds 1..20: with the burst and retries
