@@ -175,6 +175,12 @@ cmp -s "$tmp/cached/phases.csv" "$tmp/cached2/phases.csv" || fail "rerunning cac
 st=(--set run.duration=90s)
 "$bin" compare storm "${st[@]}" --vary layer.app.attempts=1,3 --reps 3 -o "$tmp/tab-cmp" > "$tmp/tab.txt" 2>&1 || fail "compare --reps: $(cat "$tmp/tab.txt")"
 grep -qE '^ +requests +ok % +in flight % +amplif +p50 ms +p99 ms' "$tmp/tab.txt" || fail "compare's table has not its units: $(head -3 "$tmp/tab.txt")"
+# the verdict per row (90 s: 20 s after the spike, too soon to tell), and
+# under the table each variant's verdict and why
+grep -qE '^  attempts=3 .* undetermined$' "$tmp/tab.txt" || fail "compare's table shows no verdict: $(cat "$tmp/tab.txt")"
+grep -q '^  why (each variant.s first replication):$' "$tmp/tab.txt" && \
+  grep -q '^    attempts=1  undetermined: the run ended 20 s after the trigger ended, before recovery or 60 s of persistence' "$tmp/tab.txt" \
+  || fail "compare does not say why: $(cat "$tmp/tab.txt")"
 # in flight % beside ok %, and a note under the table for rows above 1 %
 # (herd cut at 50 s: ~7 % in flight; drained: none)
 "$bin" compare herd --set run.duration=50s --vary run.drain=false,true -o "$tmp/tab-drain" > "$tmp/tab-drain.txt" 2>&1 || fail "compare --vary run.drain: $(cat "$tmp/tab-drain.txt")"

@@ -822,11 +822,25 @@ static int load_checked(const struct opts *o, struct scenario *sc)
 }
 
 /* A variant done: a progress line on a terminal (the table comes at the end). */
-static void compare_row(void *user, const char *label)
+/* compare's variants as they finish: progress, and each one's verdict and
+ * why (replication 0's), printed under the table. */
+struct compare_done {
+    size_t n;
+    char (*line)[600];
+};
+
+static void compare_row(void *user, const char *label, const char *why)
 {
-    size_t *done = user;
+    struct compare_done *d = user;
+    char(*more)[600] = realloc(d->line, (d->n + 1) * sizeof *d->line);
+    if (more == NULL) {
+        fprintf(stderr, "retrystorm: out of memory for the variants' verdicts\n");
+        abort();
+    }
+    d->line = more;
+    snprintf(d->line[d->n++], sizeof d->line[0], "%s  %s", label, why);
     if (isatty(STDERR_FILENO))
-        fprintf(stderr, "\r  %zu variants done, the last %-40.40s", ++*done, label);
+        fprintf(stderr, "\r  %zu variants done, the last %-40.40s", d->n, label);
 }
 
 /* The compact table of `table` (written as `file`) on the human stream
@@ -884,12 +898,12 @@ static int cmd_compare(int argc, char **argv)
         return 1;
     }
     spec.dir = work;
-    size_t done = 0;
+    struct compare_done done = {0};
     fprintf(human, "retrystorm %s: %s compared on seed %llu (%u replication%s each)\n", RS_VERSION, sc.name,
            (unsigned long long)sc.seed, spec.reps, spec.reps == 1 ? "" : "s");
     struct results sum = {0};
     rc = compare_run(&spec, &d, compare_row, &done, &sum, err, sizeof err);
-    if (done > 0 && isatty(STDERR_FILENO))
+    if (done.n > 0 && isatty(STDERR_FILENO))
         fprintf(stderr, "\r%80s\r", "");
     print_diag(&d);
     scenario_diag_fini(&d);
@@ -897,6 +911,12 @@ static int cmd_compare(int argc, char **argv)
         fprintf(stderr, "retrystorm: %s\n", err);
     if (rc == 0)
         rc = print_table(&o, &sum, "summary.csv", NULL, NULL, 0);
+    if (rc == 0 && done.n > 0) {
+        fprintf(human, "  why (each variant's %s):\n", spec.reps > 1 ? "first replication" : "run");
+        for (size_t i = 0; i < done.n; i++)
+            fprintf(human, "    %s\n", done.line[i]);
+    }
+    free(done.line);
     if (rc == 0)
         rc = write_json(work, "compare", sc.name, "summary.csv", &sum);
     results_fini(&sum);

@@ -420,8 +420,8 @@ static int combine_variants(struct combined *c, const struct compare_spec *spec,
  * when stopped, or 1. Touches nothing shared: the replications of a
  * variant run in parallel. */
 static int run_replication(const struct compare_spec *spec, const struct variants *vs, size_t v, unsigned r,
-                           const char *vdir, const struct summary_cols *cols, double *row, char *err,
-                           size_t errsz)
+                           const char *vdir, const struct summary_cols *cols, double *row, char *why,
+                           size_t whysz, char *err, size_t errsz)
 {
     struct sim *s = trace_sim_create(&vs->scs[v], r, err, errsz);
     if (s != NULL)
@@ -438,6 +438,8 @@ static int run_replication(const struct compare_spec *spec, const struct variant
     struct summary o;
     output_summarise(s, 0.0, &o);
     summary_row(cols, s, &o, row);
+    if (r == 0)
+        snprintf(why, whysz, "%s: %s", verdict_names[o.verdict], o.verdict_reason);
     int rc = r == 0 && output_write_dir(vdir, s, &o, err, errsz) != 0 ? 1 : 0;
     if (rc == 0 && !sim_complete(s))
         rc = 3;
@@ -458,14 +460,15 @@ struct rep_jobs {
     double *rows; /* reps × cols->n */
     int *rc;
     char (*err)[512];
+    char why[400]; /* replication 0's verdict and reason */
 };
 
 static void *rep_worker(void *arg)
 {
     struct rep_jobs *j = arg;
     for (unsigned r; (r = atomic_fetch_add(&j->next, 1)) < j->reps;)
-        j->rc[r] = run_replication(j->spec, j->vs, j->v, r, j->vdir, j->cols, &j->rows[r * j->cols->n],
-                                   j->err[r], sizeof j->err[r]);
+        j->rc[r] = run_replication(j->spec, j->vs, j->v, r, j->vdir, j->cols, &j->rows[r * j->cols->n], j->why,
+                                   sizeof j->why, j->err[r], sizeof j->err[r]);
     return NULL;
 }
 
@@ -535,7 +538,7 @@ static int run_variant(struct combined *c, const struct compare_spec *spec, cons
         fprintf(stderr, "retrystorm: out of memory for %u replications\n", reps);
         abort();
     }
-    struct rep_jobs j = {spec, vs, v, vdir, &c->cols, reps, 0, rows, rcs, errs};
+    struct rep_jobs j = {spec, vs, v, vdir, &c->cols, reps, 0, rows, rcs, errs, ""};
     run_replications(&j, spec->threads ? spec->threads : 1);
     int rc = 0;
     for (unsigned r = 0; r < reps && rc == 0; r++) {
@@ -552,7 +555,7 @@ static int run_variant(struct combined *c, const struct compare_spec *spec, cons
         return 1;
     add_rows(c, spec, vs, v, rows, ran);
     if (report != NULL)
-        report(user, vs->labels[v]);
+        report(user, vs->labels[v], j.why);
     return rc;
 }
 

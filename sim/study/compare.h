@@ -45,9 +45,10 @@ struct compare_spec {
     volatile sig_atomic_t *stop; /* set by a signal: stop after the current run (or NULL) */
 };
 
-/* Called after each variant with its label, so the caller can print
- * progress. */
-typedef void (*compare_report_fn)(void *user, const char *label);
+/* Called after each variant (in variant order) with its label and its
+ * first replication's verdict and reason ("metastable: still out of ..."),
+ * so the caller can print progress and why. */
+typedef void (*compare_report_fn)(void *user, const char *label, const char *why);
 
 /* Runs the comparison (with spec->dir NULL, only checks every variant:
  * nothing runs or is written). Returns 0; 2 with every problem in diag (bad
