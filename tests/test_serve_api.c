@@ -135,8 +135,10 @@ static void test_pasted_text_reads_no_file(void **state)
     assert_int_equal(a.status, 400);
     assert_non_null(strstr(a.buf, "no file is read here"));
     free(a.buf);
-    /* a built-in trace is fine */
-    struct api_request rq3 = {.scenario = "trace-replay", .sets = {"run.duration=20s"}, .nsets = 1};
+    /* a built-in trace is fine (its surge's marker phase moved into the 20 s) */
+    struct api_request rq3 = {.scenario = "trace-replay",
+                              .sets = {"run.duration=20s", "phase.surge.start=10s", "phase.surge.end=12s"},
+                              .nsets = 3};
     run_answer(&a, &rq3, &api_default_limits);
     assert_int_equal(a.status, 200);
     free(a.buf);
