@@ -172,6 +172,11 @@ static void in_flight_out_only_while_growing(void **state)
     v = judge(50 * RS_S, 60 * RS_S, NULL);
     assert_int_equal(v.v, VERDICT_RECOVERED);
     assert_true(fabs(v.recovery_s - 26) < 1e-9);
+    for (size_t i = 50; i < N; i++) /* flat at 50 from the trigger on: above its band, not growing */
+        m.b[i].area_inflight = 50e9;
+    v = judge(50 * RS_S, 60 * RS_S, NULL);
+    assert_int_equal(v.v, VERDICT_RECOVERED);
+    assert_true(v.recovery_s == 0);
     metrics_fini(&m);
 }
 
