@@ -380,6 +380,7 @@ static void triggers_in_order(void **state)
     assert_int_equal(v.v, VERDICT_METASTABLE);
     assert_non_null(strstr(v.reason, "after the trigger ended at 40 s"));
     t.trigger[1][0] = 90 * RS_S, t.trigger[1][1] = 95 * RS_S; /* 50 s after the first: judged with it */
+    metrics_fini(&m);
     fresh(N);
     queue(30, 110, 500);
     verdict_judge(&m, &P, &t, &v);
