@@ -89,9 +89,10 @@ void output_summarise(const struct sim *s, double wall_s, struct summary *o)
     sim_verdict(s, &v);
     o->verdict = (int)v.v;
     snprintf(o->verdict_reason, sizeof o->verdict_reason, "%s", v.reason);
-    o->recovered = v.v == VERDICT_RECOVERED ? 1 : v.v == VERDICT_METASTABLE || v.v == VERDICT_OVERLOADED ? 0 : -1;
-    if (v.v == VERDICT_OVERLOADED && sim_last_phase_end(s) < 0 && sc->nherds == 0)
-        o->recovered = -1; /* no trigger: nothing to recover from */
+    /* 1 recovered; 0 metastable, or overloaded with a trigger; empty without one, or undetermined */
+    o->recovered = v.v == VERDICT_RECOVERED                                    ? 1
+                   : v.triggered && (v.v == VERDICT_METASTABLE || v.v == VERDICT_OVERLOADED) ? 0
+                                                                               : -1;
     o->recovery_s = v.recovery_s;
     o->events = m->events;
     o->wall_s = wall_s;

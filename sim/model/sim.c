@@ -657,13 +657,4 @@ void sim_verdict(const struct sim *s, struct verdict_result *v)
 
 const struct phasewin *sim_phasewin(const struct sim *s) { return &s->pw; }
 
-rs_time sim_last_phase_end(const struct sim *s)
-{
-    rs_time end = -1;
-    for (unsigned i = 0; i < s->sc.nphases; i++)
-        if (s->sc.phases[i].end > end)
-            end = s->sc.phases[i].end;
-    return end;
-}
-
 unsigned sim_client_layer(const struct sim *s) { return s->layers.client_top; }

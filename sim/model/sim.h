@@ -157,8 +157,6 @@ uint64_t sim_in_flight(const struct sim *s);
  * run's memory grows with (a few hundred bytes each with their events). */
 uint64_t sim_live_objects(const struct sim *s);
 
-/* The end of the last phase, or -1 if the scenario has none. */
-rs_time sim_last_phase_end(const struct sim *s);
 /* phases.csv's windows (phasewin.h): none (n = 0) without phases and herds. */
 struct phasewin;
 const struct phasewin *sim_phasewin(const struct sim *s);

@@ -290,7 +290,7 @@ void verdict_judge(const struct metrics *whole, const struct verdict_params *p, 
     v->recovery_s = -1;
     for (int k = 0; k < VS_N; k++)
         v->base[k] = v->band[k] = NAN;
-    bool trig = t->ntriggers > 0;
+    bool trig = v->triggered = t->ntriggers > 0;
     size_t a = first_at(m, t->warmup);
     size_t b = trig ? before(m, t->trigger[0][0]) : m->nwin;
     if (m->win_p99 == NULL || b < a + VERDICT_MIN_BASELINE) {
@@ -305,7 +305,6 @@ void verdict_judge(const struct metrics *whole, const struct verdict_params *p, 
     hold = (hold + m->win_buckets - 1) / m->win_buckets; /* in windows, at least one */
     struct moments base;
     moments(m, a, b, hold, &base);
-    v->base_offered = base.offered;
     for (int k = 0; k < VS_N; k++) {
         v->base[k] = base.mean[k];
         double w = width(k, base.mean[k], base.sd[k], p->tolerance);

@@ -87,7 +87,7 @@ struct verdict_result {
     enum verdict v;
     double recovery_s; /* recovered: from the trigger's end to the hold; else -1 */
     double base[VS_N], band[VS_N]; /* the baseline's means, and each band's bound */
-    double base_offered;           /* the baseline's offered rate per second */
+    bool triggered;                /* the run had a trigger (recovered means something) */
     char reason[320];              /* why, in words, with the numbers */
 };
 
