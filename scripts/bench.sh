@@ -15,8 +15,9 @@
 # The table is also written as CSV, out/bench/bench.csv (scenario, events,
 # wall_s of the simulation, process_s of the whole process, events_per_s,
 # max_rss_mb, instructions_per_event where callgrind measured it), and
-# with --readme the README's performance table (between the bench:begin
-# and bench:end markers) is regenerated from it, not typed by hand.
+# with --readme the performance table of docs/performance.md (between the
+# bench:begin and bench:end markers; the README's before the manual moved to
+# docs/) is regenerated from it, not typed by hand.
 set -euo pipefail
 readme=0
 [ "${1:-}" = --readme ] && readme=1
@@ -165,7 +166,7 @@ mkdir -p out/bench
 cp "$csv" out/bench/bench.csv
 echo "the table as CSV: out/bench/bench.csv"
 if [ "$readme" = 1 ]; then
-  # the README's table between its markers, from the CSV (nothing else touched)
+  # docs/performance.md's table between its markers, from the CSV (nothing else touched)
   awk -F, -v cpu="$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')" '
     function commas(x,   s) { s = x ""; while (s ~ /[0-9][0-9][0-9][0-9]/) sub(/[0-9][0-9][0-9](,|$)/, ",&", s); return s }
     NR == FNR { if (FNR > 1) row[++n] = $0; next }
@@ -180,7 +181,7 @@ if [ "$readme" = 1 ]; then
       print ""; print "(`scripts/bench.sh --readme` on " cpu ", one core per run; the median of 9 runs for the first rows, (PGO) the profile-guided build of `scripts/pgo.sh`.)"
       print ""; skip = 1; next }
     /<!-- bench:end -->/ { skip = 0 }
-    !skip' out/bench/bench.csv README.md > "$tmp/README.md"
-  cat "$tmp/README.md" > README.md
-  echo "README.md: the performance table regenerated"
+    !skip' out/bench/bench.csv docs/performance.md > "$tmp/performance.md"
+  cat "$tmp/performance.md" > docs/performance.md
+  echo "docs/performance.md: the performance table regenerated"
 fi

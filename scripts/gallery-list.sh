@@ -1,4 +1,4 @@
-# The README gallery, one figure per line, shared by scripts/gallery.sh
+# The gallery of docs/experiments.md, one figure per line, shared by scripts/gallery.sh
 # (which draws the figures) and tests/gallery_test.sh (which checks that
 # the committed figures are not stale). Sourced by both; defines:
 #   gallery_each FN   calls FN KIND NAME FIGURE [ARGS...] for each figure,

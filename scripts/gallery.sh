@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates the README gallery: runs every gallery scenario (and the
+# Regenerates the gallery of docs/experiments.md: runs every gallery scenario (and the
 # comparisons that go with them) with --plot under out/gallery/, and copies
 # one figure of each to plots/gallery/NAME.png, and the fingerprint of the
 # data each was drawn from to plots/gallery/DATA.sha256. The list is
