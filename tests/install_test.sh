@@ -20,7 +20,9 @@ cmake --install "$build" --prefix "$p" > "$tmp/install.log" 2>&1 || { cat "$tmp/
 rs="$p/bin/retrystorm"
 "$rs" --version | grep -qE '^retrystorm [0-9]+\.[0-9]+\.[0-9]+$' || fail "the installed binary does not run"
 for f in share/man/man1/retrystorm.1 share/bash-completion/completions/retrystorm \
-  share/doc/retrystorm/README.md share/doc/retrystorm/docs/presets.md share/doc/retrystorm/docs/summary.schema.json \
+  share/doc/retrystorm/README.md share/doc/retrystorm/CONTRIBUTING.md share/doc/retrystorm/docs/presets.md \
+  share/doc/retrystorm/docs/guide.md share/doc/retrystorm/docs/scenarios.md share/doc/retrystorm/docs/outputs.md \
+  share/doc/retrystorm/docs/summary.schema.json \
   share/retrystorm/scenarios/fleet.ini share/retrystorm/scenarios/large-open.ini; do
   [ -f "$p/$f" ] || fail "not installed: $f"
 done

@@ -195,7 +195,7 @@ static const struct summary_desc table[] = {
     {"goodput", "1/s", "ok requests per second after warm-up", OUTPUT_REAL, ONE, D(goodput)},
     {"peak_server_rate", "1/s", "the busiest bucket's server arrivals", OUTPUT_REAL, ONE, D(peak_server_rate)},
     {"peak_rate_1s", "1/s", "the busiest second's server arrivals: a 1 s mean over whole buckets", OUTPUT_REAL, ONE, D(peak_rate_1s)},
-    {"verdict", "name", "stable, overloaded, recovered, metastable or undetermined (README, \"Verdicts\")", OUTPUT_VERDICT, ONE, I(verdict)},
+    {"verdict", "name", "stable, overloaded, recovered, metastable or undetermined (docs/verdicts.md)", OUTPUT_VERDICT, ONE, I(verdict)},
     {"stable", "0/1", "1 when the verdict is stable: no trigger, and the run stationary", OUTPUT_FLAG, ONE, GA(verdict_is, VERDICT_STABLE)},
     {"overloaded", "0/1", "1 when the verdict is overloaded: not stationary before any trigger", OUTPUT_FLAG, ONE, GA(verdict_is, VERDICT_OVERLOADED)},
     {"metastable", "0/1", "1 when the verdict is metastable: out of the baseline's band for verdict_persist after the trigger", OUTPUT_FLAG, ONE, GA(verdict_is, VERDICT_METASTABLE)},
