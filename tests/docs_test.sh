@@ -6,7 +6,8 @@
 #    kind in docs/breakers.md; every hedging preset in docs/hedging.md. A
 #    heading documents a name when the heading
 #    line holds it in backquotes: "### `ratio`, `finagle`, `linkerd`".
-#  - no page links outside the repository (../shared, an absolute path, a
+#  - no page (docs/*.md, README.md, CONTRIBUTING.md) links outside the
+#    repository (../shared, an absolute path, a
 #    path that climbs out of the tree) or to a path the repository does not
 #    hold (in a git checkout: tracked, or new and not ignored).
 # Usage: docs_test.sh RETRYSTORM SOURCE_DIR. The lists of names come from
@@ -98,7 +99,7 @@ if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 else
   in_repo() { [ -e "$src/$1" ]; }
 fi
-for page in "$docs"/*.md; do
+for page in "$docs"/*.md "$src/README.md" "$src/CONTRIBUTING.md"; do
   [ -e "$page" ] || { fail "docs/ holds no page"; break; }
   rel_page=${page#"$src"/}
   if grep -nE '(\.\./)+shared/|/work/shared|shared/POLICIES\.md' "$page" >"$tmp/shared"; then
