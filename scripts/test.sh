@@ -21,7 +21,7 @@ ctest --test-dir build --output-on-failure -j "$jobs"
 
 echo "== mutation testing: a sample of tests/mutants, drawn by today's date (scripts/mutate.sh)"
 # Each sampled mutant must make a test fail; the full list's score is in
-# the README. A failure names the mutants, to replay with scripts/mutate.sh NAME.
+# docs/validation.md. A failure names the mutants, to replay with scripts/mutate.sh NAME.
 scripts/mutate.sh --sample 3
 
 echo "== sanitizer build (ASan + UBSan)"

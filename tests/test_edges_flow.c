@@ -40,7 +40,7 @@ static void run_created(struct sim *s)
     "[run]\nduration = 30s\n[load]\narrival = uniform\nrate = 1/s\n"                               \
     "[phase quiet]\nstart = 9500ms\nend = 30s\nrate = x0\n"
 
-/* README: with `retry_after = honor` "a Retry-After replaces the backoff
+/* docs/scenarios.md: with `retry_after = honor` "a Retry-After replaces the backoff
  * delay". A Retry-After of 0 is a Retry-After too: the retries go at once
  * and each counts as a Retry-After wait (2 per request, 18), where the
  * 100 ms backoff would make every request last 200 ms. */
@@ -102,7 +102,7 @@ static void same_arrivals(const char *csv, const char *shape, const char *plain_
     sim_destroy(b);
 }
 
-/* README (traces): "The trace gives the base rate in place of [load]
+/* docs/guide.md (traces): "The trace gives the base rate in place of [load]
  * rate", and (load shapes) candidates come at the rate's upper bound over
  * the current segment, "between two phase boundaries or trace rows". So a
  * trace of rows that all say 100/s is [load] rate = 100/s, arrival for
@@ -124,7 +124,7 @@ static void trace_rows_are_segment_boundaries(void **state)
                   "[phase mark]\nstart = 7s\nend = 30s\nrate = x1\n");
 }
 
-/* README (traces): "phases' factors, absolute rates and shape apply on
+/* docs/guide.md (traces): "phases' factors, absolute rates and shape apply on
  * top" of a trace of rates, from the phase's start: a quiet phase (x0)
  * from 5 s stops the arrivals of a one-row trace at 100/s then, as it
  * stops [load] rate = 100/s, arrival for arrival. */
@@ -136,7 +136,7 @@ static void phase_factor_applies_to_a_trace(void **state)
                   "[server]\nworkers = 100000\nservice = const(1ms)\n", "");
 }
 
-/* README (traces): "Errors. The whole trace is read once when the scenario
+/* docs/guide.md (traces): "Errors. The whole trace is read once when the scenario
  * is loaded" -- and read again, a row at a time, by the run. A row that
  * went bad in between ends the trace and the run reports it: the file is
  * valid when loaded, then its second row is overwritten with a bad rate
@@ -159,7 +159,7 @@ static void trace_that_changed_is_reported(void **state)
     scratch_remove(&scr);
 }
 
-/* README: in a closed loop a phase's rate factor divides think times; a
+/* docs/scenarios.md: in a closed loop a phase's rate factor divides think times; a
  * phase is active on [start, end). One client thinks 1 s before its first
  * request (the factor is 1 until the phase's event at 0 s), then 500 ms
  * under x2 until 2 s, then 1 s again: requests at 1, 1.501, 2.002 (its
@@ -229,7 +229,7 @@ static void prefetching_run_changes_nothing(void **state)
     }
 }
 
-/* README: "[herd] at = 30s makes every client send a request at that
+/* docs/experiments.md: "[herd] at = 30s makes every client send a request at that
  * instant". An open loop of 10 clients whose rate is 0 throughout: the
  * herds at 1 and 2 s make exactly 10 requests each. A closed loop of 10
  * clients that think 10 s: the herd at 1 s cancels every think, 10
@@ -261,7 +261,7 @@ static void stop_from_1s(void *user, rs_time now, rs_time duration, uint64_t eve
         herd_stop = 1;
 }
 
-/* README (limits): the stop flag and the memory limit are "checked every
+/* docs/scenarios.md (limits): the stop flag and the memory limit are "checked every
  * 1,024 events and every 1,024 clients of a herd", and a run stopped
  * inside a herd ends with the herd cut short. A herd of 2,000 clients at
  * 1 s, with a stop asked at the first checkpoint from 1 s on: the clients
@@ -283,7 +283,7 @@ static void herd_checkpoint_every_1024_clients(void **state)
     sim_destroy(s);
 }
 
-/* README: a phase is active on [start, end); with `target = LAYER` its
+/* docs/scenarios.md: a phase is active on [start, end); with `target = LAYER` its
  * `latency` is added to every crossing of the hop below the layer, each
  * way. A hop phase from 2 to 4 s slows the requests at 2 and 3 s by
  * 2 x 100 ms (201 ms); the one at 4 s, when the phase has ended, and the
@@ -346,7 +346,7 @@ static void shared_phase_boundary_is_one_event(void **state)
     sim_destroy(s);
 }
 
-/* README (compare): "no phase" when there is nothing to recover from --
+/* docs/experiments.md (compare): "no phase" when there is nothing to recover from --
  * summary.csv's recovered is -1 for a run without phases. */
 static void no_phase_nothing_to_recover_from(void **state)
 {
@@ -358,7 +358,7 @@ static void no_phase_nothing_to_recover_from(void **state)
     sim_destroy(s);
 }
 
-/* README (limits): events at one instant are limited to 2,000,000 + 64 x
+/* docs/scenarios.md (limits): events at one instant are limited to 2,000,000 + 64 x
  * (clients + a trace's largest burst): a run may have exactly that many
  * after the first. A herd of 640 clients at 1 s against instant 503s,
  * retried at once through two layers (58 x 55 = 3,190 attempts a request,
@@ -468,7 +468,7 @@ static void losing_hedge_counts_as_not_failed(void **state)
     sim_destroy(s);
 }
 
-/* README (hedging): the percentile is over the copies answered ok or
+/* docs/guide.md (hedging): the percentile is over the copies answered ok or
  * business "and the copies superseded by a winner (their time so far)" --
  * a business answer wins as an ok one does. Every answer is business here,
  * 50 ms of service behind a 1 ms hop, a request every 100 ms. Requests
@@ -569,7 +569,7 @@ static void brooker_stops_retries(void **state)
     sim_destroy(s);
 }
 
-/* README (hedging): "the next copy after a hedge_on failure with nothing
+/* docs/guide.md (hedging): "the next copy after a hedge_on failure with nothing
  * else out is not capped" -- even with the cap at 1 % (which allows no
  * hedge beside another copy here). Each request's first copy fails 503
  * (hedge_on) at once, its second goes at once and fails too, and with the
@@ -592,7 +592,7 @@ static void hedge_on_failure_with_nothing_out_is_not_capped(void **state)
     sim_destroy(s);
 }
 
-/* README (hedging): "a failure in retry_on waits for the other copies,
+/* docs/guide.md (hedging): "a failure in retry_on waits for the other copies,
  * and when it was the last one out the layer retries it after its backoff
  * as a plain layer would". With no hedge delay (copies only on hedge_on
  * failures, and there are none), each request's 503 is the last copy out:
@@ -614,7 +614,7 @@ static void last_copy_out_failing_is_retried(void **state)
     sim_destroy(s);
 }
 
-/* README (hedging): "any other failure ends the call with its class" --
+/* docs/guide.md (hedging): "any other failure ends the call with its class" --
  * with copies still out. The first copy is served (100 ms); the hedge at
  * 5 ms finds the rate limiter empty and gets 429, in neither hedge_on nor
  * retry_on: the call ends `failed` at 5 ms, the first copy abandoned. */
@@ -661,7 +661,7 @@ static void stop_with_nothing_left_is_complete(void **state)
     sim_destroy(s);
 }
 
-/* README: the memory in flight is limited by --max-memory, "checked every
+/* docs/scenarios.md (limits): the memory in flight is limited by --max-memory, "checked every
  * 1,024 events", and a run stops when its objects "passed the limit". A
  * limit equal to what is in flight at the first checkpoint (the first
  * arrival's event and the quiet phase's, before any runs) lets the run go

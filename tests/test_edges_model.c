@@ -26,7 +26,7 @@
     "[load]\nkeys = 1\n[server]\nworkers = 1\nservice = const(1ms)\ncache = c\n"                   \
     "[cache c]\nttl = " ttl "\n"
 
-/* The hit ratio counts lookups from the warm-up on (README, Caches:
+/* The hit ratio counts lookups from the warm-up on (docs/guide.md, Caches:
  * "hits / lookups after warm-up"), a lookup at the very instant of the
  * warm-up's end included, as requests arriving at it are counted. With
  * one key and a 1.5 s TTL the lookups at 1, 3, 5, 7, 9 s miss (the entry
@@ -48,7 +48,7 @@ static void hit_ratio_counts_from_the_warmup_instant(void **state)
     sim_destroy(s);
 }
 
-/* caches.csv's `entries` is the count at the bucket's end (README,
+/* caches.csv's `entries` is the count at the bucket's end (docs/outputs.md,
  * Caches, Outputs), so a bucket in which nothing happens to the cache
  * shows what the one before ended with. Without a TTL the one entry,
  * filled at 1.001 s, stays to the end: every bucket from 1 s on, the quiet
@@ -184,7 +184,7 @@ static void loss_draws_below_the_probability(void **state)
 }
 
 /* A cancellation crosses the hop with the request latency; one that
- * arrives no later than its attempt drops it on arrival (README,
+ * arrives no later than its attempt drops it on arrival (docs/guide.md,
  * Cancellation: "One that overtakes its attempt on the hop drops it on
  * arrival"; arriving together counts), one that arrives later reaches
  * the job. The hop takes 10 ms; a phase adds 45 or 50 ms to crossings

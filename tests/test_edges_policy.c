@@ -142,7 +142,7 @@ static void metrics_fini_frees_what_init_took(void **state)
 }
 
 /* attempts.csv gathers counts of 10,000 and more in a last `>=10000` row
- * (README.md): a level whose attempts can reach 10,000 (100 · 100 here) has
+ * (docs/scenarios.md): a level whose attempts can reach 10,000 (100 · 100 here) has
  * bins 0..10,000, and 10,000 itself and 12,345 both land in bin 10,000; a
  * hedges level given 10,001 bins (metrics_extra_levels, at most bins - 1,
  * more in the last) is clamped the same way, while a level of at most 100

@@ -151,7 +151,7 @@ static void the_queue_grows_and_stays_fifo(void **state)
 
 /* ---- the idempotency-key store ---- */
 
-/* "Work dropped before it started frees the key" (README, Idempotency and
+/* "Work dropped before it started frees the key" (docs/guide.md, Idempotency and
  * duplicates). Two keyed charges at 0.1 and 0.2 s on one worker (1 s
  * each); the inner layer gives each call 300 ms and propagates it, the
  * outer one retries `deadline` after 1 s. A starts at once; B waits. At
@@ -186,7 +186,7 @@ static void a_dropped_execution_frees_its_key(void **state)
 /* ---- executions ---- */
 
 /* An execution does its local work, then each entry of `calls` in order,
- * then service_after (README, Service graphs): api (1 ms) calls auth
+ * then service_after (docs/guide.md, Service graphs): api (1 ms) calls auth
  * (2 ms), then db (3 ms), then works 4 ms more: every request answers
  * after exactly 10 ms, and api makes 2 calls for each of the 9. */
 static void calls_run_in_order_then_the_work_after(void **state)
@@ -217,7 +217,7 @@ static void calls_run_in_order_then_the_work_after(void **state)
 /* ---- cancellation ---- */
 
 /* A cancellation stops a running execution where the service says
- * cancel_running, also one waiting on a call (README, Hedged requests and
+ * cancel_running, also one waiting on a call (docs/guide.md, Hedged requests and
  * cancellation): its worker is freed at once, and, since it was waiting,
  * not working, its working level does not drop. api works 10 ms, then
  * calls db directly (500 ms); the client abandons each attempt after
@@ -257,7 +257,7 @@ static void cancel_running_stops_an_execution_waiting_on_a_call(void **state)
 
 /* A job answered early because one of its calls failed cancels the calls
  * still out whose layer cancels; the service is their caller, so no hop
- * (README, Hedged requests and cancellation). api calls db*2 through the
+ * (docs/guide.md, Hedged requests and cancellation). api calls db*2 through the
  * layer `pool` (cancel = on-abandon, one attempt); db's two replicas are
  * taken in turn, so each request's first call runs on db#1 (500 ms) and
  * its second meets db#2's outage: 503 at once. api answers 503 and cancels
@@ -316,7 +316,7 @@ static void a_stopped_execution_cancels_its_whole_fan_out(void **state)
 
 /* ---- hedging ---- */
 
-/* "A hedge prefers a replica no other copy of its call reached" (README,
+/* "A hedge prefers a replica no other copy of its call reached" (docs/guide.md,
  * Hedged requests and cancellation), also one that turned its copy away
  * at once. api's replica 1 answers 503 at once (outage = error) and so
  * holds no work: least-outstanding sends it every first copy from the 2nd

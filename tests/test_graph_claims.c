@@ -4,7 +4,7 @@
  * line states the claim; each test here checks it, and where the claim
  * contrasts two settings (a budget, a balancer, retries at one tier) it
  * checks both sides on the same seeds. Thresholds sit well inside what 20
- * seeds show (the closing note and README give the observed ranges), so
+ * seeds show (the closing note and docs/scenarios.md give the observed ranges), so
  * they test the mechanism, not the luck of a seed.
  */
 #include "rs_test.h"

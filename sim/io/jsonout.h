@@ -10,7 +10,7 @@
  * grid or --vary key's values) holds numbers when every row's value is a
  * JSON number (0.5, 1e5; not 50ms or 01), strings otherwise; every number
  * column holds numbers, an empty cell null. The format (schema version 2)
- * is described in the README, and docs/summary.schema.json is its JSON
+ * is described in docs/outputs.md, and docs/summary.schema.json is its JSON
  * Schema:
  *
  *   { "schema": "retrystorm-summary", "version": 2, "retrystorm": "0.2.0",

@@ -18,7 +18,7 @@
  * way: mean, standard deviation and 95 % Student-t half-width of the
  * replications that have a value (a flag's mean is the share of
  * replications where it is 1). The window: every count, share, latency and
- * rate covers the run after warm-up (README, "Warm-up").
+ * rate covers the run after warm-up (docs/outputs.md, "Warm-up").
  *
  * Costs: summary_cols_init O(columns); summary_row O(columns) plus what
  * each per-part getter costs (O(buckets) for a service's totals).

@@ -12,7 +12,7 @@
  * relative of the exact value, in memory independent of the number of
  * requests; exact count, sum, min and max are kept beside them.
  *
- * One window for every total (the README's warm-up rule): the run's totals
+ * One window for every total (docs/outputs.md's warm-up rule): the run's totals
  * cover [warmup, end of run), the buckets everything. A flow (server
  * arrivals, errors, hedges, wasted work, …) counts in the totals when its
  * event happens at or after warmup (metrics_count); a request's own

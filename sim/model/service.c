@@ -420,7 +420,7 @@ static bool turned_away(struct sim *s, struct replica *rp, struct request *r, ui
     case OUTAGE_HANG: /* accepted, never answered */
         /* outstanding while the sending call waits for it (an attempt that
          * arrives after its caller gave up is not; a job's direct call has
-         * no timeout to end it and is not counted: README) */
+         * no timeout to end it and is not counted: docs/guide.md) */
         if (via != NO_LAYER && layer_mark_hung(s, from, rep_index(s, rp)))
             rp->hung++;
         return true;

@@ -18,7 +18,7 @@
  *   decorrelated  s = min(cap, U(base, multiplier·s_prev)), s_0 = base
  * The AWS formulas follow the 2015 study's companion simulator
  * (docs/presets.md), where the first retry uses n = 1. The presets' formulas
- * are documented at their functions in backoff.c and in the README, each
+ * are documented at their functions in backoff.c and in docs/presets.md, each
  * with its source. Arithmetic is done in double and clamped to the cap and
  * to RS_TIME_LIMIT, so huge exponents never wrap. Every call is O(1) with
  * at most one uniform draw from the jitter stream (resilience4j-exp: O(k),
