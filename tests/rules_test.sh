@@ -11,7 +11,7 @@
 #    governed by at least one rule, so a new key or column without a rule
 #    and a test fails here.
 # Row format (one line; cells separated by " | "):
-#   | R12 | the rule | `key`, `metric` | README.md "phrase" | tests/test_x.c: fn; tests/y_test.sh: "phrase" | mutant-a, mutant-b |
+#   | R12 | the rule | `key`, `metric` | docs/guide.md "phrase" | tests/test_x.c: fn; tests/y_test.sh: "phrase" | mutant-a, mutant-b |
 # Usage: rules_test.sh RETRYSTORM SOURCE_DIR
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
