@@ -6,6 +6,7 @@
 #    kind in docs/breakers.md; every hedging preset in docs/hedging.md. A
 #    heading documents a name when the heading
 #    line holds it in backquotes: "### `ratio`, `finagle`, `linkerd`".
+#  - every page of docs/ is linked from docs/README.md and README.md;
 #  - no page (docs/*.md, README.md, CONTRIBUTING.md) links outside the
 #    repository (../shared, an absolute path, a
 #    path that climbs out of the tree) or to a path the repository does not
@@ -90,6 +91,13 @@ check_names "budget kind" "$docs/budgets.md" "${budgets[@]}"
 check_names "breaker kind" "$docs/breakers.md" "${breakers[@]}"
 check_names "hedging preset" "$docs/hedging.md" "${hedges[@]}"
 [ -f "$docs/README.md" ] || fail "docs/README.md: missing (the index)"
+# every page of docs/ is in the index's tables and in the README's "Read next"
+for page in "$docs"/*.md "$docs"/*.json; do
+  name=${page##*/}
+  [ "$name" = README.md ] && continue
+  grep -qF "]($name)" "$docs/README.md" || fail "docs/README.md: no link to the page $name (add it to a table)"
+  grep -qF "](docs/$name)" "$src/README.md" || fail "README.md: no link to docs/$name (add it to Read next)"
+done
 
 # Links. in_repo PATH (relative to src): a file or directory the repository
 # holds. In a git checkout that is a tracked path or a new one that is not
