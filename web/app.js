@@ -537,6 +537,8 @@ function listen() {
   for (const id of ["extra", "b-sets", "ab-on"]) $(id).addEventListener("change", saveState);
   $("stage").addEventListener("click", () => { setStage(!staged()); saveState(); });
   window.addEventListener("hashchange", hashEdited);
+  let resized = 0; // a window moved to the projector, or zoomed: the charts take the new width
+  window.addEventListener("resize", () => { clearTimeout(resized); resized = setTimeout(() => results && !playing && draw(Infinity), 150); });
 }
 
 async function start() {

@@ -343,6 +343,11 @@ try {
   const herdOut = await offScreen(stage);
   check(herdOut.length === 0, `herd on stage: nothing is off the screen${herdOut.length ? ": " + JSON.stringify(herdOut) : ""}`);
   await stage.screenshot({ path: join(outdir, "serve-stage-herd.png") });
+  // a window moved to another screen, or zoomed: the charts take the new width
+  const wide = await stage.evaluate(() => charts[0].width);
+  await stage.setViewport({ width: 1600, height: 900 });
+  await stage.waitForFunction((w) => charts[0].width < w - 200, { timeout: 5000 }, wide);
+  check(true, `resized to 1600 px, the charts are redrawn narrower (${wide} px before)`);
   await stage.close();
   check(errors.length === 0, `no error in the page${errors.length ? ": " + errors.join("; ") : ""}`);
 } finally {
