@@ -163,6 +163,20 @@ static void test_bad_input_gets_checks_messages(void **state)
     fclose(f);
     assert_non_null(strstr(a.buf, "pasted:2: [layer app] attempts = '0'"));
     free(a.buf);
+    /* a good text: its knobs, and its first comment line for the page's header */
+    f = answer_open(&a);
+    assert_int_equal(
+        api_check(f, "; my talk: a herd\n[run]\nname = talk\n[load]\nrate = 1/s\n[server]\nservice = exp(1ms)\n"),
+        200);
+    fclose(f);
+    assert_non_null(strstr(a.buf, "\"about\":\"my talk: a herd\""));
+    assert_non_null(strstr(a.buf, "\"shape\":{\"name\":\"talk\""));
+    free(a.buf);
+    f = answer_open(&a);
+    assert_int_equal(api_check(f, "[load]\nrate = 1/s\n[server]\nservice = exp(1ms)\n"), 200);
+    fclose(f);
+    assert_non_null(strstr(a.buf, "\"about\":\"\""));
+    free(a.buf);
 }
 
 static void test_limits_refuse_or_stop(void **state)

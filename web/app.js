@@ -1,7 +1,9 @@
 // retrystorm serve: the page's code. Every knob is a --set; Run posts the
 // scenario and the sets to /api/run and draws what comes back (the same
 // CSV files a run writes). The page's state lives in the URL's hash, so a
-// link reproduces it. Plain DOM and uPlot; no framework, no build step.
+// link reproduces it (its keys: docs/page.md). Stage mode (a button,
+// or stage=1 in the hash) draws for a projector: larger type, thicker
+// lines. Plain DOM and uPlot; no framework, no build step.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -11,6 +13,8 @@ let results = null;   // {a: run, b: run or null}, each {files, series}
 let charts = [];
 let playing = null;
 let checkedText = null; // the pasted text the knobs were built from
+let pastedHead = null;  // what the header says of the checked text: {name, about}
+let savedHash = "";     // the hash the page last wrote (or was opened with)
 
 // ---- CSV, as written by output.c (a header, then numbers or empty cells) ----
 function parseCsv(text) {
@@ -167,12 +171,24 @@ function saveState() {
   else p.set("s", $("scenario").value);
   for (const s of sets()) p.append("set", s);
   if ($("ab-on").checked) { p.set("ab", "1"); for (const s of lines("b-sets")) p.append("b", s); }
-  history.replaceState(null, "", "#" + p.toString());
+  if (staged()) p.set("stage", "1");
+  savedHash = "#" + p.toString();
+  history.replaceState(null, "", savedHash);
 }
 
 function loadState() {
   const p = new URLSearchParams(location.hash.slice(1));
-  return { s: p.get("s"), text: p.get("text"), sets: p.getAll("set"), ab: p.get("ab") === "1", b: p.getAll("b") };
+  return { s: p.get("s"), text: p.get("text"), sets: p.getAll("set"), ab: p.get("ab") === "1", b: p.getAll("b"),
+           stage: p.get("stage") === "1" };
+}
+
+// A hash edited by hand: the stage flag applies at once; any other change
+// loads the page afresh from it, as a link would.
+function hashEdited() {
+  const rest = (h) => { const p = new URLSearchParams(h.slice(1)); p.delete("stage"); return p.toString(); };
+  if (rest(location.hash) !== rest(savedHash)) { location.reload(); return; }
+  savedHash = location.hash;
+  setStage(loadState().stage);
 }
 
 // Puts URL sets back into the knobs; the rest go to "more overrides".
@@ -214,6 +230,8 @@ async function check() {
   const keep = sets();
   shape = j.shape;
   checkedText = $("text").value;
+  pastedHead = { name: j.shape.name === DEFAULT_NAME ? "pasted scenario" : j.shape.name, about: j.about };
+  header();
   buildKnobs(shape);
   applySets(keep);
   return true;
@@ -281,12 +299,15 @@ function cards() {
       c.append(b);
     }
     if (d.why) { // the reason: which signal stayed out of the baseline's band, or came back
+      const whys = document.createElement("div");
+      whys.className = "whys";
       for (const [tag, run] of [["", results.a], ["B: ", results.b]]) {
         if (!run || !run.reason) continue;
         const w = document.createElement("div");
         w.className = "why"; w.textContent = tag + run.reason;
-        c.append(w);
+        whys.append(w);
       }
+      c.append(whys);
       c.classList.add("wide");
     }
     box.append(c);
@@ -338,15 +359,50 @@ function phaseShade(u) {
   ctx.restore();
 }
 
-const COLORS = { arrivals: "#0072b2", ok: "#009e73", offered: "#777777", queue: "#cc79a7", p99: "#e69f00" };
+// Each series' colour, [A, B]: A's dark and cool, B's warm (and dashed).
+// On either chart every two series differ by CIEDE2000 ΔE >= 20 (>= 12 for
+// a viewer with deuteranopia or protanopia) and each has a contrast of at
+// least 3:1 on white (docs/page.md; the browser test checks it).
+const COLORS = {
+  offered: ["#000000", "#8c564b"], arrivals: ["#0072b2", "#ee3377"], ok: ["#009988", "#a6761d"],
+  queue: ["#000000", "#8c564b"], p99: ["#0072b2", "#ee3377"],
+};
 
-function seriesFor(run, tag, n) {
-  const ts = run.ts;
-  return {
-    load: [["offered", ts.offered], ["server arrivals", ts.server_arrivals], ["ok (goodput)", ts.ok]]
-      .map(([name, xs]) => [name + tag, rolling(xs, n)]),
-    queue: [["queue" + tag, rolling(ts.queue_len, n)], ["p99 latency (s, right)" + tag, ts.lat_p99]],
-  };
+// The charts' look, in px: tick labels (font), axis labels (bold, label
+// font in labelRoom), lines, plot height, y axes' width, tick spacing (x,
+// y), p99 points. Stage: tick labels of 28 px, whose digits (20 px tall)
+// subtend 10 arcmin six image heights away on a 1080-line projector
+// (docs/page.md); axis sizes and tick spacing grow with the type.
+const LOOK = {
+  normal: { font: 13, label: 13, labelRoom: 30, line: 2, height: 300, axis: 60, space: [60, 30], points: 4 },
+  stage: { font: 28, label: 24, labelRoom: 34, line: 4, height: 310, axis: 100, space: [120, 60], points: 8 },
+};
+const FONT = "system-ui, sans-serif";
+
+function staged() { return document.body.classList.contains("stage"); }
+
+function setStage(on) {
+  document.body.classList.toggle("stage", on);
+  $("stage").setAttribute("aria-pressed", String(on));
+  if (results && !playing) draw(Infinity); // play draws the next frame in the new look
+}
+
+// The two charts: the title (with what was smoothed), each series' name,
+// its column and its colour, and the axes' labels, with their units.
+const CHARTS = [
+  { id: "chart-load", title: (sm) => `load per second${sm}`, left: "requests / s", right: "",
+    series: [["offered", "offered", "offered"], ["server arrivals", "server_arrivals", "arrivals"],
+             ["ok (goodput)", "ok", "ok"]] },
+  { id: "chart-queue", title: (sm) => `queue length${sm} and p99 latency per bucket`, left: "queue (requests)",
+    right: "p99 latency (ms)",
+    series: [["queue", "queue_len", "queue"], ["p99 latency (ms, right axis)", "lat_p99", "p99"]] },
+];
+
+// A series' values as drawn: smoothed over n buckets; p99 in ms (the
+// cards' unit), per bucket (a rolling p99 would be no p99).
+function values(run, col, n) {
+  const xs = run.ts[col];
+  return col === "lat_p99" ? xs.map((v) => (v === null ? null : v * 1000)) : rolling(xs, n);
 }
 
 const maxOf = (xs) => xs.reduce((m, v) => (v !== null && v > m ? v : m), 0);
@@ -360,42 +416,56 @@ function draw(tmax) {
   const bucket = t.length > 1 ? t[1] - t[0] : 1;
   const n = $("smooth").checked && bucket < 0.1 ? Math.round(1 / bucket) : 1;
   const upto = t.filter((x) => x <= tmax).length;
-  const runs = [[a, ""]].concat(results.b ? [[results.b, " B"]] : []);
-  const width = Math.max(400, $("results").clientWidth - 10);
-  const smooth = n > 1 ? ` (rolling mean over ${n} buckets = 1 s)` : "";
-  const sets = runs.map(([r, tag]) => seriesFor(r, tag, n));
-  charts.push(chart("chart-load", `load per second${smooth}`, t, upto, width, sets.map((x) => x.load), ["offered", "arrivals", "ok"]));
-  charts.push(chart("chart-queue", `queue length${smooth} and p99 latency per bucket`, t, upto, width, sets.map((x) => x.queue), ["queue", "p99"], bucket < 0.1));
+  const runs = [a].concat(results.b ? [results.b] : []);
+  const width = Math.max(400, $("charts").clientWidth - 10);
+  const smooth = n > 1 ? " (1 s rolling mean)" : ""; // of n buckets; short, for the stage
+  for (const def of CHARTS)
+    charts.push(chart(def, def.title(smooth), runs, n, t, upto, width, bucket < 0.1));
   document.body.dataset.drawn = String(upto); // rows drawn (the browser test watches play)
 }
 
-function chart(id, title, t, upto, width, groups, colorKeys, fine) {
+// Tick values: 1,500 and 250k (a 28 px "250,000" would not fit its axis).
+const tick = (v) => (Math.abs(v) >= 1e4 ? `${+(v / 1e3).toFixed(1)}k` : v.toLocaleString("en"));
+
+function axis(look, label, more) {
+  return { label, font: `${look.font}px ${FONT}`, labelFont: `bold ${look.label}px ${FONT}`, labelSize: look.labelRoom,
+           stroke: "#111", grid: { stroke: "rgba(0,0,0,0.12)", width: 1 },
+           values: (u, splits) => splits.map(tick), ...more };
+}
+
+function chart(def, title, runs, n, t, upto, width, fine) {
+  const look = LOOK[staged() ? "stage" : "normal"];
   const data = [t.slice(0, upto)], series = [{ label: "t (s)" }];
-  const right = (i) => colorKeys[i] === "p99";
   let ymax = 1, smax = 0.001;
-  groups.forEach((g, gi) => g.forEach(([label, xs], i) => {
+  runs.forEach((run, v) => def.series.forEach(([name, col, role]) => {
+    const xs = values(run, col, n), right = role === "p99";
     data.push(xs.slice(0, upto));
-    if (right(i)) smax = Math.max(smax, maxOf(xs));
+    if (right) smax = Math.max(smax, maxOf(xs));
     else ymax = Math.max(ymax, maxOf(xs));
-    const s = { label, stroke: gi ? ["#d55e00", "#cc3311", "#882255"][i] : COLORS[colorKeys[i]], width: 2, dash: gi ? [8, 4] : undefined, scale: right(i) ? "s" : "y", spanGaps: false };
-    if (right(i) && fine) { // a p99 per fine bucket is a cloud, not a line
+    const s = { label: name + (v ? " B" : ""), stroke: COLORS[role][v], width: look.line,
+                dash: v ? [4 * look.line, 2 * look.line] : undefined, scale: right ? "s" : "y", spanGaps: false };
+    if (right && fine) { // a p99 per fine bucket is a cloud, not a line
       s.paths = () => null;
-      s.points = { show: true, size: 4, fill: s.stroke };
+      s.points = { show: true, size: look.points, fill: s.stroke };
     }
     series.push(s);
   }));
-  const el = $(id);
+  const el = $(def.id);
   el.replaceChildren();
+  el.dataset.per = String(def.series.length); // the legend's columns on stage: A's row, then B's
+  // Both charts have the same axes' sizes (the load chart's right axis is
+  // empty), so their time axes, and the phases' shading, line up.
+  const right = def.right ? { scale: "s" } : { scale: "y", values: () => [], ticks: { show: false } };
   const opts = {
-    title, width, height: 300,
+    title, width, height: look.height,
     scales: { x: { time: false, auto: false, range: [0, results.shape.duration_s] },
               y: { auto: false, range: [0, ymax * 1.05] }, s: { auto: false, range: [0, smax * 1.05] } },
-    // the same axis widths in both charts, so their time axes (and phase shading) line up
-    axes: [{ label: "simulated time (s)" }, { size: 70 },
-      // (no axis labels at the sides: a label's room would differ between the charts)
-      colorKeys.includes("p99") ? { scale: "s", side: 1, size: 60, labelSize: 0, grid: { show: false } }
-                                : { scale: "y", side: 1, size: 60, labelSize: 0, values: () => [], ticks: { show: false }, grid: { show: false } }],
+    axes: [axis(look, "simulated time (s)", { space: look.space[0] }),
+           axis(look, def.left, { size: look.axis, space: look.space[1] }),
+           axis(look, def.right, { side: 1, size: look.axis, space: look.space[1], grid: { show: false }, ...right })],
     series,
+    // on stage, the names only (nobody hovers); B's markers dashed like its lines
+    legend: { live: !staged(), markers: { width: look.line, dash: (u, i) => (u.series[i].dash ? "dashed" : "solid") } },
     hooks: { drawClear: [phaseShade] },
   };
   return new uPlot(opts, data, el);
@@ -424,11 +494,28 @@ function play() {
 }
 
 // ---- start ----
+// The header names what runs: the built-in picked, or the pasted text's
+// [run] name and first comment line once checked ("pasted scenario"
+// without a name: its name is then the default).
+const DEFAULT_NAME = "scenario";
+
+function header() {
+  const pasted = $("paste-on").checked;
+  $("pick").hidden = pasted;
+  $("pasted").hidden = !pasted;
+  if (pasted) {
+    $("pasted-name").textContent = pastedHead ? pastedHead.name : "pasted scenario";
+    $("about").textContent = pastedHead ? pastedHead.about : "";
+  } else {
+    $("about").textContent = catalog.scenarios.find((x) => x.name === $("scenario").value).about;
+  }
+}
+
 async function chooseScenario(name) {
   const s = catalog.scenarios.find((x) => x.name === name) || catalog.scenarios[0];
   $("scenario").value = s.name;
-  $("about").textContent = s.about;
   shape = s.shape;
+  header();
   buildKnobs(shape);
 }
 
@@ -437,7 +524,8 @@ function listen() {
   $("paste-on").addEventListener("change", async () => {
     $("paste").hidden = !$("paste-on").checked;
     if ($("paste-on").checked && !$("text").value) $("text").value = catalog.scenarios.find((x) => x.name === $("scenario").value).text;
-    if (!$("paste-on").checked) { checkedText = null; showMessages([]); await chooseScenario($("scenario").value); }
+    if (!$("paste-on").checked) { checkedText = null; pastedHead = null; showMessages([]); await chooseScenario($("scenario").value); }
+    header();
     saveState();
   });
   $("check").addEventListener("click", async () => { if (await check()) saveState(); });
@@ -447,6 +535,10 @@ function listen() {
   $("play").addEventListener("click", play);
   $("smooth").addEventListener("change", () => results && draw(Infinity));
   for (const id of ["extra", "b-sets", "ab-on"]) $(id).addEventListener("change", saveState);
+  $("stage").addEventListener("click", () => { setStage(!staged()); saveState(); });
+  window.addEventListener("hashchange", hashEdited);
+  let resized = 0; // a window moved to the projector, or zoomed: the charts take the new width
+  window.addEventListener("resize", () => { clearTimeout(resized); resized = setTimeout(() => results && !playing && draw(Infinity), 150); });
 }
 
 async function start() {
@@ -455,11 +547,14 @@ async function start() {
   listen(); // before anything can fail: a link with a bad pasted scenario is fixed on the page
   document.body.dataset.ready = "1";
   const st = loadState();
+  savedHash = location.hash;
+  setStage(st.stage);
   $("ab-on").checked = st.ab;
   $("b-sets").value = st.b.join("\n");
   await chooseScenario(st.s || "storm");
   if (st.text !== null) {
     $("paste-on").checked = true; $("paste").hidden = false; $("text").value = st.text;
+    header();
     if (!(await check())) { $("extra").value = st.sets.join("\n"); return; }
   }
   applySets(st.sets);

@@ -239,7 +239,9 @@ int api_check(FILE *f, const char *text)
     if (bad)
         status = fail_messages(f, 400, &d, NULL);
     else {
-        fputs("{\"ok\":true,\"shape\":", f);
+        fputs("{\"ok\":true,\"about\":", f); /* the page's header names what was pasted */
+        about(f, text);
+        fputs(",\"shape\":", f);
         shape(f, &sc);
         fputc('}', f);
     }

@@ -62,7 +62,8 @@ struct api_request {
  * with: 200, 400 (bad scenario or request: messages), 422 (too big for the
  * page, or stopped at a limit: messages), 503 (cancelled) or 500 (a
  * failure of ours). A run's answer also has the effective scenario's
- * knobs ("shape", as api_scenarios gives them). */
+ * knobs ("shape", as api_scenarios gives them); a check's answer has them
+ * and the text's first comment line ("about", as a built-in's). */
 int api_scenarios(FILE *f);
 int api_check(FILE *f, const char *text);
 int api_run(FILE *f, const struct api_request *rq, const struct api_limits *lim);
