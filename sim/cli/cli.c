@@ -26,6 +26,7 @@
 #include "hysteresis.h"
 #include "jsonout.h"
 #include "lint.h"
+#include "figrec.h"
 #include "outdir.h"
 #include "output.h"
 #include "plot.h"
@@ -636,6 +637,18 @@ static int interrupted_exit(void) { return 128 + (stop_signal ? stop_signal : SI
 static int plot_and_say_as(const char *dir, const char *shown);
 static int plot_and_say_styled(const char *dir, const char *shown, const struct plot_style *st);
 
+/* Prints each line of note (figrec_carry's) as a message, and frees it. */
+static void say_note(char *note)
+{
+    for (char *line = note, *end; line != NULL && *line; line = end + 1) {
+        end = strchr(line, '\n');
+        fprintf(stderr, "retrystorm: %.*s\n", (int)(end ? end - line : (long)strlen(line)), line);
+        if (end == NULL)
+            break;
+    }
+    free(note);
+}
+
 /* The end of run and compare, whose outputs are in a work directory: rc
  * 0 (done: figures if asked, then installed, whatever gnuplot does), 3
  * (interrupted: installed as it is, marked complete = 0), 4 (stopped at the
@@ -648,8 +661,14 @@ static int finish_work(const char *work, const char *dir, const struct opts *o, 
         return rc;
     }
     int prc = rc == 0 && o->plot ? plot_and_say_as(work, dir) : 0;
-    if (install(work, dir, o->force) != 0)
+    char *note = NULL, err[4600];
+    if (figrec_carry(dir, work, dir, &note, err, sizeof err) != 0)
+        fprintf(stderr, "retrystorm: the figures drawn by plot in %s are not kept: %s\n", dir, err);
+    if (install(work, dir, o->force) != 0) {
+        free(note);
         return 1;
+    }
+    say_note(note);
     if (rc == 3) {
         fprintf(stderr, "retrystorm: interrupted: what was done is in %s/ (marked complete = 0)\n", dir);
         return interrupted_exit();
@@ -675,8 +694,19 @@ static int plot_and_say_as(const char *dir, const char *shown)
     return plot_and_say_styled(dir, shown, NULL);
 }
 
+static int plot_and_say_drawn(const char *dir, const char *shown, const struct plot_style *st,
+                              struct figrec_drawn *drawn);
+
 /* plot_and_say_as in the look st (NULL: the default). */
 static int plot_and_say_styled(const char *dir, const char *shown, const struct plot_style *st)
+{
+    return plot_and_say_drawn(dir, shown, st, NULL);
+}
+
+/* plot_and_say_styled, collecting the names of the files drawn into
+ * drawn (NULL: not collected). */
+static int plot_and_say_drawn(const char *dir, const char *shown, const struct plot_style *st,
+                              struct figrec_drawn *drawn)
 {
     if (!plot_available()) {
         fprintf(stderr, "retrystorm: gnuplot not found: no figures drawn "
@@ -684,7 +714,7 @@ static int plot_and_say_styled(const char *dir, const char *shown, const struct 
         return 0;
     }
     char err[2048];
-    int n = plot_dir_styled(dir, st, &stop_signal, err, sizeof err);
+    int n = plot_dir_drawn(dir, st, &stop_signal, drawn ? figrec_drawn_add : NULL, drawn, err, sizeof err);
     if (n == PLOT_STOPPED || stop_signal) {
         fprintf(stderr, "retrystorm: interrupted while drawing figures in %s/\n", shown);
         return interrupted_exit();
@@ -735,7 +765,16 @@ static int cmd_plot(int argc, char **argv)
                         "draw into it (only files named like our figures are replaced)\n", dir);
         return 2;
     }
-    return plot_and_say_styled(dir, dir, &st);
+    /* what plot draws in an output of ours is recorded, so that a rerun
+     * keeps it while its data is unchanged (figrec.h) */
+    struct figrec_drawn drawn = {0};
+    int rc = plot_and_say_drawn(dir, dir, &st, &drawn);
+    if (k == OUTDIR_OURS && drawn.n > 0 && figrec_record(dir, &st, &drawn, err, sizeof err) != 0) {
+        fprintf(stderr, "retrystorm: plot: %s (a rerun into %s will not keep these figures)\n", err, dir);
+        rc = rc ? rc : 1;
+    }
+    figrec_drawn_fini(&drawn);
+    return rc;
 }
 
 /* summary.json in dir from the table the command wrote as `source`.

@@ -352,6 +352,8 @@ struct ctx {
     char *err;
     size_t errsz;
     int written;
+    plot_drawn_fn *drawn;         /* NULL: nobody asks for the names */
+    void *drawn_user;
 };
 
 static bool stopped(const struct ctx *c) { return c->stop != NULL && *c->stop != 0; }
@@ -1334,6 +1336,8 @@ static int draw(struct ctx *c, const char *script_name, const char *name, const 
     if (rc == PLOT_STOPPED)
         fail(c, rc, "interrupted while drawing %s/%s", c->dir, final);
     c->written += rc == 0;
+    if (rc == 0 && c->drawn != NULL)
+        c->drawn(c->drawn_user, final);
     return rc;
 }
 
@@ -1689,9 +1693,15 @@ int plot_dir(const char *dir, volatile sig_atomic_t *stop, char *err, size_t err
 int plot_dir_styled(const char *dir, const struct plot_style *st, volatile sig_atomic_t *stop,
                     char *err, size_t errsz)
 {
+    return plot_dir_drawn(dir, st, stop, NULL, NULL, err, errsz);
+}
+
+int plot_dir_drawn(const char *dir, const struct plot_style *st, volatile sig_atomic_t *stop,
+                   plot_drawn_fn *drawn, void *user, char *err, size_t errsz)
+{
     static const struct plot_style plain = {0};
     struct ctx c = {.dir = dir, .style = st ? st : &plain, .gif_frames = PLOT_FRAMES, .stop = stop,
-                    .err = err, .errsz = errsz};
+                    .err = err, .errsz = errsz, .drawn = drawn, .drawn_user = user};
     err[0] = '\0';
     if (stopped(&c))
         return fail(&c, PLOT_STOPPED, "interrupted before drawing the figures of %s", dir);

@@ -125,6 +125,12 @@ int plot_style_option(struct plot_style *st, const char *option, const char *val
 int plot_dir_styled(const char *dir, const struct plot_style *st, volatile sig_atomic_t *stop,
                     char *err, size_t errsz);
 
+/* plot_dir_styled, calling drawn(user, NAME) for each file it installs
+ * (NAME: the file's name in DIR, e.g. "load.png"); drawn may be NULL. */
+typedef void plot_drawn_fn(void *user, const char *name);
+int plot_dir_drawn(const char *dir, const struct plot_style *st, volatile sig_atomic_t *stop,
+                   plot_drawn_fn *drawn, void *user, char *err, size_t errsz);
+
 /* plot_dir_styled with the default look. */
 int plot_dir(const char *dir, volatile sig_atomic_t *stop, char *err, size_t errsz);
 
