@@ -1522,6 +1522,95 @@ static int compare_set_draw(struct ctx *c, const struct compare_set *set, const 
     return rc;
 }
 
+/* ---- a comparison of a service graph: a figure per service ---- */
+
+/* Variant name's directory (compare names it by the variant), opened
+ * without following a link: -1 when there is none or name is not one
+ * plain component. */
+static int variant_dir(struct ctx *c, const char *name)
+{
+    if (strchr(name, '/') != NULL || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        return -1;
+    return openat(c->dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* Variant i's services.csv, read through sub (a ctx on its directory):
+ * checked (read_services), its services added to names, and its rows
+ * (decimated when long) as the datablock $svc_I in b. 0, 1 when the
+ * variant has no services.csv, or a PLOT_ code. */
+static int variant_services(struct ctx *sub, size_t i, struct list *names, struct sbuf *b)
+{
+    static const char *const keys[] = {"service", "replica", NULL}, *const means[] = {NULL};
+    struct services sv = {0};
+    struct table r;
+    struct plotdec *d = NULL;
+    char why[256], var[32];
+    int rc = read_services(sub, &sv);
+    for (size_t k = 0; rc == 0 && k < sv.names.n; k++)
+        if (!list_has(names, sv.names.v[k], strlen(sv.names.v[k])))
+            list_add(names, sv.names.v[k], strlen(sv.names.v[k]));
+    if (rc == 0 && (rc = table_open(sub, &r, "services.csv")) == 0) {
+        if ((rc = table_next(sub, &r)) == 1)
+            rc = (d = plotdec_new(r.line, keys, means, why, sizeof why)) != NULL ? 0 : bad(sub, &r, "%s", why);
+        while (rc == 0 && (rc = table_next(sub, &r)) == 1)
+            rc = r.line[0] == '\0' || plotdec_count(d, r.line, why, sizeof why) == 0 ? 0 : bad(sub, &r, "%s", why);
+        snprintf(var, sizeof var, "svc_%zu", i + 1);
+        if (rc == 0 && d != NULL && (plotdec_plan(d, PLOTDEC_GROUPS), 1))
+            rc = put_block(sub, &r, d, b, var);
+        plotdec_free(d);
+        table_close(&r);
+    }
+    list_fini(&sv.names);
+    return rc;
+}
+
+/* Every variant's services (in its directory) as $svc_1 ... into b, and
+ * the services of any of them into names; when one variant has none (not
+ * a graph, or a comparison written before variants had directories),
+ * names is left empty. 0 or a PLOT_ code. */
+static int comparison_services(struct ctx *c, const struct list *variants, struct list *names, struct sbuf *b)
+{
+    int rc = 0;
+    for (size_t i = 0; i < variants->n && rc == 0; i++) {
+        char shown[PATH_MAX + PLOT_VALUE_MAX + 2];
+        struct ctx sub = *c;
+        snprintf(shown, sizeof shown, "%s/%s", c->dir, variants->v[i]);
+        sub.dfd = variant_dir(c, variants->v[i]), sub.dir = shown;
+        rc = sub.dfd >= 0 ? variant_services(&sub, i, names, b) : 1;
+        if (sub.dfd >= 0)
+            close(sub.dfd);
+    }
+    if (rc == 1) /* a variant without services.csv: no figures per service */
+        list_fini(names), *names = (struct list){0}, rc = 0;
+    return rc;
+}
+
+/* A comparison of a service graph: one figure per service,
+ * compare_service_NAME (plots/compare_service.gp), its load, queue and
+ * held workers over time, a line per variant. */
+static int compare_services_draw(struct ctx *c, const struct list *variants)
+{
+    struct list names = {0};
+    struct sbuf data = {0};
+    int rc = comparison_services(c, variants, &names, &data);
+    if (rc == 0 && sb_array(&data, "variants", variants) != 0)
+        rc = PLOT_FAILED;
+    for (size_t i = 0; i < names.n && rc == 0; i++) {
+        struct sbuf extra = {0};
+        char name[64], png[72];
+        snprintf(name, sizeof name, "compare_service_%s", names.v[i]);
+        snprintf(png, sizeof png, "%s.png", name);
+        assert(outdir_our_name(png)); /* the name was checked as it was read */
+        sb_printf(&extra, "%s", data.p);
+        rc = sb_var(&extra, "service", names.v[i]) == 0 ? draw_both(c, "compare_service", name, &extra)
+                                                       : PLOT_FAILED;
+        free(extra.p);
+    }
+    list_fini(&names);
+    free(data.p);
+    return rc;
+}
+
 /* A comparison: one line per variant, or the AWS study's panels when it
  * varies load.clients and layer.app.backoff. */
 static int plot_comparison(struct ctx *c, const struct list *variants)
@@ -1553,6 +1642,8 @@ static int plot_comparison(struct ctx *c, const struct list *variants)
             rc = draw_both(c, "compare", "compare", &extra);
         if (rc == 0)
             rc = compare_set_draw(c, &set, variants);
+        if (rc == 0)
+            rc = compare_services_draw(c, variants);
     }
     list_fini(&clients), list_fini(&strategies), list_fini(&set.levels);
     free(extra.p);
