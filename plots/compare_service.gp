@@ -17,9 +17,9 @@ set datafile missing NaN # the other services' rows: skipped, lines not broken
 wide = fig_width(1200) > 1.3 * fig_height(1100)
 lw = 0
 do for [i=1:|variants|] { lw = strlen(variants[i]) > lw ? strlen(variants[i]) : lw }
-if (wide) { set multiplot layout 1,3 title sprintf('%s: service %s, variants compared on the same seed', title, service) noenhanced margins 0.07,0.98,0.22,0.9 spacing 0.1,0 } else { set multiplot layout 3,1 title sprintf('%s: service %s, variants compared on the same seed', title, service) noenhanced; set lmargin 12; set rmargin lw + 10 }
+if (wide) { set multiplot layout 1,3 title sprintf('%s: service %s, variants compared on the same seed', title, service) noenhanced margins 0.1,0.98,0.22,0.9 spacing 0.1,0 } else { set multiplot layout 3,1 title sprintf('%s: service %s, variants compared on the same seed', title, service) noenhanced; set lmargin 12; set rmargin lw + 10 }
 set xlabel 'simulated time (s)'
-if (wide) { set key at screen 0.5, screen 0.02 center bottom horizontal box noenhanced invert } else { set key outside right top box noenhanced invert }
+if (wide) { set key at screen 0.5, screen 0.02 center bottom horizontal noenhanced invert } else { set key outside right top box noenhanced invert }
 set grid
 set yrange [0:*]
 do for [i=1:nphases] {

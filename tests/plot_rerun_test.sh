@@ -6,8 +6,8 @@
 # draws again are named as replaced; a record that is not ours keeps
 # nothing and says so; the redraw command quotes a title for a shell; a
 # user's own file is never touched. And a comparison of a service graph
-# draws a figure per service, a line per variant (item 6). Skipped (exit
-# 77) without gnuplot.
+# draws a figure per service, a line per variant, and a sweep one per
+# service over its key (item 6). Skipped (exit 77) without gnuplot.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 if ! command -v gnuplot > /dev/null; then
@@ -70,6 +70,14 @@ for s in edge api db; do
   for v in attempts=1 attempts=3; do grep -q ">$v<" "$c/compare_service_$s.svg" || fail "compare_service_$s.svg: no $v"; done
 done
 [ "$(ls "$c" | grep -c '^compare_service_')" = 6 ] || fail "not one figure per service and format"
+# sweep --plot on the same graph: sweep_service_NAME per service, over the key
+"$bin" sweep cascade --set run.duration=45s --grid layer.api-db.attempts=1,3 -j 1 -o "$tmp/sw" --plot > "$tmp/sw.log" 2>&1 ||
+  { cat "$tmp/sw.log"; fail "sweep cascade"; }
+for s in edge api db; do
+  for t in png svg; do [ -s "$tmp/sw/sweep_service_$s.$t" ] || fail "no sweep_service_$s.$t"; done
+  grep -q "service $s over layer.api-db.attempts" "$tmp/sw/sweep_service_$s.svg" || fail "sweep_service_$s.svg: no title"
+done
+[ "$(ls "$tmp/sw" | grep -c '^sweep_service_')" = 6 ] || fail "a sweep: not one figure per service and format"
 # a variant's directory is read only as itself: a link in its place draws nothing
 rm "$c"/compare_service_*
 mv "$c/attempts=1" "$tmp/elsewhere" && ln -s "$tmp/elsewhere" "$c/attempts=1"

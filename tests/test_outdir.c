@@ -145,10 +145,12 @@ static void compare_service_names(void **state)
 {
     (void)state;
     static const char *const figures[] = {"compare_service_api.png", "compare_service_db-1.svg", "load.gif",
-                                          "compare.gif", "service_api.png", "compare_summary.svg"};
+                                          "compare.gif", "service_api.png", "compare_summary.svg",
+                                          "sweep_service_db.svg"};
     static const char *const not_figures[] = {"figures.csv", "summary.csv", "compare_service_.png",
                                               "compare_service_a/b.png", "compare_service_a.b.png",
-                                              "compare_service_api.gif", "queue.gif", ".retrystorm"};
+                                              "compare_service_api.gif", "queue.gif", ".retrystorm",
+                                              "sweep_service_.png", "sweep_service_a b.png"};
     for (size_t i = 0; i < sizeof figures / sizeof *figures; i++)
         if (!outdir_figure_name(figures[i]) || !outdir_our_name(figures[i]))
             fail_msg("%s is not one of our figures", figures[i]);

@@ -28,7 +28,7 @@ static const char *const our_files[] = {
     "figures.csv", /* the record of the figures plot drew (figrec.h) */
 };
 /* The figures of plot (see plot.h), besides one per service, one per
- * service of a comparison and one per cache (below). */
+ * service of a comparison or a sweep and one per cache (below). */
 static const char *const our_figures[] = {
     "load", "queue", "latency", "cdf", "attempts", "compare", "occ",
     "sweep_ok_share", "sweep_amplification", "sweep_lat_p99",
@@ -38,11 +38,12 @@ static const char *const our_figures[] = {
 static const char *const our_animations[] = {"load.gif", "compare.gif"};
 
 /* A service's figure: "service_" and the service's name; a service's in
- * a comparison: "compare_service_" and its name; a cache's: "cache_" and
- * the cache's name. A name is 1 to OUR_NAME_MAX characters of
+ * a comparison or a sweep: "compare_service_" or "sweep_service_" and its
+ * name; a cache's: "cache_" and the cache's name. A name is 1 to OUR_NAME_MAX characters of
  * [A-Za-z0-9_-] (no dot, no slash, no space). */
 #define OUR_SERVICE_PREFIX "service_"
 #define OUR_COMPARE_SERVICE_PREFIX "compare_service_"
+#define OUR_SWEEP_SERVICE_PREFIX "sweep_service_"
 #define OUR_CACHE_PREFIX "cache_"
 #define OUR_NAME_MAX 47
 
@@ -75,6 +76,7 @@ static bool is_figure(const char *name)
             return true;
     return is_named_figure(name, (size_t)(dot - name), OUR_SERVICE_PREFIX) ||
            is_named_figure(name, (size_t)(dot - name), OUR_COMPARE_SERVICE_PREFIX) ||
+           is_named_figure(name, (size_t)(dot - name), OUR_SWEEP_SERVICE_PREFIX) ||
            is_named_figure(name, (size_t)(dot - name), OUR_CACHE_PREFIX);
 }
 

@@ -1659,6 +1659,57 @@ static int key_values(struct ctx *c, const char *key, struct list *l)
     return rc;
 }
 
+/* The services of a sweep of a graph: each NAME (1 to SERVICE_NAME_MAX
+ * of NAME_CHARS) with the columns NAME_calls, NAME_queue_mean and
+ * NAME_utilization in sweep.csv's header, in the header's order, at most
+ * SERVICES_MAX. 0 or a PLOT_ code. */
+static int sweep_services(struct ctx *c, struct list *names)
+{
+    static const char suffix[] = "_utilization";
+    struct table r;
+    int rc = table_open(c, &r, "sweep.csv");
+    if (rc == 0 && (rc = table_next(c, &r)) == 1)
+        rc = 0, r.ncols = count_fields(r.line);
+    for (size_t i = 0; rc == 0 && i < r.ncols && names->n < SERVICES_MAX; i++) {
+        const char *f;
+        size_t len, idx, n = strlen(suffix);
+        char col[SERVICE_NAME_MAX + 16];
+        if (!field(r.line, i, &f, &len) || len <= n || memcmp(f + len - n, suffix, n) != 0 || !name_ok(f, len - n))
+            continue;
+        snprintf(col, sizeof col, "%.*s_calls", (int)(len - n), f);
+        bool calls = column_index(r.line, col, &idx);
+        snprintf(col, sizeof col, "%.*s_queue_mean", (int)(len - n), f);
+        if (calls && column_index(r.line, col, &idx))
+            list_add(names, f, len - n);
+    }
+    table_close(&r);
+    return rc == 1 ? 0 : rc;
+}
+
+/* A sweep of a service graph: one figure per service, sweep_service_NAME
+ * (plots/sweep_service.gp), the attempts that reached it, its queue and
+ * its workers held over the first key, a line per value of the second. */
+static int sweep_services_draw(struct ctx *c, char keys[2][PLOT_VALUE_MAX + 1], size_t nk,
+                               const struct list *xs, const struct list *ys)
+{
+    struct list names = {0};
+    int rc = sweep_services(c, &names);
+    for (size_t i = 0; i < names.n && rc == 0; i++) {
+        struct sbuf extra = {0};
+        char name[64], png[72];
+        snprintf(name, sizeof name, "sweep_service_%s", names.v[i]);
+        snprintf(png, sizeof png, "%s.png", name);
+        assert(outdir_our_name(png)); /* the name was checked as it was read */
+        int q = sb_var(&extra, "service", names.v[i]) | sb_var(&extra, "key1", keys[0]) |
+                sb_var(&extra, "key2", nk == 2 ? keys[1] : "") | sb_array(&extra, "xs", xs) | sb_array(&extra, "ys", ys);
+        sb_printf(&extra, "nys = %zu\n", ys->n);
+        rc = q == 0 ? draw_both(c, "sweep_service", name, &extra) : PLOT_FAILED;
+        free(extra.p);
+    }
+    list_fini(&names);
+    return rc;
+}
+
 /* A sweep: ok share, amplification and p99 latency over its first one or
  * two keys (a line with error bars, or a heat map). */
 static int plot_sweep(struct ctx *c)
@@ -1685,6 +1736,8 @@ static int plot_sweep(struct ctx *c)
         rc = q == 0 ? draw_both(c, "sweep", name, &extra) : PLOT_FAILED;
         free(extra.p);
     }
+    if (rc == 0)
+        rc = sweep_services_draw(c, keys, nk, &xs, &ys);
     list_fini(&xs), list_fini(&ys);
     return rc;
 }
