@@ -5,6 +5,7 @@
 # exactly which it removed and how to redraw them; figures that --plot
 # draws again are named as replaced; a record that is not ours keeps
 # nothing and says so; the redraw command quotes a title for a shell; a
+# sweep rerun, which empties its directory in place, names what went; a
 # user's own file is never touched. And a comparison of a service graph
 # draws a figure per service, a line per variant, and a sweep one per
 # service over its key (item 6). Skipped (exit 77) without gnuplot.
@@ -78,6 +79,11 @@ for s in edge api db; do
   grep -q "service $s over layer.api-db.attempts" "$tmp/sw/sweep_service_$s.svg" || fail "sweep_service_$s.svg: no title"
 done
 [ "$(ls "$tmp/sw" | grep -c '^sweep_service_')" = 6 ] || fail "a sweep: not one figure per service and format"
+# a sweep empties its directory in place: it keeps nothing, but says which went
+"$bin" plot "$tmp/sw" --style slide > /dev/null || fail "plot the sweep"
+swl=$(ls "$tmp/sw" | grep -E '[.](png|svg)$' | LC_ALL=C sort | paste -sd, | sed 's/,/, /g')
+"$bin" sweep cascade --set run.duration=45s --grid layer.api-db.attempts=1,3 -j 1 -o "$tmp/sw" > /dev/null 2> "$tmp/err" || fail "sweep again"
+said "retrystorm: removed 12 figures drawn by \`plot --style slide\` with the earlier output ($swl); redraw with: retrystorm plot $tmp/sw --style slide"
 # a variant's directory is read only as itself: a link in its place draws nothing
 rm "$c"/compare_service_*
 mv "$c/attempts=1" "$tmp/elsewhere" && ln -s "$tmp/elsewhere" "$c/attempts=1"

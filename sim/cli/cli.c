@@ -637,18 +637,6 @@ static int interrupted_exit(void) { return 128 + (stop_signal ? stop_signal : SI
 static int plot_and_say_as(const char *dir, const char *shown);
 static int plot_and_say_styled(const char *dir, const char *shown, const struct plot_style *st);
 
-/* Prints each line of note (figrec_carry's) as a message, and frees it. */
-static void say_note(char *note)
-{
-    for (char *line = note, *end; line != NULL && *line; line = end + 1) {
-        end = strchr(line, '\n');
-        fprintf(stderr, "retrystorm: %.*s\n", (int)(end ? end - line : (long)strlen(line)), line);
-        if (end == NULL)
-            break;
-    }
-    free(note);
-}
-
 /* The end of run and compare, whose outputs are in a work directory: rc
  * 0 (done: figures if asked, then installed, whatever gnuplot does), 3
  * (interrupted: installed as it is, marked complete = 0), 4 (stopped at the
@@ -668,7 +656,7 @@ static int finish_work(const char *work, const char *dir, const struct opts *o, 
         free(note);
         return 1;
     }
-    say_note(note);
+    figrec_say(stderr, note);
     if (rc == 3) {
         fprintf(stderr, "retrystorm: interrupted: what was done is in %s/ (marked complete = 0)\n", dir);
         return interrupted_exit();
@@ -989,7 +977,9 @@ static int run_sweep(const struct opts *o, const char *dir, struct exp_result *r
         spec.grid[i] = o->grid[i];
     struct scenario_diag d = {0};
     char err[1024] = "";
+    struct figrec_held *held = figrec_hold(dir); /* figures plot drew, which the sweep removes */
     int rc = exp_run(&spec, &d, res, err, sizeof err);
+    figrec_say(stderr, figrec_release(held, dir, dir));
     print_diag(&d);
     scenario_diag_fini(&d);
     if (rc != 0 && err[0] && (rc != 3 || say_stop))
@@ -1073,7 +1063,9 @@ static int cmd_merge(int argc, char **argv)
         return rc;
     struct exp_result res;
     memset(&res, 0, sizeof res);
+    struct figrec_held *held = figrec_hold(out);
     rc = exp_merge(dirs, n, out, o.force, &res, err, sizeof err);
+    figrec_say(stderr, figrec_release(held, out, out));
     if (rc != 0) {
         exp_result_fini(&res);
         fprintf(stderr, "retrystorm: %s\n", err);

@@ -368,7 +368,7 @@ int figrec_record(const char *dir, const struct plot_style *st, const struct fig
 /* ---- a rerun: what is kept ---- */
 
 /* What becomes of a recorded figure when its directory is replaced. */
-enum fate { KEPT, STALE, REPLACED, GONE };
+enum fate { KEPT, STALE, REPLACED, GONE, REMOVED };
 
 /* Copies DIR/name (open at dfd) to work/name: for a file system without
  * hard links. 0 or -1. */
@@ -415,10 +415,12 @@ static enum fate carry_one(int dfd, int wfd, const char *work, const struct row 
 static void say_group(FILE *f, const struct record *r, const enum fate *fate, bool *done, size_t first,
                       const char *shown)
 {
-    static const char *const what[] = {[KEPT] = "kept", [STALE] = "removed", [REPLACED] = "replaced"};
+    static const char *const what[] = {[KEPT] = "kept", [STALE] = "removed", [REPLACED] = "replaced",
+                                       [REMOVED] = "removed"};
     static const char *const why[] = {[KEPT] = " from the same data",
                                       [STALE] = " from the old data",
-                                      [REPLACED] = " with those --plot drew"};
+                                      [REPLACED] = " with those --plot drew",
+                                      [REMOVED] = " with the earlier output"};
     char args[FIGREC_LINE], other[FIGREC_LINE];
     figrec_args(&r->v[first].st, args, sizeof args);
     size_t n = 0;
@@ -447,8 +449,8 @@ static char *say(const struct record *r, const enum fate *fate, const char *show
     size_t len = 0;
     FILE *f = xalloc(open_memstream(&text, &len), 1);
     bool *done = xalloc(calloc(r->n + 1, sizeof *done), (r->n + 1) * sizeof *done);
-    static const enum fate order[] = {KEPT, STALE, REPLACED};
-    for (size_t o = 0; o < 3; o++)
+    static const enum fate order[] = {KEPT, STALE, REMOVED, REPLACED};
+    for (size_t o = 0; o < sizeof order / sizeof *order; o++)
         for (size_t i = 0; i < r->n; i++)
             if (!done[i] && fate[i] == order[o])
                 say_group(f, r, fate, done, i, shown);
@@ -506,4 +508,63 @@ int figrec_carry(const char *dir, const char *work, const char *shown, char **no
     if (wfd >= 0)
         close(wfd);
     return rc;
+}
+
+/* ---- a command that empties its directory in place ---- */
+
+struct figrec_held {
+    struct record r;
+    struct stat *st; /* each recorded figure as it was */
+};
+
+struct figrec_held *figrec_hold(const char *dir)
+{
+    enum outdir_kind k;
+    char err[256], why[256];
+    if (outdir_classify(dir, &k, err, sizeof err) != 0 || k != OUTDIR_OURS)
+        return NULL;
+    int dfd = outdir_open_dirfd(dir);
+    struct figrec_held *h = xalloc(calloc(1, sizeof *h), sizeof *h);
+    if (dfd < 0 || record_read(dfd, &h->r, why, sizeof why) != 0 || h->r.n == 0) {
+        if (dfd >= 0)
+            close(dfd);
+        free(h->r.v), free(h);
+        return NULL;
+    }
+    h->st = xalloc(calloc(h->r.n, sizeof *h->st), h->r.n * sizeof *h->st);
+    for (size_t i = 0; i < h->r.n; i++)
+        if (fstatat(dfd, h->r.v[i].figure, &h->st[i], AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(h->st[i].st_mode))
+            h->st[i].st_ino = 0; /* not there: nothing to lose */
+    close(dfd);
+    return h;
+}
+
+char *figrec_release(struct figrec_held *h, const char *dir, const char *shown)
+{
+    if (h == NULL)
+        return NULL;
+    int dfd = outdir_open_dirfd(dir);
+    enum fate *fate = xalloc(calloc(h->r.n, sizeof *fate), h->r.n * sizeof *fate);
+    for (size_t i = 0; i < h->r.n; i++) {
+        struct stat now;
+        bool there = dfd >= 0 && fstatat(dfd, h->r.v[i].figure, &now, AT_SYMLINK_NOFOLLOW) == 0;
+        bool same = there && now.st_dev == h->st[i].st_dev && now.st_ino == h->st[i].st_ino;
+        fate[i] = h->st[i].st_ino == 0 || same ? GONE : there ? REPLACED : REMOVED;
+    }
+    char *note = say(&h->r, fate, shown);
+    if (dfd >= 0)
+        close(dfd);
+    free(fate), free(h->st), free(h->r.v), free(h);
+    return note;
+}
+
+void figrec_say(FILE *f, char *note)
+{
+    for (char *line = note, *end; line != NULL && *line; line = end + 1) {
+        end = strchr(line, '\n');
+        fprintf(f, "retrystorm: %.*s\n", (int)(end ? end - line : (long)strlen(line)), line);
+        if (end == NULL)
+            break;
+    }
+    free(note);
 }

@@ -40,6 +40,7 @@
 #define RS_FIGREC_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "plot.h"
 
@@ -74,5 +75,22 @@ int figrec_record(const char *dir, const struct plot_style *st, const struct fig
  * naming dir as `shown`. Returns 0, or -1 with a message (nothing kept). */
 int figrec_carry(const char *dir, const char *work, const char *shown, char **note, char *err,
                  size_t errsz);
+
+/* Commands that empty their directory in place and write into it (sweep,
+ * tune, merge, hysteresis, map, margin: outdir_prepare) cannot keep a
+ * figure, but say which went. figrec_hold, before such a command, notes
+ * the figures recorded in dir (an output of ours) as they are: NULL when
+ * there are none. figrec_release, after it (whatever its outcome), frees
+ * h and returns a note (malloc'd; NULL: nothing to say) naming, per look,
+ * the recorded figures that are gone ("removed ... with the earlier
+ * output") or were drawn again by the command's --plot ("replaced"),
+ * each with the plot command that redraws them. h may be NULL. */
+struct figrec_held;
+struct figrec_held *figrec_hold(const char *dir);
+char *figrec_release(struct figrec_held *h, const char *dir, const char *shown);
+
+/* Prints each line of note (figrec_carry's or figrec_release's) to f as a
+ * message ("retrystorm: LINE"), and frees it. note may be NULL. */
+void figrec_say(FILE *f, char *note);
 
 #endif
