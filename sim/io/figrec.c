@@ -2,7 +2,7 @@
  * figrec — the record of the figures `plot` drew (figures.csv), and what a
  * rerun keeps of them. See figrec.h.
  */
-#define _GNU_SOURCE /* open_memstream, O_NOFOLLOW with openat */
+#define _GNU_SOURCE /* fdopendir, linkat, O_NOFOLLOW */
 
 #include "figrec.h"
 
@@ -261,9 +261,12 @@ static int record_read(int dfd, struct record *r, char *why, size_t whysz)
     while (rc == 0 && fgets(line, sizeof line, f) != NULL) {
         size_t len = strlen(line);
         lineno++;
-        if (len == 0 || line[len - 1] != '\n')
+        if (len == 0 || line[len - 1] != '\n') {
             rc = -1, snprintf(why, whysz, "line %zu is longer than %d bytes or unfinished", lineno, FIGREC_LINE);
-        else if (line[len - 1] = '\0', lineno == 1 && strcmp(line, HEADER) != 0)
+            break;
+        }
+        line[len - 1] = '\0';
+        if (lineno == 1 && strcmp(line, HEADER) != 0)
             rc = -1, snprintf(why, whysz, "line 1 is not the header " HEADER);
         else if (lineno > 1 && r->n == FIGREC_ROWS)
             rc = -1, snprintf(why, whysz, "more than %d rows", FIGREC_ROWS);
