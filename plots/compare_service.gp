@@ -1,6 +1,7 @@
 # One service of a graph in a comparison: its load (arrivals per second),
 # its queue and the workers it holds over time, one line per variant (the
-# first drawn last, on top), from each variant's services.csv (the
+# first drawn last, on top, the later ones wider so that lines that
+# coincide show as stripes), from each variant's services.csv (the
 # service's total rows, replica 0); phases shaded and labelled.
 # Variables set by retrystorm (besides the look: fig_width, fig_height,
 # font_scale, line_scale, style_palette, frames): out, term, title, service
@@ -29,13 +30,15 @@ do for [i=1:nphases] {
 palette = '#000000 #E69F00 #56B4E9 #009E73 #0072B2 #D55E00 #CC79A7 #F0E442 #999999'
 if (style_palette ne '') { palette = style_palette } # --style slide
 lc(i) = word(palette, (i - 1) % 9 + 1)
+# later variants drawn wider, under the earlier: lines that coincide show as stripes
+lwv(i) = 1.5 + (i - 1 < 3 ? i - 1 : 3) * 1.8
 block(i) = sprintf('$svc_%d', i)
 at(col) = strcol('service') eq service && column('replica') == 0 ? column(col) : NaN
 set ylabel 'arrivals/s (load)'
-plot for [i=|variants|:1:-1] block(i) using 't':(at('arrivals')) with lines lw 2 lc rgb lc(i) title variants[i]
+plot for [i=|variants|:1:-1] block(i) using 't':(at('arrivals')) with lines lw lwv(i) lc rgb lc(i) title variants[i]
 unset key # one legend: the variants are the same in every panel
 set ylabel 'queue length (mean)'
-plot for [i=|variants|:1:-1] block(i) using 't':(at('queue_len')) with lines lw 2 lc rgb lc(i) title variants[i]
+plot for [i=|variants|:1:-1] block(i) using 't':(at('queue_len')) with lines lw lwv(i) lc rgb lc(i) title variants[i]
 set ylabel 'workers held (mean)'
-plot for [i=|variants|:1:-1] block(i) using 't':(at('busy')) with lines lw 2 lc rgb lc(i) title variants[i]
+plot for [i=|variants|:1:-1] block(i) using 't':(at('busy')) with lines lw lwv(i) lc rgb lc(i) title variants[i]
 unset multiplot
