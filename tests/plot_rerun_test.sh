@@ -39,10 +39,11 @@ cmp -s "$d/load.png" "$tmp/drawn/load.png" && fail "--plot: load.png is still th
 run --seed 2 || fail "rerun, seed 2"
 said "retrystorm: removed 1 figure drawn by \`plot --style slide --animate\` from the old data (load.gif); redraw with: retrystorm plot $d --style slide --animate"
 for f in load.gif figures.csv; do [ -e "$d/$f" ] && fail "seed 2: $f left"; done
-# the redraw command quotes the title for a shell
-"$bin" plot "$d" --title "x'; touch $tmp/pwned; '" > /dev/null || fail "plot --title"
+# the redraw command quotes the title for a shell, its newline kept inside the quotes
+"$bin" plot "$d" --title "x'; touch $tmp/pwned; '"$'\n''line 2' > /dev/null || fail "plot --title"
 run || fail "rerun, seed 1"
-grep -qF -- "redraw with: retrystorm plot $d --title 'x'\\''; touch $tmp/pwned; '\\'''" "$tmp/err" || fail "the title is not quoted"
+want="redraw with: retrystorm plot $d --title 'x'\\''; touch $tmp/pwned; '\\''"$'\n'"line 2'"$'\n'
+[[ $(cat "$tmp/err"; echo .) == *"$want"* ]] || { fail "the title is not quoted"; cat "$tmp/err"; }
 # a record that is not ours keeps nothing, and says so
 "$bin" plot "$d" > /dev/null || fail "plot, default look"
 sed -i '2s/^[^,]*,/timeseries.csv,/' "$d/figures.csv"

@@ -370,6 +370,10 @@ int figrec_record(const char *dir, const struct plot_style *st, const struct fig
 
 /* ---- a rerun: what is kept ---- */
 
+/* The end of a sentence of a note: not a newline, which a title may hold
+ * (and which the redraw command then keeps, inside its quotes). */
+#define SENTENCE_END "\x1e"
+
 /* What becomes of a recorded figure when its directory is replaced. */
 enum fate { KEPT, STALE, REPLACED, GONE, REMOVED };
 
@@ -441,7 +445,7 @@ static void say_group(FILE *f, const struct record *r, const enum fate *fate, bo
         sh_word(f, shown);
         fprintf(f, "%s%s", *args ? " " : "", args);
     }
-    fprintf(f, "\n");
+    fputs(SENTENCE_END, f);
 }
 
 /* The note: a sentence per fate and look, kept first. NULL when there is
@@ -492,7 +496,7 @@ int figrec_carry(const char *dir, const char *work, const char *shown, char **no
         char *text = NULL;
         size_t len = 0;
         FILE *f = xalloc(open_memstream(&text, &len), 1);
-        fprintf(f, "%s/%s is not a record of ours (%s): the figures it lists are not kept\n", shown,
+        fprintf(f, "%s/%s is not a record of ours (%s): the figures it lists are not kept" SENTENCE_END, shown,
                 FIGREC_FILE, why);
         fclose(f);
         *note = text;
@@ -564,7 +568,7 @@ char *figrec_release(struct figrec_held *h, const char *dir, const char *shown)
 void figrec_say(FILE *f, char *note)
 {
     for (char *line = note, *end; line != NULL && *line; line = end + 1) {
-        end = strchr(line, '\n');
+        end = strstr(line, SENTENCE_END);
         fprintf(f, "retrystorm: %.*s\n", (int)(end ? end - line : (long)strlen(line)), line);
         if (end == NULL)
             break;

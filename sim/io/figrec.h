@@ -89,8 +89,10 @@ struct figrec_held;
 struct figrec_held *figrec_hold(const char *dir);
 char *figrec_release(struct figrec_held *h, const char *dir, const char *shown);
 
-/* Prints each line of note (figrec_carry's or figrec_release's) to f as a
- * message ("retrystorm: LINE"), and frees it. note may be NULL. */
+/* Prints each sentence of note (figrec_carry's or figrec_release's) to f
+ * as a message ("retrystorm: SENTENCE" and a newline; a title's newline
+ * is kept inside the redraw command's quotes), and frees it. note may be
+ * NULL. */
 void figrec_say(FILE *f, char *note);
 
 #endif
