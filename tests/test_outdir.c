@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "figrec.h"
 #include "outdir.h"
 
 static char root[64];
@@ -135,6 +136,48 @@ static void cache_names(void **state)
     for (size_t i = 0; i < sizeof not_ours / sizeof *not_ours; i++)
         if (outdir_our_name(not_ours[i]))
             fail_msg("%s is ours", not_ours[i]);
+}
+
+/* A comparison's figure per service, "compare_service_" and a name, and
+ * the record of plot's figures (figures.csv) are ours; only figures are
+ * figures (what a record may list and a rerun may keep). */
+static void compare_service_names(void **state)
+{
+    (void)state;
+    static const char *const figures[] = {"compare_service_api.png", "compare_service_db-1.svg", "load.gif",
+                                          "compare.gif", "service_api.png", "compare_summary.svg",
+                                          "sweep_service_db.svg"};
+    static const char *const not_figures[] = {"figures.csv", "summary.csv", "compare_service_.png",
+                                              "compare_service_a/b.png", "compare_service_a.b.png",
+                                              "compare_service_api.gif", "queue.gif", ".retrystorm",
+                                              "sweep_service_.png", "sweep_service_a b.png"};
+    for (size_t i = 0; i < sizeof figures / sizeof *figures; i++)
+        if (!outdir_figure_name(figures[i]) || !outdir_our_name(figures[i]))
+            fail_msg("%s is not one of our figures", figures[i]);
+    for (size_t i = 0; i < sizeof not_figures / sizeof *not_figures; i++)
+        if (outdir_figure_name(not_figures[i]))
+            fail_msg("%s is a figure", not_figures[i]);
+    assert_true(outdir_our_name("figures.csv"));
+    assert_true(outdir_our_name(".figures.csv.0123456789ab.tmp"));
+    assert_false(outdir_our_name("compare_service_a b.png"));
+}
+
+/* The redraw command of a look: shell words, the title single-quoted with
+ * a quote as '\'' (so that $(...), ; and quotes stay text). */
+static void redraw_args(void **state)
+{
+    (void)state;
+    char out[512];
+    struct plot_style st = {.slide = true, .animate = true};
+    figrec_args(&st, out, sizeof out);
+    assert_string_equal(out, "--style slide --animate");
+    st = (struct plot_style){.width = 1280, .height = 720, .font_scale = 1.5};
+    snprintf(st.title, sizeof st.title, "%s", "it's $(rm -rf x); `y`");
+    figrec_args(&st, out, sizeof out);
+    assert_string_equal(out, "--size 1280x720 --font-scale 1.5 --title 'it'\\''s $(rm -rf x); `y`'");
+    st = (struct plot_style){0};
+    figrec_args(&st, out, sizeof out);
+    assert_string_equal(out, "");
 }
 
 static void classify(void **state)
@@ -299,6 +342,8 @@ int main(void)
         cmocka_unit_test(names),
         cmocka_unit_test(service_names),
         cmocka_unit_test(cache_names),
+        cmocka_unit_test(compare_service_names),
+        cmocka_unit_test(redraw_args),
         cmocka_unit_test_setup_teardown(classify, setup, teardown),
         cmocka_unit_test_setup_teardown(remove_ours_keeps_the_rest, setup, teardown),
         cmocka_unit_test_setup_teardown(tmpfile_is_exclusive, setup, teardown),

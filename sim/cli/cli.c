@@ -26,6 +26,7 @@
 #include "hysteresis.h"
 #include "jsonout.h"
 #include "lint.h"
+#include "figrec.h"
 #include "outdir.h"
 #include "output.h"
 #include "plot.h"
@@ -648,8 +649,14 @@ static int finish_work(const char *work, const char *dir, const struct opts *o, 
         return rc;
     }
     int prc = rc == 0 && o->plot ? plot_and_say_as(work, dir) : 0;
-    if (install(work, dir, o->force) != 0)
+    char *note = NULL, err[4600];
+    if (figrec_carry(dir, work, dir, &note, err, sizeof err) != 0)
+        fprintf(stderr, "retrystorm: the figures drawn by plot in %s are not kept: %s\n", dir, err);
+    if (install(work, dir, o->force) != 0) {
+        free(note);
         return 1;
+    }
+    figrec_say(stderr, note);
     if (rc == 3) {
         fprintf(stderr, "retrystorm: interrupted: what was done is in %s/ (marked complete = 0)\n", dir);
         return interrupted_exit();
@@ -675,8 +682,19 @@ static int plot_and_say_as(const char *dir, const char *shown)
     return plot_and_say_styled(dir, shown, NULL);
 }
 
+static int plot_and_say_drawn(const char *dir, const char *shown, const struct plot_style *st,
+                              struct figrec_drawn *drawn);
+
 /* plot_and_say_as in the look st (NULL: the default). */
 static int plot_and_say_styled(const char *dir, const char *shown, const struct plot_style *st)
+{
+    return plot_and_say_drawn(dir, shown, st, NULL);
+}
+
+/* plot_and_say_styled, collecting the names of the files drawn into
+ * drawn (NULL: not collected). */
+static int plot_and_say_drawn(const char *dir, const char *shown, const struct plot_style *st,
+                              struct figrec_drawn *drawn)
 {
     if (!plot_available()) {
         fprintf(stderr, "retrystorm: gnuplot not found: no figures drawn "
@@ -684,7 +702,7 @@ static int plot_and_say_styled(const char *dir, const char *shown, const struct 
         return 0;
     }
     char err[2048];
-    int n = plot_dir_styled(dir, st, &stop_signal, err, sizeof err);
+    int n = plot_dir_drawn(dir, st, &stop_signal, drawn ? figrec_drawn_add : NULL, drawn, err, sizeof err);
     if (n == PLOT_STOPPED || stop_signal) {
         fprintf(stderr, "retrystorm: interrupted while drawing figures in %s/\n", shown);
         return interrupted_exit();
@@ -735,7 +753,16 @@ static int cmd_plot(int argc, char **argv)
                         "draw into it (only files named like our figures are replaced)\n", dir);
         return 2;
     }
-    return plot_and_say_styled(dir, dir, &st);
+    /* what plot draws in an output of ours is recorded, so that a rerun
+     * keeps it while its data is unchanged (figrec.h) */
+    struct figrec_drawn drawn = {0};
+    int rc = plot_and_say_drawn(dir, dir, &st, &drawn);
+    if (k == OUTDIR_OURS && drawn.n > 0 && figrec_record(dir, &st, &drawn, err, sizeof err) != 0) {
+        fprintf(stderr, "retrystorm: plot: %s (a rerun into %s will not keep these figures)\n", err, dir);
+        rc = rc ? rc : 1;
+    }
+    figrec_drawn_fini(&drawn);
+    return rc;
 }
 
 /* summary.json in dir from the table the command wrote as `source`.
@@ -950,7 +977,9 @@ static int run_sweep(const struct opts *o, const char *dir, struct exp_result *r
         spec.grid[i] = o->grid[i];
     struct scenario_diag d = {0};
     char err[1024] = "";
+    struct figrec_held *held = figrec_hold(dir); /* figures plot drew, which the sweep removes */
     int rc = exp_run(&spec, &d, res, err, sizeof err);
+    figrec_say(stderr, figrec_release(held, dir, dir));
     print_diag(&d);
     scenario_diag_fini(&d);
     if (rc != 0 && err[0] && (rc != 3 || say_stop))
@@ -1034,7 +1063,9 @@ static int cmd_merge(int argc, char **argv)
         return rc;
     struct exp_result res;
     memset(&res, 0, sizeof res);
+    struct figrec_held *held = figrec_hold(out);
     rc = exp_merge(dirs, n, out, o.force, &res, err, sizeof err);
+    figrec_say(stderr, figrec_release(held, out, out));
     if (rc != 0) {
         exp_result_fini(&res);
         fprintf(stderr, "retrystorm: %s\n", err);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "envelope.h"
+#include "figrec.h"
 #include "plot.h"
 #include "scenario.h"
 
@@ -187,7 +188,9 @@ static int study(struct env_opts *o, const char *cmd, const char *fallback, vola
     }
     struct scenario_diag d = {0};
     char err[1024] = "";
+    struct figrec_held *held = figrec_hold(dir); /* figures plot drew, which the study removes */
     int rc = env_run(&o->spec, &d, res, err, sizeof err);
+    figrec_say(stderr, figrec_release(held, dir, dir));
     for (size_t i = 0; i < d.n; i++)
         fprintf(stderr, "retrystorm: %s\n", d.msg[i]);
     scenario_diag_fini(&d);

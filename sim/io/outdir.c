@@ -25,9 +25,10 @@ static const char *const our_files[] = {
     "services.csv", "caches.csv", "scenario.ini", "replications.csv", "experiment.csv", "jobs.csv", "sweep.csv",
     "status.csv", "tune.csv", "hysteresis.csv", "thresholds.csv",
     "map.csv", "margin.csv", "boundary.csv", "envelope.csv", "phases.csv",
+    "figures.csv", /* the record of the figures plot drew (figrec.h) */
 };
-/* The figures of plot (see plot.h), besides one per service and one per
- * cache (below). */
+/* The figures of plot (see plot.h), besides one per service, one per
+ * service of a comparison or a sweep and one per cache (below). */
 static const char *const our_figures[] = {
     "load", "queue", "latency", "cdf", "attempts", "compare", "occ",
     "sweep_ok_share", "sweep_amplification", "sweep_lat_p99",
@@ -36,10 +37,13 @@ static const char *const our_figures[] = {
 /* The animated figures (plot --animate), as .gif. */
 static const char *const our_animations[] = {"load.gif", "compare.gif"};
 
-/* A service's figure: "service_" and the service's name; a cache's:
- * "cache_" and the cache's name. A name is 1 to OUR_NAME_MAX characters of
+/* A service's figure: "service_" and the service's name; a service's in
+ * a comparison or a sweep: "compare_service_" or "sweep_service_" and its
+ * name; a cache's: "cache_" and the cache's name. A name is 1 to OUR_NAME_MAX characters of
  * [A-Za-z0-9_-] (no dot, no slash, no space). */
 #define OUR_SERVICE_PREFIX "service_"
+#define OUR_COMPARE_SERVICE_PREFIX "compare_service_"
+#define OUR_SWEEP_SERVICE_PREFIX "sweep_service_"
 #define OUR_CACHE_PREFIX "cache_"
 #define OUR_NAME_MAX 47
 
@@ -71,8 +75,12 @@ static bool is_figure(const char *name)
             strncmp(name, our_figures[i], (size_t)(dot - name)) == 0)
             return true;
     return is_named_figure(name, (size_t)(dot - name), OUR_SERVICE_PREFIX) ||
+           is_named_figure(name, (size_t)(dot - name), OUR_COMPARE_SERVICE_PREFIX) ||
+           is_named_figure(name, (size_t)(dot - name), OUR_SWEEP_SERVICE_PREFIX) ||
            is_named_figure(name, (size_t)(dot - name), OUR_CACHE_PREFIX);
 }
+
+bool outdir_figure_name(const char *name) { return is_figure(name); }
 
 static bool is_final_name(const char *name)
 {

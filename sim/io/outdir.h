@@ -37,6 +37,9 @@ enum outdir_kind { OUTDIR_ABSENT, OUTDIR_EMPTY, OUTDIR_OURS, OUTDIR_FOREIGN };
 /* Whether `name` (one path component) is a file name retrystorm writes. */
 bool outdir_our_name(const char *name);
 
+/* Whether `name` is one of the figures plot draws (PNG, SVG or GIF). */
+bool outdir_figure_name(const char *name);
+
 /* What `path` is. Returns 0, or -1 with a message when it cannot be an
  * output directory at all: too long, a symbolic link, not a directory, or
  * unreadable. */

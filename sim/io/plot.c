@@ -352,6 +352,8 @@ struct ctx {
     char *err;
     size_t errsz;
     int written;
+    plot_drawn_fn *drawn;         /* NULL: nobody asks for the names */
+    void *drawn_user;
 };
 
 static bool stopped(const struct ctx *c) { return c->stop != NULL && *c->stop != 0; }
@@ -1334,6 +1336,8 @@ static int draw(struct ctx *c, const char *script_name, const char *name, const 
     if (rc == PLOT_STOPPED)
         fail(c, rc, "interrupted while drawing %s/%s", c->dir, final);
     c->written += rc == 0;
+    if (rc == 0 && c->drawn != NULL)
+        c->drawn(c->drawn_user, final);
     return rc;
 }
 
@@ -1518,6 +1522,95 @@ static int compare_set_draw(struct ctx *c, const struct compare_set *set, const 
     return rc;
 }
 
+/* ---- a comparison of a service graph: a figure per service ---- */
+
+/* Variant name's directory (compare names it by the variant), opened
+ * without following a link: -1 when there is none or name is not one
+ * plain component. */
+static int variant_dir(struct ctx *c, const char *name)
+{
+    if (strchr(name, '/') != NULL || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        return -1;
+    return openat(c->dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* Variant i's services.csv, read through sub (a ctx on its directory):
+ * checked (read_services), its services added to names, and its rows
+ * (decimated when long) as the datablock $svc_I in b. 0, 1 when the
+ * variant has no services.csv, or a PLOT_ code. */
+static int variant_services(struct ctx *sub, size_t i, struct list *names, struct sbuf *b)
+{
+    static const char *const keys[] = {"service", "replica", NULL}, *const means[] = {NULL};
+    struct services sv = {0};
+    struct table r;
+    struct plotdec *d = NULL;
+    char why[256], var[32];
+    int rc = read_services(sub, &sv);
+    for (size_t k = 0; rc == 0 && k < sv.names.n; k++)
+        if (!list_has(names, sv.names.v[k], strlen(sv.names.v[k])))
+            list_add(names, sv.names.v[k], strlen(sv.names.v[k]));
+    if (rc == 0 && (rc = table_open(sub, &r, "services.csv")) == 0) {
+        if ((rc = table_next(sub, &r)) == 1)
+            rc = (d = plotdec_new(r.line, keys, means, why, sizeof why)) != NULL ? 0 : bad(sub, &r, "%s", why);
+        while (rc == 0 && (rc = table_next(sub, &r)) == 1)
+            rc = r.line[0] == '\0' || plotdec_count(d, r.line, why, sizeof why) == 0 ? 0 : bad(sub, &r, "%s", why);
+        snprintf(var, sizeof var, "svc_%zu", i + 1);
+        if (rc == 0 && d != NULL && (plotdec_plan(d, PLOTDEC_GROUPS), 1))
+            rc = put_block(sub, &r, d, b, var);
+        plotdec_free(d);
+        table_close(&r);
+    }
+    list_fini(&sv.names);
+    return rc;
+}
+
+/* Every variant's services (in its directory) as $svc_1 ... into b, and
+ * the services of any of them into names; when one variant has none (not
+ * a graph, or a comparison written before variants had directories),
+ * names is left empty. 0 or a PLOT_ code. */
+static int comparison_services(struct ctx *c, const struct list *variants, struct list *names, struct sbuf *b)
+{
+    int rc = 0;
+    for (size_t i = 0; i < variants->n && rc == 0; i++) {
+        char shown[PATH_MAX + PLOT_VALUE_MAX + 2];
+        struct ctx sub = *c;
+        snprintf(shown, sizeof shown, "%s/%s", c->dir, variants->v[i]);
+        sub.dfd = variant_dir(c, variants->v[i]), sub.dir = shown;
+        rc = sub.dfd >= 0 ? variant_services(&sub, i, names, b) : 1;
+        if (sub.dfd >= 0)
+            close(sub.dfd);
+    }
+    if (rc == 1) /* a variant without services.csv: no figures per service */
+        list_fini(names), *names = (struct list){0}, rc = 0;
+    return rc;
+}
+
+/* A comparison of a service graph: one figure per service,
+ * compare_service_NAME (plots/compare_service.gp), its load, queue and
+ * held workers over time, a line per variant. */
+static int compare_services_draw(struct ctx *c, const struct list *variants)
+{
+    struct list names = {0};
+    struct sbuf data = {0};
+    int rc = comparison_services(c, variants, &names, &data);
+    if (rc == 0 && sb_array(&data, "variants", variants) != 0)
+        rc = PLOT_FAILED;
+    for (size_t i = 0; i < names.n && rc == 0; i++) {
+        struct sbuf extra = {0};
+        char name[64], png[72];
+        snprintf(name, sizeof name, "compare_service_%s", names.v[i]);
+        snprintf(png, sizeof png, "%s.png", name);
+        assert(outdir_our_name(png)); /* the name was checked as it was read */
+        sb_printf(&extra, "%s", data.p);
+        rc = sb_var(&extra, "service", names.v[i]) == 0 ? draw_both(c, "compare_service", name, &extra)
+                                                       : PLOT_FAILED;
+        free(extra.p);
+    }
+    list_fini(&names);
+    free(data.p);
+    return rc;
+}
+
 /* A comparison: one line per variant, or the AWS study's panels when it
  * varies load.clients and layer.app.backoff. */
 static int plot_comparison(struct ctx *c, const struct list *variants)
@@ -1549,6 +1642,8 @@ static int plot_comparison(struct ctx *c, const struct list *variants)
             rc = draw_both(c, "compare", "compare", &extra);
         if (rc == 0)
             rc = compare_set_draw(c, &set, variants);
+        if (rc == 0)
+            rc = compare_services_draw(c, variants);
     }
     list_fini(&clients), list_fini(&strategies), list_fini(&set.levels);
     free(extra.p);
@@ -1561,6 +1656,57 @@ static int key_values(struct ctx *c, const char *key, struct list *l)
     int rc = column_values(c, "sweep.csv", key, l);
     if (rc == 1)
         rc = fail(c, PLOT_BAD_INPUT, "%s/sweep.csv:1: no column %s (a key of experiment.csv)", c->dir, key);
+    return rc;
+}
+
+/* The services of a sweep of a graph: each NAME (1 to SERVICE_NAME_MAX
+ * of NAME_CHARS) with the columns NAME_calls, NAME_queue_mean and
+ * NAME_utilization in sweep.csv's header, in the header's order, at most
+ * SERVICES_MAX. 0 or a PLOT_ code. */
+static int sweep_services(struct ctx *c, struct list *names)
+{
+    static const char suffix[] = "_utilization";
+    struct table r;
+    int rc = table_open(c, &r, "sweep.csv");
+    if (rc == 0 && (rc = table_next(c, &r)) == 1)
+        rc = 0, r.ncols = count_fields(r.line);
+    for (size_t i = 0; rc == 0 && i < r.ncols && names->n < SERVICES_MAX; i++) {
+        const char *f;
+        size_t len, idx, n = strlen(suffix);
+        char col[SERVICE_NAME_MAX + 16];
+        if (!field(r.line, i, &f, &len) || len <= n || memcmp(f + len - n, suffix, n) != 0 || !name_ok(f, len - n))
+            continue;
+        snprintf(col, sizeof col, "%.*s_calls", (int)(len - n), f);
+        bool calls = column_index(r.line, col, &idx);
+        snprintf(col, sizeof col, "%.*s_queue_mean", (int)(len - n), f);
+        if (calls && column_index(r.line, col, &idx))
+            list_add(names, f, len - n);
+    }
+    table_close(&r);
+    return rc == 1 ? 0 : rc;
+}
+
+/* A sweep of a service graph: one figure per service, sweep_service_NAME
+ * (plots/sweep_service.gp), the attempts that reached it, its queue and
+ * its workers held over the first key, a line per value of the second. */
+static int sweep_services_draw(struct ctx *c, char keys[2][PLOT_VALUE_MAX + 1], size_t nk,
+                               const struct list *xs, const struct list *ys)
+{
+    struct list names = {0};
+    int rc = sweep_services(c, &names);
+    for (size_t i = 0; i < names.n && rc == 0; i++) {
+        struct sbuf extra = {0};
+        char name[64], png[72];
+        snprintf(name, sizeof name, "sweep_service_%s", names.v[i]);
+        snprintf(png, sizeof png, "%s.png", name);
+        assert(outdir_our_name(png)); /* the name was checked as it was read */
+        int q = sb_var(&extra, "service", names.v[i]) | sb_var(&extra, "key1", keys[0]) |
+                sb_var(&extra, "key2", nk == 2 ? keys[1] : "") | sb_array(&extra, "xs", xs) | sb_array(&extra, "ys", ys);
+        sb_printf(&extra, "nys = %zu\n", ys->n);
+        rc = q == 0 ? draw_both(c, "sweep_service", name, &extra) : PLOT_FAILED;
+        free(extra.p);
+    }
+    list_fini(&names);
     return rc;
 }
 
@@ -1590,6 +1736,8 @@ static int plot_sweep(struct ctx *c)
         rc = q == 0 ? draw_both(c, "sweep", name, &extra) : PLOT_FAILED;
         free(extra.p);
     }
+    if (rc == 0)
+        rc = sweep_services_draw(c, keys, nk, &xs, &ys);
     list_fini(&xs), list_fini(&ys);
     return rc;
 }
@@ -1689,9 +1837,15 @@ int plot_dir(const char *dir, volatile sig_atomic_t *stop, char *err, size_t err
 int plot_dir_styled(const char *dir, const struct plot_style *st, volatile sig_atomic_t *stop,
                     char *err, size_t errsz)
 {
+    return plot_dir_drawn(dir, st, stop, NULL, NULL, err, errsz);
+}
+
+int plot_dir_drawn(const char *dir, const struct plot_style *st, volatile sig_atomic_t *stop,
+                   plot_drawn_fn *drawn, void *user, char *err, size_t errsz)
+{
     static const struct plot_style plain = {0};
     struct ctx c = {.dir = dir, .style = st ? st : &plain, .gif_frames = PLOT_FRAMES, .stop = stop,
-                    .err = err, .errsz = errsz};
+                    .err = err, .errsz = errsz, .drawn = drawn, .drawn_user = user};
     err[0] = '\0';
     if (stopped(&c))
         return fail(&c, PLOT_STOPPED, "interrupted before drawing the figures of %s", dir);

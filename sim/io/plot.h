@@ -17,7 +17,13 @@
  * first 8 replicas; a run with a caches.csv gets one figure per cache,
  * cache_NAME (at most 8 caches, names checked the same way): its hit ratio
  * and entries, and lookups, misses, coalesced misses, expirations and
- * evictions per second. Phases (from DIR/scenario.ini) are shaded and
+ * evictions per second. A comparison of a graph gets one figure per
+ * service, compare_service_NAME (its load, queue and held workers, a line
+ * per variant, from each variant's directory), and a sweep of one
+ * sweep_service_NAME (sweep.csv's NAME_calls, NAME_queue_mean and
+ * NAME_utilization over the first key, a line per value of the second).
+ * plot_dir_drawn names each file it installs (figrec.h records them).
+ * Phases (from DIR/scenario.ini) are shaded and
  * labelled on time plots. A struct plot_style (plot's options) sets the
  * look of every figure (size, type, lines, palette, title) and asks for
  * an animated GIF of the load (load.gif, compare.gif).
@@ -124,6 +130,12 @@ int plot_style_option(struct plot_style *st, const char *option, const char *val
  * about 0.1 s. */
 int plot_dir_styled(const char *dir, const struct plot_style *st, volatile sig_atomic_t *stop,
                     char *err, size_t errsz);
+
+/* plot_dir_styled, calling drawn(user, NAME) for each file it installs
+ * (NAME: the file's name in DIR, e.g. "load.png"); drawn may be NULL. */
+typedef void plot_drawn_fn(void *user, const char *name);
+int plot_dir_drawn(const char *dir, const struct plot_style *st, volatile sig_atomic_t *stop,
+                   plot_drawn_fn *drawn, void *user, char *err, size_t errsz);
 
 /* plot_dir_styled with the default look. */
 int plot_dir(const char *dir, volatile sig_atomic_t *stop, char *err, size_t errsz);
