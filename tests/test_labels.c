@@ -112,6 +112,32 @@ static void legends(void **state)
     assert_string_equal(out, "no ba");
 }
 
+static void take_labels(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"backoff=none", "backoff=full", "app.backoff=full+attempts=3"};
+    struct labels_map m = {0};
+    char err[1000];
+    assert_int_equal(labels_take(&m, "backoff=full=Full jitter", names, 3, err, sizeof err), 0);
+    assert_string_equal(labels_find(&m, "backoff=full"), "Full jitter");
+    /* the full key names it too, and a later label replaces the earlier */
+    assert_int_equal(labels_take(&m, "layer.app.backoff=full=Full=jittered", names, 3, err, sizeof err), 0);
+    assert_int_equal(m.n, 1);
+    assert_string_equal(labels_find(&m, "backoff=full"), "Full=jittered");
+    assert_int_equal(labels_take(&m, "pp.backoff=full+attempts=3=three", names, 3, err, sizeof err), -1);
+    assert_int_equal(labels_take(&m, "layer.app.backoff=full+layer.app.attempts=3=three", names, 3, err,
+                                 sizeof err), 0);
+    assert_string_equal(labels_find(&m, "app.backoff=full+attempts=3"), "three");
+    assert_null(labels_find(&m, "backoff=none"));
+    assert_int_equal(labels_take(&m, "backoff=fulll=Full", names, 3, err, sizeof err), -1);
+    assert_string_equal(err, "--label 'backoff=fulll=Full': names no variant; give VARIANT=TEXT with VARIANT one "
+                             "of: backoff=none, backoff=full, app.backoff=full+attempts=3");
+    assert_int_equal(labels_take(&m, "backoff=none=a,b", names, 3, err, sizeof err), -1);
+    assert_string_equal(err, "--label 'backoff=none=a,b': the text 'a,b' holds a comma; a label may hold any "
+                             "printable character but a comma or a double quote");
+    assert_int_equal(labels_take(&m, "backoff=none", names, 3, err, sizeof err), -1); /* no text */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -120,6 +146,7 @@ int main(void)
         cmocka_unit_test(same_name_in_two_sections),
         cmocka_unit_test(label_texts),
         cmocka_unit_test(legends),
+        cmocka_unit_test(take_labels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

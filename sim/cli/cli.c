@@ -237,6 +237,8 @@ struct opts {
     bool plot;
     const char *vary[MAX_VARY];
     size_t nvary;
+    const char *label[LABELS_MAX]; /* compare --label VARIANT=TEXT */
+    size_t nlabel;
     unsigned reps;
     const char *grid[EXP_MAX_AXES];
     size_t ngrid;
@@ -313,7 +315,7 @@ static int take_flag(struct opts *o, const char *name, const char *v)
     return 0;
 }
 
-/* --grid, --vary, --objective, --constraint: lists with a limit each. */
+/* --grid, --vary, --objective, --constraint, --label: lists with a limit each. */
 static int take_list(struct opts *o, const char *name, const char *v)
 {
     const char **list = o->grid;
@@ -324,6 +326,8 @@ static int take_list(struct opts *o, const char *name, const char *v)
         list = o->objective, n = &o->nobjective, max = 8;
     else if (strcmp(name, "--constraint") == 0)
         list = o->constraint, n = &o->nconstraint, max = 16;
+    else if (strcmp(name, "--label") == 0)
+        list = o->label, n = &o->nlabel, max = LABELS_MAX;
     if (*n == max) {
         fprintf(stderr, "retrystorm: too many %s options (limit is %zu)\n", name, max);
         return 2;
@@ -480,6 +484,7 @@ static const struct option_desc {
     {"--progress", false, take_flag, C_RUN | C_GRID},
     {"--grid", true, take_list, C_GRID},
     {"--vary", true, take_list, C_COMPARE},
+    {"--label", true, take_list, C_COMPARE},
     {"--objective", true, take_list, C_TUNE},
     {"--constraint", true, take_list, C_TUNE},
     {"-j", true, take_threads, C_RUN | C_COMPARE | C_GRID | C_HYST},
@@ -846,9 +851,10 @@ static void compare_row(void *user, const char *label, const char *why)
 /* The compact table of `table` (written as `file`) on the human stream
  * (screen.h). Returns 0 or 1 after a message. */
 static int print_table(const struct opts *o, const struct results *table, const char *file, const char *label,
-                       const char *default_sort, size_t show)
+                       const char *default_sort, size_t show, const struct labels_map *given,
+                       const char (*keys)[128])
 {
-    struct screen_spec sp = {table, file, label, o->by, show};
+    struct screen_spec sp = {table, file, label, o->by, show, given, keys};
     char err[4600];
     if (o->sort == NULL && default_sort != NULL &&
         screen_parse_sort(default_sort, NULL, &sp.sort, err, sizeof err) != 0)
@@ -881,8 +887,11 @@ static int cmd_compare(int argc, char **argv)
     snprintf(fallback, sizeof fallback, "out/%s-compare", sc.name);
     if ((rc = out_dir(dir, sizeof dir, o.outdir, fallback)) != 0 || (rc = check_out_dir(dir, o.force)) != 0)
         return rc;
-    struct compare_spec spec = {o.scenario, o.sets, o.nsets, {0}, o.nvary, o.reps ? o.reps : 1,
-                                o.threads ? o.threads : default_threads(), NULL, &stop_signal};
+    static struct labels_map given;
+    struct compare_spec spec = {.scenario = o.scenario, .sets = o.sets, .nsets = o.nsets, .nvary = o.nvary,
+                                .reps = o.reps ? o.reps : 1, .threads = o.threads ? o.threads : default_threads(),
+                                .labels = o.label, .nlabels = o.nlabel, .given = &given, .dir = NULL,
+                                .stop = &stop_signal};
     for (size_t i = 0; i < o.nvary; i++)
         spec.vary[i] = o.vary[i];
     err[0] = '\0';
@@ -910,7 +919,7 @@ static int cmd_compare(int argc, char **argv)
     if (rc != 0 && err[0])
         fprintf(stderr, "retrystorm: %s\n", err);
     if (rc == 0)
-        rc = print_table(&o, &sum, "summary.csv", NULL, NULL, 0);
+        rc = print_table(&o, &sum, "summary.csv", NULL, NULL, 0, &given, NULL);
     if (rc == 0 && done.n > 0) {
         fprintf(human, "  why (each variant's %s):\n", spec.reps > 1 ? "first replication" : "run");
         for (size_t i = 0; i < done.n; i++)
@@ -991,7 +1000,7 @@ static int cmd_sweep(int argc, char **argv)
         return interrupted_exit();
     }
     if (rc == 0 && !o.shard_n)
-        rc = print_table(&o, &res.sum, "sweep.csv", NULL, "max:ok_share", 10);
+        rc = print_table(&o, &res.sum, "sweep.csv", NULL, "max:ok_share", 10, NULL, (const char(*)[128])res.axis_labels);
     if (rc == 0 && !o.shard_n)
         rc = write_json(dir, "sweep", sc.name, "sweep.csv", &res.sum);
     exp_result_fini(&res);
@@ -1040,7 +1049,7 @@ static int cmd_merge(int argc, char **argv)
         fprintf(stderr, "retrystorm: %s\n", err);
         return rc;
     }
-    rc = print_table(&o, &res.sum, "sweep.csv", NULL, "max:ok_share", 10) != 0 ||
+    rc = print_table(&o, &res.sum, "sweep.csv", NULL, "max:ok_share", 10, NULL, (const char(*)[128])res.axis_labels) != 0 ||
          write_json(out, "merge", NULL, "sweep.csv", &res.sum) != 0;
     exp_result_fini(&res);
     if (rc != 0)
@@ -1284,7 +1293,7 @@ static int replicate(const struct opts *o, const char *dir, const char *name, co
         wrc = write_json(dir, "run", name, "summary.csv", &table);
     if (wrc == 0 && rc == 0) {
         fprintf(human, "  over %zu replications (mean ± 95%% half-width):\n", res.done);
-        wrc = print_table(o, &table, "summary.csv", name, NULL, 0);
+        wrc = print_table(o, &table, "summary.csv", name, NULL, 0, NULL, NULL);
         fprintf(human, "  summary.csv holds the means, sd and half-widths; replications.csv each replication\n");
     }
     results_fini(&table);

@@ -130,3 +130,114 @@ void labels_legend(const char *label, const char *given, char *out, size_t size)
         p += len + 1;
     }
 }
+
+/* Whether name (a variant's, parts joined by '+') is named by the len
+ * bytes at v: as many parts, each of v's ending (at a dot) with the
+ * name's. */
+static bool names_variant(const char *v, size_t len, const char *name)
+{
+    for (;;) {
+        size_t a = 0, b = strcspn(name, "+");
+        while (a < len && v[a] != '+')
+            a++;
+        if (a < b || memcmp(v + a - b, name, b) != 0 || (a > b && v[a - b - 1] != '.'))
+            return false;
+        if (name[b] == '\0' || a == len)
+            return name[b] == '\0' && a == len;
+        v += a + 1, len -= a + 1, name += b + 1;
+    }
+}
+
+/* The variants' names after a message, as many as err holds. */
+static void list_names(char *err, size_t errsz, const char *const *names, size_t n)
+{
+    size_t used = strlen(err);
+    for (size_t i = 0; i < n && used + 1 < errsz; i++) {
+        int w = snprintf(err + used, errsz - used, "%s%s", i ? ", " : "", names[i]);
+        used = w < 0 ? errsz : used + (size_t)w;
+    }
+}
+
+int labels_take(struct labels_map *m, const char *arg, const char *const *names, size_t n, char *err,
+                size_t errsz)
+{
+    size_t best = 0, which = 0, count = 0; /* the longest VARIANT, its variant, how many it names */
+    for (const char *eq = strchr(arg, '='); eq; eq = strchr(eq + 1, '=')) {
+        size_t len = (size_t)(eq - arg), c = 0, w = 0;
+        for (size_t i = 0; i < n; i++)
+            if (names_variant(arg, len, names[i]))
+                c++, w = i;
+        if (c > 0)
+            best = len, which = w, count = c;
+    }
+    if (count != 1) {
+        snprintf(err, errsz, "--label '%.200s': %s; give VARIANT=TEXT with VARIANT one of: ", arg,
+                 count ? "names more than one variant" : "names no variant");
+        list_names(err, errsz, names, n);
+        return -1;
+    }
+    char why[400];
+    if (labels_check_text(arg + best + 1, why, sizeof why) != 0) {
+        snprintf(err, errsz, "--label '%.200s': %s", arg, why);
+        return -1;
+    }
+    size_t e = 0;
+    while (e < m->n && strcmp(m->e[e].variant, names[which]) != 0)
+        e++;
+    if (e == LABELS_MAX || strlen(names[which]) > LABELS_NAME_MAX) {
+        snprintf(err, errsz, "--label '%.200s': %s", arg,
+                 e == LABELS_MAX ? "more than 32 variants labelled" : "the variant's name is too long to label");
+        return -1;
+    }
+    snprintf(m->e[e].variant, sizeof m->e[e].variant, "%s", names[which]);
+    snprintf(m->e[e].text, sizeof m->e[e].text, "%s", arg + best + 1);
+    m->n += e == m->n;
+    return 0;
+}
+
+const char *labels_find(const struct labels_map *m, const char *variant)
+{
+    for (size_t i = 0; m && i < m->n; i++)
+        if (strcmp(m->e[i].variant, variant) == 0)
+            return m->e[i].text;
+    return NULL;
+}
+
+void labels_write(FILE *f, const struct labels_map *m)
+{
+    fprintf(f, "variant,label\n");
+    for (size_t i = 0; i < m->n; i++)
+        fprintf(f, "%s,%s\n", m->e[i].variant, m->e[i].text);
+}
+
+int labels_parse(const char *text, const char *source, struct labels_map *m, char *err, size_t errsz)
+{
+    m->n = 0;
+    unsigned line = 1;
+    const char *nl = strchr(text, '\n');
+    if (nl == NULL || (size_t)(nl - text) != 13 || strncmp(text, "variant,label", 13) != 0) {
+        snprintf(err, errsz, "%s:1: expected the header variant,label", source);
+        return -1;
+    }
+    for (const char *p = nl + 1; *p; p = nl + 1) {
+        line++;
+        nl = strchr(p, '\n');
+        const char *comma = memchr(p, ',', nl ? (size_t)(nl - p) : strlen(p));
+        char text_[LABELS_TEXT_MAX + 2], why[400];
+        size_t vlen = comma ? (size_t)(comma - p) : 0, tlen = comma && nl ? (size_t)(nl - comma - 1) : 0;
+        if (nl == NULL || comma == NULL || vlen == 0 || vlen > LABELS_NAME_MAX || tlen > LABELS_TEXT_MAX ||
+            m->n == LABELS_MAX) {
+            snprintf(err, errsz, "%s:%u: expected VARIANT,TEXT on a whole line (at most %d rows)", source, line,
+                     LABELS_MAX);
+            return -1;
+        }
+        snprintf(text_, sizeof text_, "%.*s", (int)tlen, comma + 1);
+        if (labels_check_text(text_, why, sizeof why) != 0) {
+            snprintf(err, errsz, "%s:%u: %s", source, line, why);
+            return -1;
+        }
+        snprintf(m->e[m->n].variant, sizeof m->e[0].variant, "%.*s", (int)vlen, p);
+        memcpy(m->e[m->n++].text, text_, tlen + 1); /* checked: at most LABELS_TEXT_MAX bytes */
+    }
+    return 0;
+}

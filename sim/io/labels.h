@@ -26,7 +26,20 @@
 
 #include "config.h"
 
+#include <stdio.h>
+
 #define LABELS_TEXT_MAX 80 /* bytes of a --label text */
+#define LABELS_MAX 32      /* --label options of one command */
+#define LABELS_NAME_MAX 511 /* bytes of a variant's name in a map */
+
+/* The texts given to variants: at most LABELS_MAX, one per variant. */
+struct labels_map {
+    size_t n;
+    struct {
+        char variant[LABELS_NAME_MAX + 1];
+        char text[LABELS_TEXT_MAX + 1];
+    } e[LABELS_MAX];
+};
 
 /* The label of key (SECTION.KEY or SECTION.NAME.KEY; service.server.KEY
  * is server.KEY) in sc, into out (size bytes, cut short if smaller). */
@@ -41,5 +54,28 @@ int labels_check_text(const char *text, char *err, size_t errsz);
  * the label with each part KEY=none of a backoff key (KEY ending in
  * backoff) read "no backoff (immediate)". */
 void labels_legend(const char *label, const char *given, char *out, size_t size);
+
+/* Takes one --label VARIANT=TEXT into m, against the variants' names
+ * (names[0..n)). VARIANT names one variant: its name, or a longer form
+ * of it, each '+'-separated part of it ending (at a dot) with the
+ * name's part: layer.app.backoff=full names backoff=full. TEXT may
+ * itself hold '=': the longest VARIANT that names a variant wins, so
+ * the split is never a guess. A later label of the same variant
+ * replaces an earlier one. Returns 0, or -1 with a message naming arg
+ * and listing the variants (no variant, two variants, a bad TEXT, too
+ * many labels). O(n · strlen(arg)²). */
+int labels_take(struct labels_map *m, const char *arg, const char *const *names, size_t n, char *err,
+                size_t errsz);
+
+/* The text given to variant (NULL: none). O(m->n). */
+const char *labels_find(const struct labels_map *m, const char *variant);
+
+/* labels.csv: "variant,label", then one row per entry. */
+void labels_write(FILE *f, const struct labels_map *m);
+
+/* Parses labels.csv's text (hostile: the header, then whole lines of two
+ * fields, each text checked, at most LABELS_MAX rows) into m. Returns 0,
+ * or -1 with a message naming source and the line. O(strlen(text)). */
+int labels_parse(const char *text, const char *source, struct labels_map *m, char *err, size_t errsz);
 
 #endif

@@ -162,25 +162,28 @@ static size_t pick_columns(const struct results *t, const struct screen_sort *so
     return k;
 }
 
-/* The label of row i: the variant, the grid values (KEY=VALUE with the
- * key's last part), or the given label. */
-static void row_label(const struct results *t, size_t i, const char *label, char *out, size_t size)
+/* The label of row i: the variant (or the text --label gave it), the
+ * grid values (KEY=VALUE with the key's label), or the given label. */
+static void row_label(const struct screen_spec *sp, size_t i, char *out, size_t size)
 {
+    const struct results *t = sp->table;
     int variant = find_label(t, "variant"), point = find_label(t, "point");
     const char *const *f = (const char *const *)&t->labels[i * t->nlabels];
     if (variant >= 0) {
-        snprintf(out, size, "%s", f[variant]);
+        const char *given = labels_find(sp->given, f[variant]);
+        snprintf(out, size, "%s", given ? given : f[variant]);
         return;
     }
     if (point < 0 || (size_t)point + 1 >= t->nlabels) {
-        snprintf(out, size, "%s", label ? label : "");
+        snprintf(out, size, "%s", sp->label ? sp->label : "");
         return;
     }
     size_t used = 0;
     out[0] = '\0';
     for (size_t c = (size_t)point + 1; c < t->nlabels && used < size; c++) {
         const char *key = strrchr(t->label_names[c], '.');
-        int w = snprintf(out + used, size - used, "%s%s=%s", used ? " " : "", key ? key + 1 : t->label_names[c], f[c]);
+        key = sp->keys ? sp->keys[c - (size_t)point - 1] : key ? key + 1 : t->label_names[c];
+        int w = snprintf(out + used, size - used, "%s%s=%s", used ? " " : "", key, f[c]);
         used += w > 0 ? (size_t)w : 0;
     }
 }
@@ -275,7 +278,7 @@ static long read_rows(const struct results *t, const struct screen_spec *s, stru
     for (size_t i = 0; i < t->nrows; i++) {
         struct row *r = &(*rows)[i];
         r->seq = i;
-        row_label(t, i, s->label, r->label, sizeof r->label);
+        row_label(s, i, r->label, sizeof r->label);
         for (size_t c = 0; c < *ncols; c++)
             r->v[c] = number(t, i, cols[c].v), r->hw[c] = number(t, i, cols[c].hw);
         double rest = 1;

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "labels.h"
 #include "results.h"
 #include "summary.h"
 
@@ -39,6 +40,8 @@ struct screen_spec {
     const char *label;        /* the rows' label when the table has no variant or grid columns */
     struct screen_sort sort;
     size_t show;              /* at most this many rows (0: all) */
+    const struct labels_map *given; /* texts --label gave variants (NULL: none) */
+    const char (*keys)[128];  /* the grid keys' labels (labels.h), in column order; NULL: each key's last part */
 };
 
 /* value ± hw (hw NaN: the value alone) in the unit of the metric's kind

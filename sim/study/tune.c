@@ -288,13 +288,13 @@ int tune_write_csv(const char *dir, const struct tune_spec *t, const struct exp_
     return output_file_commit(&of, err, errsz);
 }
 
-/* Point p's grid values, "key=value ...", into out. */
+/* Point p's grid values, "key=value ..." (each key's label), into out. */
 static const char *point_label(const struct exp_result *r, size_t p, char *out, size_t size)
 {
     size_t used = 0;
     out[0] = '\0';
     for (size_t j = 0; j < r->naxes && used < size; j++) {
-        int w = snprintf(out + used, size - used, "%s%s=%s", j ? " " : "", r->axis_keys[j], r->values[p][j]);
+        int w = snprintf(out + used, size - used, "%s%s=%s", j ? " " : "", r->axis_labels[j], r->values[p][j]);
         used += w > 0 ? (size_t)w : 0;
     }
     return out;
