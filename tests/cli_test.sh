@@ -258,7 +258,7 @@ expect 2 "^retrystorm: --set phase\.spike\.rat=x1: \[phase spike\] unknown key '
 [ -e "$tmp/refused" ] && fail "a refused tune --trigger created its output directory"
 # tune --objective max:margin: one attempt widens storm's envelope most
 # (each point's margin over 20 seeds), and p99 stays under its constraint
-expect 0 "recommended: layer\.app\.attempts=1$" -- "$bin" tune storm --set run.duration=100s --set phase.spike.start=20s --set phase.spike.end=30s --grid layer.app.attempts=1,3 --objective max:margin --constraint 'lat_p99<=1s' --trigger phase.spike.rate=x1..x4 -o "$tmp/tune-margin"
+expect 0 "recommended: attempts=1$" -- "$bin" tune storm --set run.duration=100s --set phase.spike.start=20s --set phase.spike.end=30s --grid layer.app.attempts=1,3 --objective max:margin --constraint 'lat_p99<=1s' --trigger phase.spike.rate=x1..x4 -o "$tmp/tune-margin"
 head -1 "$tmp/tune-margin/tune.csv" | grep -q ',margin,margin_sd,margin_hw,margin_fails,' || fail "tune.csv lacks the margin columns"
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
          !($c["margin"] < $c["margin_fails"] && $c["margin_fails"] - $c["margin"] <= 3 / 32 + 1e-9) { bad = 1 }

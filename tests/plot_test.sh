@@ -171,8 +171,10 @@ ls -a "$tmp/run" "$tmp/cmp" | grep -q '\.tmp' && fail "temporary files left"
 cp -r "$tmp/sweep" "$tmp/evil"
 k1="x'.system(\"touch $tmp/pwned1\").'" k2="y\`touch $tmp/pwned2\`@title"
 v1="'.system(\"touch $tmp/pwned3\").'" v2="''\`touch $tmp/pwned4\`''"
-awk -v a="$k1" -v b="$k2" '$0 == "key,layer.app.attempts" { $0 = "key," a }
-  $0 == "key,layer.app.timeout" { $0 = "key," b } { print }' "$tmp/sweep/experiment.csv" > "$tmp/evil/experiment.csv"
+awk -v a="$k1" -v b="$k2" '$0 == "key,layer.app.attempts,attempts" { $0 = "key," a ",x" }
+  $0 == "key,layer.app.timeout,timeout" { $0 = "key," b } { print }' "$tmp/sweep/experiment.csv" > "$tmp/evil/experiment.csv"
+grep -qF "key,$k1,x" "$tmp/evil/experiment.csv" && grep -qxF "key,$k2" "$tmp/evil/experiment.csv" ||
+  fail "the hostile keys were not planted"
 awk -v a="$k1" -v b="$k2" -v c="$v1" -v d="$v2" 'BEGIN { FS = OFS = "," }
   NR == 1 { $2 = a; $3 = b } NR > 1 { $3 = $3 == "100ms" ? c : d } { print }' \
   "$tmp/sweep/sweep.csv" > "$tmp/evil/sweep.csv"

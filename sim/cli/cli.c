@@ -188,7 +188,7 @@ static int cmd_list_presets(void)
     for (unsigned i = 0; i < backoff_nkinds; i++)
         if (!backoff_is_preset(&backoff_kinds[i]))
             printf(" %s", backoff_kinds[i].name);
-    printf("\n");
+    printf("\n  none: no backoff (immediate retries), not \"no jitter\"\n");
     list_hedge_presets();
     list_budgets_breakers();
     return 0;
@@ -804,13 +804,34 @@ static int load_columns(const struct opts *o, struct scenario *sc, struct summar
     return 0;
 }
 
-/* --sort's metric must be one of the scenario's (cols). 0, or 2 after a message. */
+/* How many of the --grid or --vary keys `name` names: the key, or a
+ * dot-suffix of it (attempts, app.attempts for layer.app.attempts). */
+static size_t sort_keys_named(const struct opts *o, const char *name)
+{
+    size_t hits = 0, n = strlen(name);
+    for (size_t i = 0; i < o->ngrid + o->nvary; i++) {
+        const char *a = i < o->ngrid ? o->grid[i] : o->vary[i - o->ngrid], *eq = strchr(a, '=');
+        size_t m = eq ? (size_t)(eq - a) : strlen(a);
+        hits += m >= n && strncmp(a + m - n, name, n) == 0 && (m == n || a[m - n - 1] == '.');
+    }
+    return hits;
+}
+
+/* --sort's metric must be one of the scenario's (cols), or name one grid
+ * or varied key. 0, or 2 after a message. */
 static int check_sort(const struct opts *o, const struct summary_cols *cols)
 {
     char err[4600];
-    if (o->sort == NULL || summary_check_metric(cols, o->by.metric, "--sort", err, sizeof err))
+    size_t keys = o->sort ? sort_keys_named(o, o->by.metric) : 0;
+    if (o->sort == NULL || keys == 1 || summary_check_metric(cols, o->by.metric, "--sort", err, sizeof err))
         return 0;
-    fprintf(stderr, "retrystorm: %s\n", err);
+    if (keys > 1)
+        fprintf(stderr, "retrystorm: --sort %s: names %zu of the keys varied; give more of the key, such as "
+                        "app.attempts or layer.app.attempts\n", o->sort, keys);
+    else if (o->ngrid + o->nvary > 0)
+        fprintf(stderr, "retrystorm: %s; or a key of --grid or --vary (or its last parts)\n", err);
+    else
+        fprintf(stderr, "retrystorm: %s\n", err);
     return 2;
 }
 

@@ -716,8 +716,9 @@ static int common_vars(struct ctx *c)
     return rc;
 }
 
-/* The keys of a sweep (the lines "key,NAME" of DIR/experiment.csv): the
- * first two in keys, how many in *nk. 0 or a PLOT_ code. */
+/* The keys of a sweep (the lines "key,NAME" or "key,NAME,LABEL" of
+ * DIR/experiment.csv): the first two in keys, how many in *nk. 0 or a
+ * PLOT_ code. */
 static int sweep_keys(struct ctx *c, char keys[2][PLOT_VALUE_MAX + 1], size_t *nk)
 {
     struct table r;
@@ -729,7 +730,8 @@ static int sweep_keys(struct ctx *c, char keys[2][PLOT_VALUE_MAX + 1], size_t *n
         rc = 0;
         if (strncmp(r.line, "key,", 4) != 0)
             continue;
-        size_t len = strlen(r.line + 4);
+        size_t len = strcspn(r.line + 4, ","); /* the key, before its label */
+        r.line[4 + len] = '\0';
         if (len == 0)
             rc = bad(c, &r, "an empty key");
         else if ((rc = check_value(c, &r, "2", r.line + 4, len)) == 0 && (*nk)++ < 2)

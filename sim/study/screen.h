@@ -9,7 +9,9 @@
  * s, rates per s, amplification as a factor. With replications each cell
  * is "mean ± 95 % half-width" (the NAME_hw column beside it). Rows may be
  * sorted by any metric (--sort max:METRIC, min:METRIC or METRIC, smallest
- * first); a table longer than `show` rows prints its first and last
+ * first) or by a grid or varied key (--sort max:KEY...: KEY the key or its
+ * last parts, its values as numbers with their units, 100ms before 1s,
+ * unbounded and none last, words after numbers by text); a table longer than `show` rows prints its first and last
  * show/2 (the best and the worst when sorted) and says how many it left
  * out. Costs: O(rows log rows) for the sort.
  */
