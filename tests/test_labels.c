@@ -136,6 +136,13 @@ static void take_labels(void **state)
     assert_string_equal(err, "--label 'backoff=none=a,b': the text 'a,b' holds a comma; a label may hold any "
                              "printable character but a comma or a double quote");
     assert_int_equal(labels_take(&m, "backoff=none", names, 3, err, sizeof err), -1); /* no text */
+    /* values holding '=': the longest VARIANT wins, whatever comes first */
+    static const char *const eq[] = {"k=a", "k=a=b"};
+    struct labels_map e = {0};
+    assert_int_equal(labels_take(&e, "k=a=b=T", eq, 2, err, sizeof err), 0);
+    assert_int_equal(e.n, 1);
+    assert_string_equal(labels_find(&e, "k=a=b"), "T");
+    assert_null(labels_find(&e, "k=a"));
 }
 
 int main(void)

@@ -726,7 +726,7 @@ static int cmd_plot(int argc, char **argv)
             dir = NULL, i = argc;
     }
     if (dir == NULL) {
-        fprintf(stderr, "retrystorm: plot needs one output directory (and takes --force, --title, --size, "
+        fprintf(stderr, "retrystorm: plot needs one output directory (and takes --force, --title, --label, --size, "
                         "--font-scale, --style, --animate; retrystorm help plot)\n");
         return 2;
     }
