@@ -302,6 +302,7 @@ expect 2 "^retrystorm: --label 'backoff=full=a,b': the text 'a,b' holds a comma;
 [ -e "$tmp/refused-label" ] && fail "a refused --label wrote its directory"
 "$bin" compare jitter "${lab[@]}" --vary layer.app.backoff=none,full --label 'layer.app.backoff=full=Full jitter=AWS' -o "$tmp/label" > "$tmp/label.log" 2>&1 || fail "compare --label: $(cat "$tmp/label.log")"
 grep -qE '^  backoff=none +[0-9]+ ' "$tmp/label.log" && grep -qE '^  Full jitter=AWS +[0-9]+ ' "$tmp/label.log" || fail "compare --label: the table's rows: $(cat "$tmp/label.log")"
+grep -qE '^    Full jitter=AWS  [a-z]+: ' "$tmp/label.log" || fail "compare --label: the why lines: $(cat "$tmp/label.log")"
 [ "$(cat "$tmp/label/labels.csv")" = "$(printf 'variant,label\nbackoff=full,Full jitter=AWS')" ] || fail "labels.csv: $(cat "$tmp/label/labels.csv")"
 # two layers with attempts: the layer's name; services with queue: the service's
 "$bin" compare cascade --set run.duration=30s --vary layer.client.attempts=1,2 -o "$tmp/label2" > "$tmp/label2.log" 2>&1 || fail "compare cascade: $(cat "$tmp/label2.log")"

@@ -853,6 +853,7 @@ static int load_checked(const struct opts *o, struct scenario *sc)
 struct compare_done {
     size_t n;
     char (*line)[600];
+    const struct labels_map *given; /* --label's texts, shown for their variants */
 };
 
 static void compare_row(void *user, const char *label, const char *why)
@@ -864,7 +865,8 @@ static void compare_row(void *user, const char *label, const char *why)
         abort();
     }
     d->line = more;
-    snprintf(d->line[d->n++], sizeof d->line[0], "%s  %s", label, why);
+    const char *text = labels_find(d->given, label);
+    snprintf(d->line[d->n++], sizeof d->line[0], "%s  %s", text ? text : label, why);
     if (isatty(STDERR_FILENO))
         fprintf(stderr, "\r  %zu variants done, the last %-40.40s", d->n, label);
 }
@@ -928,7 +930,7 @@ static int cmd_compare(int argc, char **argv)
         return 1;
     }
     spec.dir = work;
-    struct compare_done done = {0};
+    struct compare_done done = {.given = &given};
     fprintf(human, "retrystorm %s: %s compared on seed %llu (%u replication%s each)\n", RS_VERSION, sc.name,
            (unsigned long long)sc.seed, spec.reps, spec.reps == 1 ? "" : "s");
     struct results sum = {0};
