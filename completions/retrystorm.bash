@@ -21,7 +21,7 @@
 
 # Options whose next argument is their value (all commands).
 _retrystorm_valued='-o --set --seed --reps --vary --grid -j --shard --objective --constraint
---sort --format --title --size --font-scale --style --bind --port --jobs --max-seconds --max-memory
+--sort --label --format --title --size --font-scale --style --bind --port --jobs --max-seconds --max-memory
 --load --ramp --hold --window --duration --trigger --level --batch --resolution'
 
 # The binary to ask, or nothing when there is none.

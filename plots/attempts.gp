@@ -8,7 +8,7 @@ if (term eq 'svg') { set terminal svg size fig_width(900),fig_height(600) dynami
 set output out
 set datafile separator ','
 byvar = variants[1] ne ''
-set title sprintf(byvar ? '%s: attempts per logical request by variant' : '%s: attempts per logical request', title) noenhanced
+set title (title_given ? title : sprintf(byvar ? '%s: attempts per logical request by variant' : '%s: attempts per logical request', title)) noenhanced
 set xlabel (byvar ? sprintf('attempts (layer %s)', levels[1]) : 'attempts') noenhanced
 set ylabel 'share of logical requests'
 set yrange [0:1]
@@ -28,7 +28,7 @@ if (byvar) {
     set boxwidth 0.8 / n
     plot for [i=1:n] 'attempts.csv' \
          using (strcol('variant') eq variants[i] && strcol('level') eq levels[1] ? column('attempts') + (i - (n + 1) / 2.0) * 0.8 / n : NaN):'share' \
-         with boxes lc rgb word(palette, (i - 1) % 9 + 1) title variants[i]
+         with boxes lc rgb word(palette, (i - 1) % 9 + 1) title legends[i]
 } else {
     n = |levels|
     plot for [i=1:n] 'attempts.csv' \

@@ -7,7 +7,7 @@ if (term eq 'svg') { set terminal svg size fig_width(900),fig_height(600) dynami
 set output out
 set datafile separator ','
 byvar = variants[1] ne ''
-set title sprintf(byvar ? '%s: latency CDF by variant (every outcome)' : '%s: latency CDF by outcome', title) noenhanced
+set title (title_given ? title : sprintf(byvar ? '%s: latency CDF by variant (every outcome)' : '%s: latency CDF by outcome', title)) noenhanced
 set xlabel 'end-to-end latency (s)'
 set ylabel (byvar ? 'share of requests' : 'share of requests with this outcome')
 set logscale x
@@ -22,7 +22,7 @@ pos(x) = x > 0 ? x : NaN
 if (byvar) {
     plot for [i=|variants|:1:-1] 'latency.csv' \
          using (strcol('variant') eq variants[i] && strcol('outcome') eq 'all' ? pos(column('latency_s')) : NaN):'quantile' \
-         with lines lw 2 lc rgb word(palette, (i - 1) % 9 + 1) title variants[i]
+         with lines lw 2 lc rgb word(palette, (i - 1) % 9 + 1) title legends[i]
 } else {
     plot for [i=1:|outcomes|] 'latency.csv' \
          using (strcol('outcome') eq outcomes[i] ? pos(column('latency_s')) : NaN):'quantile' \

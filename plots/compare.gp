@@ -6,8 +6,9 @@
 # and the attempts' needles mark buckets over 10x theirs. As a GIF
 # (`frames` frames) the lines grow over time on fixed axes.
 # Variables set by retrystorm (besides the look: fig_width, fig_height,
-# font_scale, line_scale, style_palette, frames): out, term, title, variants
-# (an array), nphases, phase_from, phase_to (s), phase_name, bucket_s,
+# font_scale, line_scale, style_palette, frames): out, term, title,
+# title_given (1: --title, the whole title), variants and legends (their
+# texts in the legend: --label's or the label, none in words) (arrays), nphases, phase_from, phase_to (s), phase_name, bucket_s,
 # smooth_n, smooth_s and roll() (see plot.c); ts_data (timeseries.csv, or
 # its rows decimated for drawing, dec buckets a run: each run's minimum and
 # maximum, and its means in NAME_mean, which the rolling means are taken
@@ -48,7 +49,7 @@ if (frames > 1) {
 mean = smooth_n > 1 || dec > 1 ? sprintf('lines: mean over the last %g s', smooth_s) : ''
 do for [k=1:frames] {
     if (frames > 1) { tcut = t0 + (t1 - t0) * k / frames }
-    set multiplot layout 2,1 title sprintf('%s: variants compared on the same seed', title) noenhanced
+    set multiplot layout 2,1 title (title_given ? title : sprintf('%s: variants compared on the same seed', title)) noenhanced
     set ylabel 'attempts/s at the server'
     set yrange [0:*]
     if (frames > 1) { set yrange [0:(amax > 0 ? amax * 1.05 : 1)] }
@@ -62,7 +63,7 @@ do for [k=1:frames] {
     if (smooth_n > 1 || dec > 1) { set key title sprintf("%s\nneedles: a %g ms bucket\nover 10x that mean", mean, bucket_s * 1000) }
     plot for [i=|variants|:1:-1] ts_data \
          using (is(i) ? roll(i, column('t'), column(m('server_arrivals'))) : NaN):(upto(floor1(rs_mean))) \
-         with lines lw 2 lc rgb lc(i) title variants[i], \
+         with lines lw 2 lc rgb lc(i) title legends[i], \
          for [i=|variants|:1:-1] '' \
          using (is(i) ? (roll(i, column('t'), column(m('server_arrivals'))), column('t')) : NaN):(upto(spike(column('server_arrivals')))) \
          with impulses lw 1 lc rgb lc(i) notitle
@@ -74,7 +75,7 @@ do for [k=1:frames] {
     set key title mean
     plot for [i=|variants|:1:-1] ts_data \
          using (is(i) ? roll(i, column('t'), column(m('ok'))) : NaN):(upto(rs_mean)) \
-         with lines lw 2 lc rgb lc(i) title variants[i]
+         with lines lw 2 lc rgb lc(i) title legends[i]
     set key title ''
     unset multiplot
 }

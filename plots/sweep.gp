@@ -12,9 +12,9 @@ if (summary) {
     n = |variants|
     palette = '#000000 #E69F00 #56B4E9 #009E73 #0072B2 #D55E00 #CC79A7 #F0E442 #999999'
     if (style_palette ne '') { palette = style_palette }
-    set multiplot layout 2,2 title sprintf('%s: variants compared%s', title, reps > 1 ? sprintf(' (mean and 95%% interval over %d replications)', reps) : '') noenhanced
+    set multiplot layout 2,2 title (title_given ? title : sprintf('%s: variants compared%s', title, reps > 1 ? sprintf(' (mean and 95%% interval over %d replications)', reps) : '')) noenhanced
     set xtics () noenhanced rotate by -30
-    do for [i=1:n] { set xtics add (variants[i] i) }
+    do for [i=1:n] { set xtics add (legends[i] i) }
     set xrange [0.4:n + 0.6]
     set style fill solid 0.7 border -1
     set boxwidth 0.7

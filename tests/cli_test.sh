@@ -258,7 +258,7 @@ expect 2 "^retrystorm: --set phase\.spike\.rat=x1: \[phase spike\] unknown key '
 [ -e "$tmp/refused" ] && fail "a refused tune --trigger created its output directory"
 # tune --objective max:margin: one attempt widens storm's envelope most
 # (each point's margin over 20 seeds), and p99 stays under its constraint
-expect 0 "recommended: layer\.app\.attempts=1$" -- "$bin" tune storm --set run.duration=100s --set phase.spike.start=20s --set phase.spike.end=30s --grid layer.app.attempts=1,3 --objective max:margin --constraint 'lat_p99<=1s' --trigger phase.spike.rate=x1..x4 -o "$tmp/tune-margin"
+expect 0 "recommended: attempts=1$" -- "$bin" tune storm --set run.duration=100s --set phase.spike.start=20s --set phase.spike.end=30s --grid layer.app.attempts=1,3 --objective max:margin --constraint 'lat_p99<=1s' --trigger phase.spike.rate=x1..x4 -o "$tmp/tune-margin"
 head -1 "$tmp/tune-margin/tune.csv" | grep -q ',margin,margin_sd,margin_hw,margin_fails,' || fail "tune.csv lacks the margin columns"
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
          !($c["margin"] < $c["margin_fails"] && $c["margin_fails"] - $c["margin"] <= 3 / 32 + 1e-9) { bad = 1 }
@@ -294,4 +294,33 @@ cp -r "$tmp/map1" "$tmp/map-bad"
 sed -i '3s/.*/0,700\/s,,x1.2,700,1.2,5,0,0,9,0,0,1,0,1,1,1/' "$tmp/map-bad/map.csv"
 expect 2 "^retrystorm: map: .*/map-bad/map\.csv:3: not a probe of this study$" -- "$bin" map storm "${mshort[@]}" -o "$tmp/map-bad" --resume
 expect 2 "^retrystorm: map: .*/map1/envelope\.csv:13: written for another study \(reps,5; this one has reps,6\): run without --resume into a new directory$" -- "$bin" map storm "${mshort[@]}" --reps 6 -o "$tmp/map1" --resume
+# Labels (docs/labels.md): variants, rows and keys by their shortest
+# unambiguous key; compare --label; --sort by a grid key; tune's marks.
+lab=(--set run.duration=45s)
+expect 2 "^retrystorm: --label 'backoff=equal=Equal': names no variant; give VARIANT=TEXT with VARIANT one of: backoff=none, backoff=full$" -- "$bin" compare jitter "${lab[@]}" --vary layer.app.backoff=none,full --label 'backoff=equal=Equal' -o "$tmp/refused-label"
+expect 2 "^retrystorm: --label 'backoff=full=a,b': the text 'a,b' holds a comma; a label may hold any printable character but a comma or a double quote$" -- "$bin" compare jitter "${lab[@]}" --vary layer.app.backoff=none,full --label 'backoff=full=a,b' -o "$tmp/refused-label"
+[ -e "$tmp/refused-label" ] && fail "a refused --label wrote its directory"
+"$bin" compare jitter "${lab[@]}" --vary layer.app.backoff=none,full --label 'layer.app.backoff=full=Full jitter=AWS' -o "$tmp/label" > "$tmp/label.log" 2>&1 || fail "compare --label: $(cat "$tmp/label.log")"
+grep -qE '^  backoff=none +[0-9]+ ' "$tmp/label.log" && grep -qE '^  Full jitter=AWS +[0-9]+ ' "$tmp/label.log" || fail "compare --label: the table's rows: $(cat "$tmp/label.log")"
+grep -qE '^    Full jitter=AWS  [a-z]+: ' "$tmp/label.log" || fail "compare --label: the why lines: $(cat "$tmp/label.log")"
+[ "$(cat "$tmp/label/labels.csv")" = "$(printf 'variant,label\nbackoff=full,Full jitter=AWS')" ] || fail "labels.csv: $(cat "$tmp/label/labels.csv")"
+# two layers with attempts: the layer's name; services with queue: the service's
+"$bin" compare cascade --set run.duration=30s --vary layer.client.attempts=1,2 -o "$tmp/label2" > "$tmp/label2.log" 2>&1 || fail "compare cascade: $(cat "$tmp/label2.log")"
+[ -d "$tmp/label2/client.attempts=1" ] && [ -d "$tmp/label2/client.attempts=2" ] || fail "cascade's variants: $(ls "$tmp/label2")"
+"$bin" sweep cascade --set run.duration=30s --grid service.db.queue=64,8 --grid load.rate=400/s -o "$tmp/label3" --quiet > "$tmp/label3.log" 2>&1 || fail "sweep cascade: $(cat "$tmp/label3.log")"
+grep -qE '^  db\.queue=64 load\.rate=400/s +[0-9]' "$tmp/label3.log" || fail "sweep cascade's rows: $(cat "$tmp/label3.log")"
+grep -qx 'key,service.db.queue,db.queue' "$tmp/label3/experiment.csv" || fail "experiment.csv's key label: $(grep key "$tmp/label3/experiment.csv")"
+# --sort KEY: by the values with their units, unbounded last; max: reversed
+rows() { sed -n 's/^  \(queue=[^ ]*\) .*/\1/p' "$1" | tr '\n' ' '; }
+"$bin" sweep storm --set run.duration=70s --grid server.queue=512,unbounded,64 --sort queue -o "$tmp/ksort" --quiet > "$tmp/ksort.log" 2>&1
+[ "$(rows "$tmp/ksort.log")" = "queue=64 queue=512 queue=unbounded " ] || fail "--sort queue: $(cat "$tmp/ksort.log")"
+"$bin" sweep storm --set run.duration=70s --grid server.queue=512,unbounded,64 --sort max:server.queue -o "$tmp/ksort" --force --quiet > "$tmp/ksort.log" 2>&1
+[ "$(rows "$tmp/ksort.log")" = "queue=unbounded queue=512 queue=64 " ] || fail "--sort max:server.queue: $(cat "$tmp/ksort.log")"
+"$bin" sweep storm --set run.duration=70s --grid layer.app.timeout=1s,50ms,200ms --sort timeout -o "$tmp/ksort" --force --quiet > "$tmp/ksort.log" 2>&1
+[ "$(sed -n 's/^  \(timeout=[^ ]*\) .*/\1/p' "$tmp/ksort.log" | tr '\n' ' ')" = "timeout=50ms timeout=200ms timeout=1s " ] || fail "--sort timeout: $(cat "$tmp/ksort.log")"
+expect 2 "^retrystorm: --sort queu: no such metric; .*; or a key of --grid or --vary \(or its last parts\)$" -- "$bin" sweep storm --grid server.queue=64,512 --sort queu -o "$tmp/refused-sort"
+[ -e "$tmp/refused-sort" ] && fail "a refused --sort wrote its directory"
+# tune: the markers it showed, explained under the lists
+"$bin" tune storm --set run.duration=80s --grid server.queue=64,512 --objective max:ok_share --constraint 'recovery_s<=5s' -o "$tmp/tmarks" --quiet > "$tmp/tmarks.log" 2>&1
+grep -qF '  marks: (Pareto) no feasible point is better on every objective; (-) no value (recovery_s where nothing recovered, say): it breaks the constraint' "$tmp/tmarks.log" || fail "tune's marks: $(cat "$tmp/tmarks.log")"
 finish

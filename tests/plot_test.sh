@@ -130,6 +130,23 @@ hostile_caches rows "0,a,0,0,0,0,0,0,0" 'NR == 1 { print; for (i = 0; i <= 10000
   "hc/caches.csv:1000002: more than 1000000 rows"
 find "$tmp" -name pwned8 | grep -q . && fail "a cache's name ran a command"
 rm -rf "$tmp/hc"
+# Legends and titles (docs/labels.md): compare --label reaches the figures
+# through labels.csv, plot --label adds to it; none reads "no backoff
+# (immediate)"; --title is the whole title, and without it the suffix stays.
+"$bin" compare jitter --set run.duration=45s --vary layer.app.backoff=none,full --label 'backoff=full=Full jitter' -o "$tmp/leg" --plot > "$tmp/leg.log" 2>&1 || fail "compare --label --plot: $(cat "$tmp/leg.log")"
+for fig in compare compare_cdf compare_attempts compare_summary; do
+  grep -q '>Full jitter<' "$tmp/leg/$fig.svg" || fail "$fig.svg: no legend 'Full jitter'"
+  grep -q '>no backoff (immediate)<' "$tmp/leg/$fig.svg" || fail "$fig.svg: none is not 'no backoff (immediate)'"
+done
+grep -q 'jitter: variants compared on the same seed' "$tmp/leg/compare.svg" || fail "compare.svg: the default title lost its suffix"
+"$bin" plot "$tmp/leg" --title 'Jitter in two lines' --label 'layer.app.backoff=none=Immediate=0 ms' > "$tmp/leg2.log" 2>&1 || fail "plot --title --label: $(cat "$tmp/leg2.log")"
+grep -q '>Jitter in two lines<' "$tmp/leg/compare.svg" || fail "compare.svg: not titled by --title"
+grep -q 'variants compared on the same seed' "$tmp/leg/compare.svg" && fail "compare.svg: --title kept the suffix"
+grep -q '>Immediate=0 ms<' "$tmp/leg/compare.svg" && grep -q '>Full jitter<' "$tmp/leg/compare.svg" || fail "plot --label: the legends"
+expect 2 "^retrystorm: --label 'backoff=equal=x': names no variant; give VARIANT=TEXT with VARIANT one of: backoff=none, backoff=full$" -- "$bin" plot "$tmp/leg" --label 'backoff=equal=x'
+expect 2 "^retrystorm: --label 'a=b': .*/run is not a comparison; only compare's variants take labels$" -- "$bin" plot "$tmp/run" --label 'a=b'
+printf 'variant,label\nbackoff=full,a"b\n' > "$tmp/leg/labels.csv"
+expect 2 "labels\.csv:2: the text 'a\"b' holds a double quote" -- "$bin" plot "$tmp/leg"
 # The look: --size, --style slide, --font-scale; a title with quotes,
 # backslashes, a newline and code is drawn as text and runs nothing; a bad
 # value exits 2 naming the option, the value and what is allowed; --animate
@@ -171,8 +188,10 @@ ls -a "$tmp/run" "$tmp/cmp" | grep -q '\.tmp' && fail "temporary files left"
 cp -r "$tmp/sweep" "$tmp/evil"
 k1="x'.system(\"touch $tmp/pwned1\").'" k2="y\`touch $tmp/pwned2\`@title"
 v1="'.system(\"touch $tmp/pwned3\").'" v2="''\`touch $tmp/pwned4\`''"
-awk -v a="$k1" -v b="$k2" '$0 == "key,layer.app.attempts" { $0 = "key," a }
-  $0 == "key,layer.app.timeout" { $0 = "key," b } { print }' "$tmp/sweep/experiment.csv" > "$tmp/evil/experiment.csv"
+awk -v a="$k1" -v b="$k2" '$0 == "key,layer.app.attempts,attempts" { $0 = "key," a ",x" }
+  $0 == "key,layer.app.timeout,timeout" { $0 = "key," b } { print }' "$tmp/sweep/experiment.csv" > "$tmp/evil/experiment.csv"
+grep -qF "key,$k1,x" "$tmp/evil/experiment.csv" && grep -qxF "key,$k2" "$tmp/evil/experiment.csv" ||
+  fail "the hostile keys were not planted"
 awk -v a="$k1" -v b="$k2" -v c="$v1" -v d="$v2" 'BEGIN { FS = OFS = "," }
   NR == 1 { $2 = a; $3 = b } NR > 1 { $3 = $3 == "100ms" ? c : d } { print }' \
   "$tmp/sweep/sweep.csv" > "$tmp/evil/sweep.csv"

@@ -189,7 +189,7 @@ static int cmd_list_presets(void)
     for (unsigned i = 0; i < backoff_nkinds; i++)
         if (!backoff_is_preset(&backoff_kinds[i]))
             printf(" %s", backoff_kinds[i].name);
-    printf("\n");
+    printf("\n  none: no backoff (immediate retries), not \"no jitter\"\n");
     list_hedge_presets();
     list_budgets_breakers();
     return 0;
@@ -238,6 +238,8 @@ struct opts {
     bool plot;
     const char *vary[MAX_VARY];
     size_t nvary;
+    const char *label[LABELS_MAX]; /* compare --label VARIANT=TEXT */
+    size_t nlabel;
     unsigned reps;
     const char *grid[EXP_MAX_AXES];
     size_t ngrid;
@@ -314,7 +316,7 @@ static int take_flag(struct opts *o, const char *name, const char *v)
     return 0;
 }
 
-/* --grid, --vary, --objective, --constraint: lists with a limit each. */
+/* --grid, --vary, --objective, --constraint, --label: lists with a limit each. */
 static int take_list(struct opts *o, const char *name, const char *v)
 {
     const char **list = o->grid;
@@ -325,6 +327,8 @@ static int take_list(struct opts *o, const char *name, const char *v)
         list = o->objective, n = &o->nobjective, max = 8;
     else if (strcmp(name, "--constraint") == 0)
         list = o->constraint, n = &o->nconstraint, max = 16;
+    else if (strcmp(name, "--label") == 0)
+        list = o->label, n = &o->nlabel, max = LABELS_MAX;
     if (*n == max) {
         fprintf(stderr, "retrystorm: too many %s options (limit is %zu)\n", name, max);
         return 2;
@@ -481,6 +485,7 @@ static const struct option_desc {
     {"--progress", false, take_flag, C_RUN | C_GRID},
     {"--grid", true, take_list, C_GRID},
     {"--vary", true, take_list, C_COMPARE},
+    {"--label", true, take_list, C_COMPARE},
     {"--objective", true, take_list, C_TUNE},
     {"--constraint", true, take_list, C_TUNE},
     {"-j", true, take_threads, C_RUN | C_COMPARE | C_GRID | C_HYST},
@@ -739,7 +744,7 @@ static int cmd_plot(int argc, char **argv)
             dir = NULL, i = argc;
     }
     if (dir == NULL) {
-        fprintf(stderr, "retrystorm: plot needs one output directory (and takes --force, --title, --size, "
+        fprintf(stderr, "retrystorm: plot needs one output directory (and takes --force, --title, --label, --size, "
                         "--font-scale, --style, --animate; retrystorm help plot)\n");
         return 2;
     }
@@ -826,13 +831,34 @@ static int load_columns(const struct opts *o, struct scenario *sc, struct summar
     return 0;
 }
 
-/* --sort's metric must be one of the scenario's (cols). 0, or 2 after a message. */
+/* How many of the --grid or --vary keys `name` names: the key, or a
+ * dot-suffix of it (attempts, app.attempts for layer.app.attempts). */
+static size_t sort_keys_named(const struct opts *o, const char *name)
+{
+    size_t hits = 0, n = strlen(name);
+    for (size_t i = 0; i < o->ngrid + o->nvary; i++) {
+        const char *a = i < o->ngrid ? o->grid[i] : o->vary[i - o->ngrid], *eq = strchr(a, '=');
+        size_t m = eq ? (size_t)(eq - a) : strlen(a);
+        hits += m >= n && strncmp(a + m - n, name, n) == 0 && (m == n || a[m - n - 1] == '.');
+    }
+    return hits;
+}
+
+/* --sort's metric must be one of the scenario's (cols), or name one grid
+ * or varied key. 0, or 2 after a message. */
 static int check_sort(const struct opts *o, const struct summary_cols *cols)
 {
     char err[4600];
-    if (o->sort == NULL || summary_check_metric(cols, o->by.metric, "--sort", err, sizeof err))
+    size_t keys = o->sort ? sort_keys_named(o, o->by.metric) : 0;
+    if (o->sort == NULL || keys == 1 || summary_check_metric(cols, o->by.metric, "--sort", err, sizeof err))
         return 0;
-    fprintf(stderr, "retrystorm: %s\n", err);
+    if (keys > 1)
+        fprintf(stderr, "retrystorm: --sort %s: names %zu of the keys varied; give more of the key, such as "
+                        "app.attempts or layer.app.attempts\n", o->sort, keys);
+    else if (o->ngrid + o->nvary > 0)
+        fprintf(stderr, "retrystorm: %s; or a key of --grid or --vary (or its last parts)\n", err);
+    else
+        fprintf(stderr, "retrystorm: %s\n", err);
     return 2;
 }
 
@@ -854,6 +880,7 @@ static int load_checked(const struct opts *o, struct scenario *sc)
 struct compare_done {
     size_t n;
     char (*line)[600];
+    const struct labels_map *given; /* --label's texts, shown for their variants */
 };
 
 static void compare_row(void *user, const char *label, const char *why)
@@ -865,7 +892,8 @@ static void compare_row(void *user, const char *label, const char *why)
         abort();
     }
     d->line = more;
-    snprintf(d->line[d->n++], sizeof d->line[0], "%s  %s", label, why);
+    const char *text = labels_find(d->given, label);
+    snprintf(d->line[d->n++], sizeof d->line[0], "%s  %s", text ? text : label, why);
     if (isatty(STDERR_FILENO))
         fprintf(stderr, "\r  %zu variants done, the last %-40.40s", d->n, label);
 }
@@ -873,9 +901,10 @@ static void compare_row(void *user, const char *label, const char *why)
 /* The compact table of `table` (written as `file`) on the human stream
  * (screen.h). Returns 0 or 1 after a message. */
 static int print_table(const struct opts *o, const struct results *table, const char *file, const char *label,
-                       const char *default_sort, size_t show)
+                       const char *default_sort, size_t show, const struct labels_map *given,
+                       const char (*keys)[128])
 {
-    struct screen_spec sp = {table, file, label, o->by, show};
+    struct screen_spec sp = {table, file, label, o->by, show, given, keys};
     char err[4600];
     if (o->sort == NULL && default_sort != NULL &&
         screen_parse_sort(default_sort, NULL, &sp.sort, err, sizeof err) != 0)
@@ -908,8 +937,11 @@ static int cmd_compare(int argc, char **argv)
     snprintf(fallback, sizeof fallback, "out/%s-compare", sc.name);
     if ((rc = out_dir(dir, sizeof dir, o.outdir, fallback)) != 0 || (rc = check_out_dir(dir, o.force)) != 0)
         return rc;
-    struct compare_spec spec = {o.scenario, o.sets, o.nsets, {0}, o.nvary, o.reps ? o.reps : 1,
-                                o.threads ? o.threads : default_threads(), NULL, &stop_signal};
+    static struct labels_map given;
+    struct compare_spec spec = {.scenario = o.scenario, .sets = o.sets, .nsets = o.nsets, .nvary = o.nvary,
+                                .reps = o.reps ? o.reps : 1, .threads = o.threads ? o.threads : default_threads(),
+                                .labels = o.label, .nlabels = o.nlabel, .given = &given, .dir = NULL,
+                                .stop = &stop_signal};
     for (size_t i = 0; i < o.nvary; i++)
         spec.vary[i] = o.vary[i];
     err[0] = '\0';
@@ -925,7 +957,7 @@ static int cmd_compare(int argc, char **argv)
         return 1;
     }
     spec.dir = work;
-    struct compare_done done = {0};
+    struct compare_done done = {.given = &given};
     fprintf(human, "retrystorm %s: %s compared on seed %llu (%u replication%s each)\n", RS_VERSION, sc.name,
            (unsigned long long)sc.seed, spec.reps, spec.reps == 1 ? "" : "s");
     struct results sum = {0};
@@ -937,7 +969,7 @@ static int cmd_compare(int argc, char **argv)
     if (rc != 0 && err[0])
         fprintf(stderr, "retrystorm: %s\n", err);
     if (rc == 0)
-        rc = print_table(&o, &sum, "summary.csv", NULL, NULL, 0);
+        rc = print_table(&o, &sum, "summary.csv", NULL, NULL, 0, &given, NULL);
     if (rc == 0 && done.n > 0) {
         fprintf(human, "  why (each variant's %s):\n", spec.reps > 1 ? "first replication" : "run");
         for (size_t i = 0; i < done.n; i++)
@@ -1020,7 +1052,7 @@ static int cmd_sweep(int argc, char **argv)
         return interrupted_exit();
     }
     if (rc == 0 && !o.shard_n)
-        rc = print_table(&o, &res.sum, "sweep.csv", NULL, "max:ok_share", 10);
+        rc = print_table(&o, &res.sum, "sweep.csv", NULL, "max:ok_share", 10, NULL, (const char(*)[128])res.axis_labels);
     if (rc == 0 && !o.shard_n)
         rc = write_json(dir, "sweep", sc.name, "sweep.csv", &res.sum);
     exp_result_fini(&res);
@@ -1071,7 +1103,7 @@ static int cmd_merge(int argc, char **argv)
         fprintf(stderr, "retrystorm: %s\n", err);
         return rc;
     }
-    rc = print_table(&o, &res.sum, "sweep.csv", NULL, "max:ok_share", 10) != 0 ||
+    rc = print_table(&o, &res.sum, "sweep.csv", NULL, "max:ok_share", 10, NULL, (const char(*)[128])res.axis_labels) != 0 ||
          write_json(out, "merge", NULL, "sweep.csv", &res.sum) != 0;
     exp_result_fini(&res);
     if (rc != 0)
@@ -1315,7 +1347,7 @@ static int replicate(const struct opts *o, const char *dir, const char *name, co
         wrc = write_json(dir, "run", name, "summary.csv", &table);
     if (wrc == 0 && rc == 0) {
         fprintf(human, "  over %zu replications (mean ± 95%% half-width):\n", res.done);
-        wrc = print_table(o, &table, "summary.csv", name, NULL, 0);
+        wrc = print_table(o, &table, "summary.csv", name, NULL, 0, NULL, NULL);
         fprintf(human, "  summary.csv holds the means, sd and half-widths; replications.csv each replication\n");
     }
     results_fini(&table);

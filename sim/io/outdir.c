@@ -23,7 +23,7 @@
 static const char *const our_files[] = {
     MARKER, "timeseries.csv", "summary.csv", "summary.json", "latency.csv", "attempts.csv", "layers.csv",
     "services.csv", "caches.csv", "scenario.ini", "replications.csv", "experiment.csv", "jobs.csv", "sweep.csv",
-    "status.csv", "tune.csv", "hysteresis.csv", "thresholds.csv",
+    "status.csv", "tune.csv", "labels.csv", "hysteresis.csv", "thresholds.csv",
     "map.csv", "margin.csv", "boundary.csv", "envelope.csv", "phases.csv",
     "figures.csv", /* the record of the figures plot drew (figrec.h) */
 };

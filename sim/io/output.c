@@ -553,8 +553,8 @@ void output_print_summary(FILE *f, const struct sim *s, const struct summary *o,
     ms(f, "p99", o->lat_p99);
     ms(f, "p99.9", o->lat_p999);
     ms(f, "max", o->lat_max);
-    fprintf(f, "\n  goodput %.1f/s; peak server load %.1f/s; wasted work %llu of %llu served\n",
-            o->goodput, o->peak_server_rate, (unsigned long long)o->wasted,
+    fprintf(f, "\n  goodput %.1f/s; peak 1s %.1f/s at the server (its busiest bucket %.1f/s); wasted work %llu of %llu served\n",
+            o->goodput, o->peak_rate_1s, o->peak_server_rate, (unsigned long long)o->wasted,
             (unsigned long long)o->server_completions);
     if (sc->graph)
         print_hottest(f, s);

@@ -279,6 +279,14 @@ int plot_style_option(struct plot_style *st, const char *option, const char *val
         st->animate = true;
         return 0;
     }
+    if (strcmp(option, "--label") == 0) { /* checked against the variants when drawing */
+        if (value == NULL || st->nlabels == LABELS_MAX) {
+            snprintf(err, errsz, value ? "--label: at most %d" : "--label needs a value (VARIANT=TEXT)", LABELS_MAX);
+            return PLOT_BAD_INPUT;
+        }
+        st->labels[st->nlabels++] = value;
+        return 1;
+    }
     for (size_t i = 0; i < sizeof valued / sizeof *valued; i++) {
         if (strcmp(option, valued[i]) != 0)
             continue;
@@ -700,6 +708,7 @@ static int common_vars(struct ctx *c)
         printable(title);
         put_style(&c->vars, c->style);
         c->bucket_s = sc ? units_seconds(sc->bucket) : 1.0;
+        sb_printf(&c->vars, "title_given = %d\n", c->style->title[0] != '\0'); /* --title: the whole title */
         rc = (c->style->title[0] ? sb_title(&c->vars, c->style->title) : sb_var(&c->vars, "title", title)) == 0 &&
                      put_phases(&c->vars, sc) == 0
                  ? 0
@@ -709,8 +718,9 @@ static int common_vars(struct ctx *c)
     return rc;
 }
 
-/* The keys of a sweep (the lines "key,NAME" of DIR/experiment.csv): the
- * first two in keys, how many in *nk. 0 or a PLOT_ code. */
+/* The keys of a sweep (the lines "key,NAME" or "key,NAME,LABEL" of
+ * DIR/experiment.csv): the first two in keys, how many in *nk. 0 or a
+ * PLOT_ code. */
 static int sweep_keys(struct ctx *c, char keys[2][PLOT_VALUE_MAX + 1], size_t *nk)
 {
     struct table r;
@@ -722,7 +732,8 @@ static int sweep_keys(struct ctx *c, char keys[2][PLOT_VALUE_MAX + 1], size_t *n
         rc = 0;
         if (strncmp(r.line, "key,", 4) != 0)
             continue;
-        size_t len = strlen(r.line + 4);
+        size_t len = strcspn(r.line + 4, ","); /* the key, before its label */
+        r.line[4 + len] = '\0';
         if (len == 0)
             rc = bad(c, &r, "an empty key");
         else if ((rc = check_value(c, &r, "2", r.line + 4, len)) == 0 && (*nk)++ < 2)
@@ -1437,7 +1448,8 @@ static int plot_run(struct ctx *c)
         rc = read_caches(c, &cs);
     if (rc >= 0)
         rc = sb_array(&cdf, "outcomes", &outcomes) | sb_array(&att, "levels", &levels) |
-             sb_array(&cdf, "variants", &none_list) | sb_array(&att, "variants", &none_list);
+             sb_array(&cdf, "variants", &none_list) | sb_array(&att, "variants", &none_list) |
+             sb_array(&cdf, "legends", &none_list) | sb_array(&att, "legends", &none_list);
     if (rc == 0)
         rc = run_data(c, &sv, &cs, &ts, &svc, &cache);
     static const char *const over_time[] = {"load", "queue", "latency"};
@@ -1496,6 +1508,38 @@ static int compare_set_read(struct ctx *c, struct compare_set *set)
     return rc < 0 ? rc : 0;
 }
 
+/* legends = each variant's text in a legend (labels.h): what labels.csv
+ * (compare --label) and then plot's --label gave it, or its label with
+ * the backoff none in words. 0 or a PLOT_ code (a malformed labels.csv,
+ * a --label that names no variant). */
+static int put_legends(struct ctx *c, struct sbuf *b, const struct list *variants)
+{
+    struct labels_map *m = calloc(1, sizeof *m);
+    struct list legends = {0};
+    char *text = NULL, why[1200], source[PATH_MAX + 16];
+    if (m == NULL)
+        abort();
+    int rc = read_small(c, "labels.csv", &text);
+    snprintf(source, sizeof source, "%s/labels.csv", c->dir);
+    if (rc == 0 && labels_parse(text, source, m, why, sizeof why) != 0)
+        rc = fail(c, PLOT_BAD_INPUT, "%s", why);
+    rc = rc == 1 ? 0 : rc;
+    for (size_t i = 0; i < c->style->nlabels && rc == 0; i++)
+        if (labels_take(m, c->style->labels[i], (const char *const *)variants->v, variants->n, why, sizeof why) != 0)
+            rc = fail(c, PLOT_BAD_INPUT, "%s", why);
+    for (size_t i = 0; i < variants->n && rc == 0; i++) {
+        char legend[PLOT_VALUE_MAX + 64];
+        labels_legend(variants->v[i], labels_find(m, variants->v[i]), legend, sizeof legend);
+        list_add(&legends, legend, strlen(legend));
+    }
+    if (rc == 0 && sb_array(b, "legends", &legends) != 0)
+        rc = fail(c, PLOT_BAD_INPUT, "%s: a control character in a variant's label", c->dir);
+    list_fini(&legends);
+    free(text);
+    free(m);
+    return rc;
+}
+
 /* The rest of a comparison's set: compare_cdf (latency CDFs by variant),
  * compare_attempts (attempts per request by variant, at the outermost
  * level) and compare_summary (four metrics by variant, with 95 % error
@@ -1503,7 +1547,7 @@ static int compare_set_read(struct ctx *c, struct compare_set *set)
 static int compare_set_draw(struct ctx *c, const struct compare_set *set, const struct list *variants)
 {
     struct sbuf vars = {0}, cdf = {0}, att = {0};
-    int rc = sb_array(&vars, "variants", variants) == 0 ? 0 : PLOT_FAILED;
+    int rc = sb_array(&vars, "variants", variants) == 0 ? put_legends(c, &vars, variants) : PLOT_FAILED;
     if (rc == 0 && set->lat == 0) {
         sb_printf(&cdf, "%sarray outcomes[1] = ['all']\n", vars.p);
         rc = draw_both(c, "cdf", "compare_cdf", &cdf);
@@ -1637,7 +1681,9 @@ static int plot_comparison(struct ctx *c, const struct list *variants)
         c->gif_frames = PLOT_FRAMES / (int)variants->n > PLOT_FRAMES_MIN ? PLOT_FRAMES / (int)variants->n
                                                                          : PLOT_FRAMES_MIN;
         static const char *const keys[] = {"variant", NULL};
-        rc = sb_array(&extra, "variants", variants) == 0 ? put_timeseries(c, &extra, keys) : PLOT_FAILED;
+        rc = sb_array(&extra, "variants", variants) == 0 ? put_legends(c, &extra, variants) : PLOT_FAILED;
+        if (rc == 0)
+            rc = put_timeseries(c, &extra, keys);
         if (rc == 0)
             rc = draw_both(c, "compare", "compare", &extra);
         if (rc == 0)
@@ -1732,7 +1778,7 @@ static int plot_sweep(struct ctx *c)
         int q = sb_var(&extra, "metric", metrics[i]) | sb_var(&extra, "key1", keys[0]) |
                 sb_var(&extra, "key2", nk == 2 ? keys[1] : "") | sb_array(&extra, "xs", &xs) |
                 sb_array(&extra, "ys", &ys);
-        sb_printf(&extra, "nys = %zu\nsummary = 0\nreps = 0\narray variants[1] = ['']\n", ys.n);
+        sb_printf(&extra, "nys = %zu\nsummary = 0\nreps = 0\narray variants[1] = ['']\narray legends[1] = ['']\n", ys.n);
         rc = q == 0 ? draw_both(c, "sweep", name, &extra) : PLOT_FAILED;
         free(extra.p);
     }
@@ -1811,6 +1857,10 @@ static int plot_map(struct ctx *c)
 /* Chooses what DIR's files support. */
 static int dispatch(struct ctx *c)
 {
+    if (c->style->nlabels > 0 && (!exists(c, "timeseries.csv") || exists(c, "sweep.csv") ||
+                                  has_column(c, "timeseries.csv", "variant") != 0)) /* nothing to name */
+        return fail(c, PLOT_BAD_INPUT, "--label '%.200s': %s is not a comparison; only compare's variants take labels",
+                    c->style->labels[0], c->dir);
     if (exists(c, "hysteresis.csv") && exists(c, "thresholds.csv"))
         return plot_hysteresis(c);
     if (exists(c, "sweep.csv") && exists(c, "experiment.csv"))

@@ -61,6 +61,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "labels.h"
+
 /* plot_dir's failures (it returns a count of files otherwise). */
 enum {
     PLOT_FAILED = -1,    /* gnuplot failed, an I/O error, or nothing to draw */
@@ -112,12 +114,15 @@ struct plot_style {
     double font_scale;              /* 0: 1 (slide: 1.75) */
     bool slide;                     /* 1920x1080, large type, thick lines, high-contrast palette */
     bool animate;                   /* also an animated GIF of the load building up */
+    const char *labels[LABELS_MAX]; /* --label VARIANT=TEXT (labels.h), nlabels of them; outlive the call */
+    size_t nlabels;
 };
 
 /* Takes one option of `plot` into st: --title TEXT, --size WxH,
  * --font-scale F, --style slide|default (value: its argument, NULL when
  * it has none) or --animate (value unused). Returns 1 when the option took
- * value, 0 when it took none, -1 when option is not one of these, and
+ * value (--label VARIANT=TEXT too: kept, checked against the variants
+ * when drawing), 0 when it took none, -1 when option is not one of these, and
  * PLOT_BAD_INPUT with a message in err naming the option, the value and
  * what is allowed when the value is bad or missing. O(strlen(value)). */
 int plot_style_option(struct plot_style *st, const char *option, const char *value, char *err,

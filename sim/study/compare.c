@@ -15,6 +15,7 @@
 
 #include "csvread.h"
 #include "experiment.h"
+#include "labels.h"
 #include "metrics.h"
 #include "output.h"
 #include "results.h"
@@ -25,6 +26,7 @@
 
 struct axis {
     char key[128];
+    char label[128]; /* the key's shortest unambiguous form (labels.h) */
     char *values[COMPARE_MAX_VARIANTS];
     size_t n;
     char buf[8192];
@@ -61,13 +63,6 @@ static int parse_axis(const char *text, struct axis *a, char *err, size_t errsz)
     }
     free(vals);
     return rc;
-}
-
-/* The last component of a key: layer.app.backoff → backoff. */
-static const char *short_key(const char *key)
-{
-    const char *dot = strrchr(key, '.');
-    return dot ? dot + 1 : key;
 }
 
 #define MAX_COLS 256
@@ -148,7 +143,7 @@ static int name_variant(const struct compare_spec *spec, struct variants *vs, si
         const char *value = a->values[rest / stride];
         rest %= stride;
         snprintf(vs->sets[v][k], sizeof vs->sets[v][k], "%s=%s", a->key, value);
-        appendf(label, LABEL_MAX + 1, &used, "%s%s=%s", k ? "+" : "", short_key(a->key), value);
+        appendf(label, LABEL_MAX + 1, &used, "%s%s=%s", k ? "+" : "", a->label, value);
     }
     if (used > LABEL_MAX) {
         snprintf(err, errsz, "variant %.60s...: its label is longer than %d bytes, too long for a directory name",
@@ -167,6 +162,49 @@ static int name_variant(const struct compare_spec *spec, struct variants *vs, si
     return 0;
 }
 
+/* Each axis's label: its key's shortest unambiguous form in the base
+ * scenario (the --set values applied); the key itself when the base does
+ * not load (its variants will say why). Returns 0, or 1 (out of memory). */
+static int label_axes(const struct compare_spec *spec, struct variants *vs)
+{
+    struct scenario *base = malloc(sizeof *base);
+    struct scenario_diag quiet = {0};
+    if (base == NULL)
+        return 1;
+    bool ok = scenario_load(base, spec->scenario, spec->sets, spec->nsets, &quiet) == 0;
+    for (size_t k = 0; k < spec->nvary; k++) {
+        struct axis *a = &vs->axes[k];
+        if (ok)
+            labels_short_key(base, a->key, a->label, sizeof a->label);
+        else
+            snprintf(a->label, sizeof a->label, "%s", a->key);
+    }
+    scenario_diag_fini(&quiet);
+    free(base);
+    return 0;
+}
+
+/* Takes spec's --label options against the variants' labels into
+ * spec->given. Returns 0, or 2 with a message naming the label and
+ * listing the variants. */
+static int take_labels(const struct compare_spec *spec, const struct variants *vs, char *err, size_t errsz)
+{
+    if (spec->nlabels == 0 || spec->given == NULL)
+        return 0;
+    const char **names = malloc(vs->n * sizeof *names);
+    if (names == NULL) {
+        snprintf(err, errsz, "out of memory for %zu variants", vs->n);
+        return 1;
+    }
+    for (size_t v = 0; v < vs->n; v++)
+        names[v] = vs->labels[v];
+    int rc = 0;
+    for (size_t i = 0; i < spec->nlabels && rc == 0; i++)
+        rc = labels_take(spec->given, spec->labels[i], names, vs->n, err, errsz) != 0 ? 2 : 0;
+    free(names);
+    return rc;
+}
+
 /* Loads every variant's scenario; problems go to diag, each saying which
  * variant. Returns 0, 2 (bad input) or 1 (out of memory). */
 static int load_variants(const struct compare_spec *spec, struct variants *vs,
@@ -175,7 +213,7 @@ static int load_variants(const struct compare_spec *spec, struct variants *vs,
     vs->scs = calloc(vs->n, sizeof *vs->scs);
     vs->labels = calloc(vs->n, sizeof *vs->labels);
     vs->sets = calloc(vs->n, sizeof *vs->sets);
-    if (!vs->scs || !vs->labels || !vs->sets) {
+    if (!vs->scs || !vs->labels || !vs->sets || label_axes(spec, vs) != 0) {
         snprintf(err, errsz, "out of memory for %zu variants", vs->n);
         return 1;
     }
@@ -202,7 +240,7 @@ static int load_variants(const struct compare_spec *spec, struct variants *vs,
             }
         }
     }
-    return rc;
+    return rc == 0 ? take_labels(spec, vs, err, errsz) : rc;
 }
 
 /* The comparison's combined files: summary.csv, timeseries.csv,
@@ -571,6 +609,13 @@ static int write_base(const struct compare_spec *spec, const struct scenario *sc
     for (size_t k = 0; k < spec->nvary; k++)
         fprintf(sf.f, " %s", spec->vary[k]);
     fprintf(sf.f, "\n");
+    if (output_file_commit(&sf, err, errsz) != 0)
+        return 1;
+    if (spec->given == NULL || spec->given->n == 0)
+        return 0;
+    if (output_file_open(&sf, spec->dir, "labels.csv", err, errsz) != 0) /* what --label named them */
+        return 1;
+    labels_write(sf.f, spec->given);
     return output_file_commit(&sf, err, errsz) != 0 ? 1 : 0;
 }
 

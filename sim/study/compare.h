@@ -12,7 +12,10 @@
  * DIR/timeseries.csv, DIR/latency.csv and DIR/attempts.csv the files of
  * replication 0 of every variant, and DIR/replications.csv every
  * replication's metrics; each row starts with the variant's label and one
- * column per varied key. Every variant must have the same summary columns
+ * column per varied key. A variant's label is KEY=VALUE for each varied
+ * key, joined by '+', KEY the key's shortest unambiguous form (labels.h);
+ * --label texts given to variants are written to DIR/labels.csv, which
+ * plot reads for the legends. Every variant must have the same summary columns
  * (summary.h). The
  * replications of a variant run on spec->threads threads and are written in
  * replication order: the files are the same bytes whatever the threads.
@@ -25,6 +28,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "labels.h"
 #include "results.h"
 #include "scenario.h"
 
@@ -41,6 +45,9 @@ struct compare_spec {
     size_t nvary;
     unsigned reps;
     unsigned threads; /* replications of a variant run on up to this many (0: 1); results do not depend on it */
+    const char *const *labels; /* --label VARIANT=TEXT (labels.h), nlabels of them */
+    size_t nlabels;
+    struct labels_map *given;  /* filled from labels, written to DIR/labels.csv when any */
     const char *dir;
     volatile sig_atomic_t *stop; /* set by a signal: stop after the current run (or NULL) */
 };

@@ -5,6 +5,7 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 
 #include "experiment.h"
+#include "labels.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -229,6 +230,7 @@ static const char *grid_value(const struct grid *g, size_t p, size_t k)
 struct layout {
     size_t npoints, naxes;
     char keys[EXP_MAX_AXES][128];
+    char labels[EXP_MAX_AXES][128]; /* each key's shortest unambiguous form (labels.h) */
     char (*pv)[EXP_MAX_AXES][128];
     size_t nmetrics;
     char (*mnames)[64];
@@ -468,11 +470,14 @@ int exp_batch(const struct scenario *const *scs, const uint32_t *reps, size_t n,
 
 /* ---- files ---- */
 
-static int layout_of_grid(struct layout *l, const struct grid *g, const struct summary_cols *cols)
+static int layout_of_grid(struct layout *l, const struct grid *g, const struct summary_cols *cols,
+                          const struct scenario *point0)
 {
     l->npoints = g->npoints;
     l->naxes = g->naxes;
     memcpy(l->keys, g->keys, sizeof l->keys);
+    for (size_t k = 0; k < g->naxes; k++)
+        labels_short_key(point0, g->keys[k], l->labels[k], sizeof l->labels[k]);
     l->pv = calloc(g->npoints, sizeof *l->pv);
     if (l->pv == NULL || !layout_metrics(l, results_metrics(cols)))
         return -1;
@@ -550,7 +555,7 @@ static void write_meta(FILE *f, const struct layout *g, size_t reps, const struc
             g->npoints);
 
     for (size_t k = 0; k < g->naxes; k++)
-        fprintf(f, "key,%s\n", g->keys[k]);
+        fprintf(f, "key,%s,%s\n", g->keys[k], g->labels[k]);
     for (size_t p = 0; p < g->npoints; p++) {
         fprintf(f, "point,%zu", p);
         for (size_t k = 0; k < g->naxes; k++)
@@ -667,9 +672,12 @@ static bool meta_point(struct layout *l, char **f, size_t n, bool more, size_t *
         l->mkinds[l->nmetrics++] = (enum output_kind)k;
         return true;
     }
-    if (n == 2 && !more && strcmp(f[0], "key") == 0 && l->pv == NULL) {
-        if (l->naxes == EXP_MAX_AXES || strlen(f[1]) == 0 || strlen(f[1]) > 127)
+    if ((n == 2 || n == 3) && !more && strcmp(f[0], "key") == 0 && l->pv == NULL) { /* key,K[,LABEL] */
+        const char *label = n == 3 ? f[2] : f[1];
+        if (l->naxes == EXP_MAX_AXES || strlen(f[1]) == 0 || strlen(f[1]) > 127 || strlen(label) == 0 ||
+            strlen(label) > 127)
             return false;
+        snprintf(l->labels[l->naxes], 128, "%s", label);
         snprintf(l->keys[l->naxes++], 128, "%s", f[1]);
         return true;
     }
@@ -779,8 +787,10 @@ static int fill_result(struct exp_result *r, const struct layout *g, size_t reps
     r->reps = reps;
     r->naxes = g->naxes;
     r->nmetrics = t->nmetrics;
-    for (size_t k = 0; k < g->naxes; k++)
+    for (size_t k = 0; k < g->naxes; k++) {
         snprintf(r->axis_keys[k], sizeof r->axis_keys[k], "%s", g->keys[k]);
+        snprintf(r->axis_labels[k], sizeof r->axis_labels[k], "%s", g->labels[k]);
+    }
     size_t nv = g->npoints * t->nmetrics, ncols = 1 + 3 * t->nmetrics;
     r->values = calloc(g->npoints, sizeof *r->values);
     r->metric = calloc(t->nmetrics, sizeof *r->metric);
@@ -1262,7 +1272,7 @@ int exp_run(const struct exp_spec *spec, struct scenario_diag *diag, struct exp_
     if ((rc = load_points(spec, &g, points, diag)) != 0 ||
         (rc = point_columns(&g, points, &cols, err, errsz)) != 0)
         goto out;
-    if (table_init(&t, g.npoints * reps, results_metrics(&cols)) != 0 || layout_of_grid(&lay, &g, &cols) != 0) {
+    if (table_init(&t, g.npoints * reps, results_metrics(&cols)) != 0 || layout_of_grid(&lay, &g, &cols, &points[0]) != 0) {
         snprintf(err, errsz, "out of memory for %zu jobs", g.npoints * reps);
         rc = 1;
         goto out;

@@ -62,6 +62,7 @@ struct exp_spec {
 struct exp_result {
     size_t npoints, reps, naxes, nmetrics;
     char axis_keys[EXP_MAX_AXES][128];
+    char axis_labels[EXP_MAX_AXES][128]; /* each key's shortest unambiguous form (labels.h) */
     char (*values)[EXP_MAX_AXES][128]; /* per point */
     char (*metric)[64];                /* metric names */
     enum output_kind *kind;            /* metric kinds */

@@ -5,6 +5,8 @@
 
 #include "screen.h"
 
+#include "units.h"
+
 #include "output.h" /* OUTPUT_IN_FLIGHT_NOTE */
 #include "summary.h"
 
@@ -106,6 +108,8 @@ struct colref {
 
 struct row {
     char label[160];
+    double key;        /* the sort key's value as a number (units.h), NaN: none */
+    const char *ktext; /* the sort key's value as written */
     double v[NSHOWN], hw[NSHOWN];
     double share[VERDICT_N], rec_s; /* each verdict's share of the replications; recovery_s */
     size_t seq;        /* its place in the table: ties keep it */
@@ -162,27 +166,62 @@ static size_t pick_columns(const struct results *t, const struct screen_sort *so
     return k;
 }
 
-/* The label of row i: the variant, the grid values (KEY=VALUE with the
- * key's last part), or the given label. */
-static void row_label(const struct results *t, size_t i, const char *label, char *out, size_t size)
+/* The label of row i: the variant (or the text --label gave it), the
+ * grid values (KEY=VALUE with the key's label), or the given label. */
+static void row_label(const struct screen_spec *sp, size_t i, char *out, size_t size)
 {
+    const struct results *t = sp->table;
     int variant = find_label(t, "variant"), point = find_label(t, "point");
     const char *const *f = (const char *const *)&t->labels[i * t->nlabels];
     if (variant >= 0) {
-        snprintf(out, size, "%s", f[variant]);
+        const char *given = labels_find(sp->given, f[variant]);
+        snprintf(out, size, "%s", given ? given : f[variant]);
         return;
     }
     if (point < 0 || (size_t)point + 1 >= t->nlabels) {
-        snprintf(out, size, "%s", label ? label : "");
+        snprintf(out, size, "%s", sp->label ? sp->label : "");
         return;
     }
     size_t used = 0;
     out[0] = '\0';
     for (size_t c = (size_t)point + 1; c < t->nlabels && used < size; c++) {
         const char *key = strrchr(t->label_names[c], '.');
-        int w = snprintf(out + used, size - used, "%s%s=%s", used ? " " : "", key ? key + 1 : t->label_names[c], f[c]);
+        key = sp->keys ? sp->keys[c - (size_t)point - 1] : key ? key + 1 : t->label_names[c];
+        int w = snprintf(out + used, size - used, "%s%s=%s", used ? " " : "", key, f[c]);
         used += w > 0 ? (size_t)w : 0;
     }
+}
+
+/* The label column of grid or varied key name (the key, or a dot-suffix
+ * of it such as attempts for layer.app.attempts, naming one key only);
+ * -1 when none or several. */
+static int key_column(const struct results *t, const char *name)
+{
+    int found = -1;
+    size_t n = strlen(name);
+    for (size_t k = 0; k < t->nlabels; k++) {
+        const char *c = t->label_names[k];
+        size_t m = strlen(c);
+        if (strchr(c, '.') == NULL || m < n || strcmp(c + m - n, name) != 0 || (m > n && c[m - n - 1] != '.'))
+            continue;
+        if (found >= 0)
+            return -1;
+        found = (int)k;
+    }
+    return found;
+}
+
+/* A key's value as a number: a duration in s, a rate per s, a size in
+ * bytes or a plain number; unbounded and none as +infinity; NaN else. */
+static double key_number(const char *text)
+{
+    rs_time d;
+    double x;
+    if (units_parse_duration(text, &d))
+        return units_seconds(d);
+    if (units_parse_rate(text, &x) || units_parse_real(text, &x) || units_parse_size(text, &x))
+        return x;
+    return strcmp(text, "unbounded") == 0 || strcmp(text, "none") == 0 ? INFINITY : NAN;
 }
 
 static _Thread_local const struct screen_sort *sort_by; /* qsort has no context argument */
@@ -197,6 +236,19 @@ static int by_metric(const void *a, const void *b)
         return isnan(u) - isnan(w);
     if (!isnan(u) && u != w)
         return u < w ? sort_by->dir : -sort_by->dir;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Rows by a key's value in the sort's direction: numbers first (with
+ * their units), then the others by text; ties as read. */
+static int by_key(const void *a, const void *b)
+{
+    const struct row *x = a, *y = b;
+    if (isnan(x->key) != isnan(y->key))
+        return isnan(x->key) - isnan(y->key);
+    int c = !isnan(x->key) ? (x->key > y->key) - (x->key < y->key) : strcmp(x->ktext, y->ktext);
+    if (c != 0)
+        return sort_by->dir > 0 ? -c : c;
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
@@ -275,7 +327,7 @@ static long read_rows(const struct results *t, const struct screen_spec *s, stru
     for (size_t i = 0; i < t->nrows; i++) {
         struct row *r = &(*rows)[i];
         r->seq = i;
-        row_label(t, i, s->label, r->label, sizeof r->label);
+        row_label(s, i, r->label, sizeof r->label);
         for (size_t c = 0; c < *ncols; c++)
             r->v[c] = number(t, i, cols[c].v), r->hw[c] = number(t, i, cols[c].hw);
         double rest = 1;
@@ -374,11 +426,22 @@ int screen_print(FILE *f, const struct screen_spec *s, char *err, size_t errsz)
         free(rows);
         return -1;
     }
+    bool sorted = false;
     for (size_t c = 0; c < ncols && s->sort.metric[0]; c++)
         if (strcmp(cols[c].name, s->sort.metric) == 0) {
-            sort_by = &s->sort, sort_col = c;
+            sort_by = &s->sort, sort_col = c, sorted = true;
             qsort(rows, (size_t)n, sizeof *rows, by_metric);
         }
+    const struct results *t = s->table;
+    int kc = s->sort.metric[0] && !sorted && find(t, s->sort.metric) < 0 ? key_column(t, s->sort.metric) : -1;
+    for (long i = 0; kc >= 0 && i < n; i++) { /* a grid or varied key */
+        rows[i].ktext = t->labels[rows[i].seq * t->nlabels + (size_t)kc];
+        rows[i].key = key_number(rows[i].ktext);
+    }
+    if (kc >= 0) {
+        sort_by = &s->sort;
+        qsort(rows, (size_t)n, sizeof *rows, by_key);
+    }
     /* the rows shown: all, or the first and last show/2 */
     size_t nn = (size_t)n, half = s->show / 2, nidx = 0;
     size_t *idx = malloc((nn ? nn : 1) * sizeof *idx);

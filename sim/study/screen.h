@@ -9,7 +9,9 @@
  * s, rates per s, amplification as a factor. With replications each cell
  * is "mean ± 95 % half-width" (the NAME_hw column beside it). Rows may be
  * sorted by any metric (--sort max:METRIC, min:METRIC or METRIC, smallest
- * first); a table longer than `show` rows prints its first and last
+ * first) or by a grid or varied key (--sort max:KEY...: KEY the key or its
+ * last parts, its values as numbers with their units, 100ms before 1s,
+ * unbounded and none last, words after numbers by text); a table longer than `show` rows prints its first and last
  * show/2 (the best and the worst when sorted) and says how many it left
  * out. Costs: O(rows log rows) for the sort.
  */
@@ -19,6 +21,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "labels.h"
 #include "results.h"
 #include "summary.h"
 
@@ -39,6 +42,8 @@ struct screen_spec {
     const char *label;        /* the rows' label when the table has no variant or grid columns */
     struct screen_sort sort;
     size_t show;              /* at most this many rows (0: all) */
+    const struct labels_map *given; /* texts --label gave variants (NULL: none) */
+    const char (*keys)[128];  /* the grid keys' labels (labels.h), in column order; NULL: each key's last part */
 };
 
 /* value ± hw (hw NaN: the value alone) in the unit of the metric's kind

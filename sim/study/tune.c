@@ -288,13 +288,13 @@ int tune_write_csv(const char *dir, const struct tune_spec *t, const struct exp_
     return output_file_commit(&of, err, errsz);
 }
 
-/* Point p's grid values, "key=value ...", into out. */
+/* Point p's grid values, "key=value ..." (each key's label), into out. */
 static const char *point_label(const struct exp_result *r, size_t p, char *out, size_t size)
 {
     size_t used = 0;
     out[0] = '\0';
     for (size_t j = 0; j < r->naxes && used < size; j++) {
-        int w = snprintf(out + used, size - used, "%s%s=%s", j ? " " : "", r->axis_keys[j], r->values[p][j]);
+        int w = snprintf(out + used, size - used, "%s%s=%s", j ? " " : "", r->axis_labels[j], r->values[p][j]);
         used += w > 0 ? (size_t)w : 0;
     }
     return out;
@@ -332,8 +332,13 @@ static void print_best(FILE *f, const struct tune_spec *t, const struct exp_resu
 }
 
 /* The points tied with the best, then the next ranks. */
-static void print_rest(FILE *f, const struct tune_spec *t, const struct exp_result *r, const struct tune_rank *k)
+/* The markers the ranked and infeasible lists use (tune_print explains
+ * those it showed, under them). */
+enum { MARK_TIED = 1, MARK_PARETO = 2, MARK_NONE = 4 };
+
+static unsigned print_rest(FILE *f, const struct tune_spec *t, const struct exp_result *r, const struct tune_rank *k)
 {
+    unsigned marks = 0;
     size_t nm = r->nmetrics, ntied = 0;
     char label[1024], v[96];
     for (size_t a = 1; a < k->nf; a++)
@@ -350,19 +355,22 @@ static void print_rest(FILE *f, const struct tune_spec *t, const struct exp_resu
         screen_format(v, sizeof v, t->oname[0], r->kind[k->oi[0]], r->mean[p * nm + k->oi[0]], r->hw[p * nm + k->oi[0]]);
         fprintf(f, "  %3zu%s %-*s  %s = %s%s\n", a + 1, k->tied[p] ? "=" : " ", w,
                 point_label(r, p, label, sizeof label), t->oname[0], v, k->pareto[p] ? "  (Pareto)" : "");
+        marks |= (k->tied[p] ? MARK_TIED : 0) | (k->pareto[p] ? MARK_PARETO : 0);
     }
     if (k->nf > 5)
         fprintf(f, "       ... %zu more feasible points in tune.csv\n", k->nf - 5);
+    return marks;
 }
 
 /* The infeasible points, under each constraint they break. */
-static void print_infeasible(FILE *f, const struct tune_spec *t, const struct exp_result *r,
-                             const struct tune_rank *k)
+static unsigned print_infeasible(FILE *f, const struct tune_spec *t, const struct exp_result *r,
+                                 const struct tune_rank *k)
 {
     size_t nm = r->nmetrics;
     char label[1024], v[96], lim[64];
+    unsigned marks = 0;
     if (k->nf == r->npoints)
-        return;
+        return 0;
     fprintf(f, "  infeasible: %zu point%s\n", r->npoints - k->nf, r->npoints - k->nf == 1 ? "" : "s");
     for (size_t i = 0; i < t->nconstraint; i++) {
         size_t n = 0, shown = 0;
@@ -377,9 +385,28 @@ static void print_infeasible(FILE *f, const struct tune_spec *t, const struct ex
                 continue;
             screen_format(v, sizeof v, t->cname[i], r->kind[k->ci[i]], r->mean[p * nm + k->ci[i]], r->hw[p * nm + k->ci[i]]);
             fprintf(f, "%s %s (%s)", shown++ ? ";" : "", point_label(r, p, label, sizeof label), v);
+            marks |= isnan(r->mean[p * nm + k->ci[i]]) ? MARK_NONE : 0;
         }
         fprintf(f, "%s\n", n > shown ? "; ... (tune.csv)" : "");
     }
+    return marks;
+}
+
+/* One line under the lists saying what each marker shown means. */
+static void print_marks(FILE *f, unsigned marks)
+{
+    static const struct { unsigned mark; const char *text; } says[] = {
+        {MARK_TIED, "= tied with the best (the same within the 95% intervals)"},
+        {MARK_PARETO, "(Pareto) no feasible point is better on every objective"},
+        {MARK_NONE, "(-) no value (recovery_s where nothing recovered, say): it breaks the constraint"},
+    };
+    if (marks == 0)
+        return;
+    fprintf(f, "  marks:");
+    for (size_t i = 0, n = 0; i < sizeof says / sizeof *says; i++)
+        if (marks & says[i].mark)
+            fprintf(f, "%s %s", n++ ? ";" : "", says[i].text);
+    fputc('\n', f);
 }
 
 /* Whether axis j changes the first objective anywhere: some two points
@@ -431,6 +458,7 @@ void tune_print(FILE *f, const char *scenario, const char *dir, const struct tun
 {
     fprintf(f, "tune %s: %zu points × %zu replications; %zu meet every constraint (pessimistic side of the 95%% interval)\n",
             scenario, r->npoints, r->reps, k->nf);
+    unsigned marks = 0;
     if (k->nf == 0)
         fprintf(f, "  no point clears the constraints: nothing is recommended\n");
     else if (!isfinite(k->score[k->order[0]]))
@@ -438,9 +466,10 @@ void tune_print(FILE *f, const char *scenario, const char *dir, const struct tun
                    "recovered): nothing is recommended\n", t->oname[0]);
     else {
         print_best(f, t, r, k);
-        print_rest(f, t, r, k);
+        marks |= print_rest(f, t, r, k);
     }
-    print_infeasible(f, t, r, k);
+    marks |= print_infeasible(f, t, r, k);
+    print_marks(f, marks);
     print_flat_axes(f, t, r, k);
     fprintf(f, "  tune.csv in %s/\n", dir);
 }
