@@ -68,7 +68,7 @@ c=$tmp/cmp
 for s in edge api db; do
   for t in png svg; do [ -s "$c/compare_service_$s.$t" ] || fail "no compare_service_$s.$t"; done
   grep -q "service $s, variants compared" "$c/compare_service_$s.svg" || fail "compare_service_$s.svg: no title"
-  for v in attempts=1 attempts=3; do grep -q ">$v<" "$c/compare_service_$s.svg" || fail "compare_service_$s.svg: no $v"; done
+  for v in api-db.attempts=1 api-db.attempts=3; do grep -q ">$v<" "$c/compare_service_$s.svg" || fail "compare_service_$s.svg: no $v"; done
 done
 [ "$(ls "$c" | grep -c '^compare_service_')" = 6 ] || fail "not one figure per service and format"
 # sweep --plot on the same graph: sweep_service_NAME per service, over the key
@@ -86,7 +86,7 @@ swl=$(ls "$tmp/sw" | grep -E '[.](png|svg)$' | LC_ALL=C sort | paste -sd, | sed 
 said "retrystorm: removed 12 figures drawn by \`plot --style slide\` with the earlier output ($swl); redraw with: retrystorm plot $tmp/sw --style slide"
 # a variant's directory is read only as itself: a link in its place draws nothing
 rm "$c"/compare_service_*
-mv "$c/attempts=1" "$tmp/elsewhere" && ln -s "$tmp/elsewhere" "$c/attempts=1"
+mv "$c/api-db.attempts=1" "$tmp/elsewhere" && ln -s "$tmp/elsewhere" "$c/api-db.attempts=1"
 "$bin" plot "$c" --force > /dev/null 2>&1 || fail "plot with a linked variant"
 ls "$c" | grep -q '^compare_service_' && fail "a linked variant directory was read"
 finish
