@@ -19,6 +19,11 @@ if (summary) {
     # (values never collide); x room for the value, the first at the top
     set ytics () noenhanced
     do for [i=1:n] { set ytics add (variants[i] i) }
+    # gnuplot's svg terminal guesses text widths low (about 0.45 em a
+    # character); a browser's font is wider: room for 0.7 em
+    maxlen = 0
+    do for [i=1:n] { maxlen = strlen(variants[i]) > maxlen ? strlen(variants[i]) : maxlen }
+    if (term eq 'svg') { set lmargin maxlen * 1.6 + 2 }
     set style fill solid 0.7 border -1
     set grid x
     set key off
