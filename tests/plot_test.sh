@@ -215,6 +215,12 @@ awk -v lo="$lo" -v hi="$hi" '$1 == "cdf" && $2 == "pngcairo" { found = 1; ok = $
 python3 "$(dirname "$0")/svg_labels.py" "$tmp/j7/compare_summary.svg" || fail "compare_summary.svg: texts collide or leave the canvas"
 "$bin" plot "$tmp/j7" --style slide > /dev/null 2>&1 || fail "plot --style slide, 7 variants"
 python3 "$(dirname "$0")/svg_labels.py" "$tmp/j7/compare_summary.svg" || fail "compare_summary.svg (slide): texts collide or leave the canvas"
+# Shading covers the whole plot height on any y axis (log ones too): every
+# phase rectangle of every script spans graph 0 to graph 1 in y.
+for gp in "$(dirname "$0")"/../plots/*.gp; do
+  grep -E 'set object .* rect ' "$gp" | grep -vE 'rect from [^,]+, graph 0 to [^,]+, graph 1 ' |
+    sed "s|^|$(basename "$gp"): a rectangle not from graph 0 to graph 1 in y: |" | grep . && fail "$(basename "$gp") shades in data units of y"
+done
 
 # plot on a directory with nothing to draw is a clear error
 mkdir "$tmp/emptyd"
