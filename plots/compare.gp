@@ -59,6 +59,7 @@ amax_drawn = amax_drawn > 0 ? amax_drawn * 1.05 : 1
 okmax = okmax > 0 ? okmax * 1.05 : 1
 averages = smooth ? sprintf('lines: %g s averages', floor(smooth_s * 10 + 0.5) / 10) : ''
 spiky = smooth ? sprintf('thin spikes: %g ms bursts (over 10x the average)', bucket_s * 1000) : ''
+spiky2 = smooth ? sprintf("thin spikes: %g ms bursts\n(over 10x the average)", bucket_s * 1000) : '' # beside the plot: narrower
 do for [k=1:frames] {
     if (frames > 1) { tcut = t0 + (t1 - t0) * k / frames }
     set multiplot layout 2,1 title sprintf('%s: variants compared on the same seed', title) noenhanced
@@ -75,7 +76,7 @@ do for [k=1:frames] {
         set label 99 sprintf('peak %.0f/s', amax) at graph 0.99, graph 0.90 right front noenhanced
     }
     # on a slide one legend, under the lower panel (the same colours above)
-    if (slide) { set key off } else { set key title (smooth ? averages."\n".spiky : '') }
+    if (slide) { set key off } else { set key title (smooth ? averages."\n".spiky2 : '') }
     if (slide && smooth) { set label 98 spiky at graph 0.01, graph 0.90 left front noenhanced }
     plot for [i=|variants|:1:-1] ts_data \
          using (is(i) ? roll(i, column('t'), column(m('server_arrivals'))) : NaN):(upto(floor1(rs_mean))) \
