@@ -14,7 +14,7 @@ set ylabel 'share of logical requests'
 set yrange [0:1]
 set style fill solid 0.6 border -1
 set boxwidth 0.4
-set key outside right top noenhanced
+if (slide) { set key below center horizontal noenhanced } else { set key outside right top noenhanced }
 set grid y
 # whole attempts only: a tick at each when there are few (not at 0.5, 1.5)
 stats 'attempts.csv' using 'attempts' nooutput

@@ -1,6 +1,7 @@
 # A comparison (compare's combined timeseries.csv): attempts reaching the
 # server and goodput over time, one line per variant, the first drawn last
-# (on top); legends outside the data, panels on one left margin. One
+# (on top); legends outside the data (on a slide one, under the lower
+# panel), panels on one left margin. One
 # instant that dwarfs the rest (a herd) turns the attempts to a log scale,
 # its peak named. At fine buckets (smooth_n > 1) lines are rolling means
 # and the attempts' needles mark buckets over 10x theirs. As a GIF
@@ -21,7 +22,7 @@ set datafile separator ','
 palette = '#000000 #E69F00 #56B4E9 #009E73 #0072B2 #D55E00 #CC79A7 #F0E442 #999999'
 if (style_palette ne '') { palette = style_palette } # --style slide
 set xlabel 'simulated time (s)'
-set key outside right top noenhanced
+if (slide) { set key below center horizontal noenhanced } else { set key outside right top noenhanced }
 set grid
 set lmargin 12
 do for [i=1:nphases] {
@@ -37,30 +38,47 @@ tcut = 1e300 # a frame shows the rows up to tcut
 upto(x) = column('t') <= tcut ? x : NaN
 is(i) = strcol('variant') eq variants[i]
 lc(i) = word(palette, (i - 1) % 9 + 1)
-spike(x) = (smooth_n > 1 || dec > 1) && x > 10 * rs_mean ? x : NaN
-if (frames > 1) {
-    stats ts_data using 't' nooutput
-    t0 = STATS_min
-    t1 = STATS_max
-    set xrange [t0:t1]
-    stats ts_data using 'ok' nooutput
-    okmax = STATS_max > 0 ? STATS_max * 1.05 : 1
+smooth = smooth_n > 1 || dec > 1
+spike(x) = smooth && x > 10 * rs_mean ? x : NaN
+# The axes, once, from what is drawn: the PNG, the SVG and every frame of
+# the GIF share them (the run's time; up to the highest line or needle of
+# any variant).
+nz(x) = x == x ? x : 0 # NaN (nothing drawn) counts as 0
+max2(a, b) = a > b ? a : b
+stats ts_data using 't' nooutput
+t0 = STATS_min
+t1 = STATS_max
+amax_drawn = 0
+okmax = 0
+do for [i=1:|variants|] {
+    stats ts_data using (is(i) ? roll(i, column('t'), column(m('server_arrivals'))) : NaN):(max2(rs_mean, nz(spike(column('server_arrivals'))))) nooutput
+    amax_drawn = max2(amax_drawn, STATS_max_y)
+    stats ts_data using (is(i) ? roll(i, column('t'), column(m('ok'))) : NaN):(rs_mean) nooutput
+    okmax = max2(okmax, STATS_max_y)
 }
-mean = smooth_n > 1 || dec > 1 ? sprintf('lines: mean over the last %g s', smooth_s) : ''
+amax_drawn = amax_drawn > 0 ? amax_drawn * 1.05 : 1
+okmax = okmax > 0 ? okmax * 1.05 : 1
+averages = smooth ? sprintf('lines: %g s averages', floor(smooth_s * 10 + 0.5) / 10) : ''
+spiky = smooth ? sprintf('thin spikes: %g ms bursts (over 10x the average)', bucket_s * 1000) : ''
+spiky2 = smooth ? sprintf("thin spikes: %g ms bursts\n(over 10x the average)", bucket_s * 1000) : '' # beside the plot: narrower
 do for [k=1:frames] {
     if (frames > 1) { tcut = t0 + (t1 - t0) * k / frames }
     set multiplot layout 2,1 title (title_given ? title : sprintf('%s: variants compared on the same seed', title)) noenhanced
+    set xrange [t0:t1]
+    # on a slide the panels are placed (the legend under the lower one
+    # would otherwise shrink it) and share the lower one's time label
+    if (slide) { set tmargin at screen 0.91; set bmargin at screen 0.60; set xlabel '' }
     set ylabel 'attempts/s at the server'
-    set yrange [0:*]
-    if (frames > 1) { set yrange [0:(amax > 0 ? amax * 1.05 : 1)] }
+    set yrange [0:amax_drawn]
     if (logy) {
         set logscale y
-        set yrange [1:*]
-        if (frames > 1) { set yrange [1:amax * 2] }
+        set yrange [1:amax * 2]
         set ylabel 'attempts/s (log scale)'
         set label 99 sprintf('peak %.0f/s', amax) at graph 0.99, graph 0.90 right front noenhanced
     }
-    if (smooth_n > 1 || dec > 1) { set key title sprintf("%s\nneedles: a %g ms bucket\nover 10x that mean", mean, bucket_s * 1000) }
+    # on a slide one legend, under the lower panel (the same colours above)
+    if (slide) { set key off } else { set key title (smooth ? averages."\n".spiky2 : '') }
+    if (slide && smooth) { set label 98 spiky at graph 0.01, graph 0.90 left front noenhanced }
     plot for [i=|variants|:1:-1] ts_data \
          using (is(i) ? roll(i, column('t'), column(m('server_arrivals'))) : NaN):(upto(floor1(rs_mean))) \
          with lines lw 2 lc rgb lc(i) title legends[i], \
@@ -69,10 +87,11 @@ do for [k=1:frames] {
          with impulses lw 1 lc rgb lc(i) notitle
     unset logscale y
     unset label 99
-    set yrange [0:*]
-    if (frames > 1) { set yrange [0:okmax] }
+    unset label 98
+    set yrange [0:okmax]
     set ylabel 'goodput (ok/s)'
-    set key title mean
+    if (slide) { set key on below center horizontal; set tmargin at screen 0.55; set bmargin at screen 0.27; set xlabel 'simulated time (s)' }
+    set key title averages
     plot for [i=|variants|:1:-1] ts_data \
          using (is(i) ? roll(i, column('t'), column(m('ok'))) : NaN):(upto(rs_mean)) \
          with lines lw 2 lc rgb lc(i) title legends[i]

@@ -10,7 +10,8 @@ set title sprintf('%s: latency over time', title) noenhanced
 set xlabel 'simulated time (s)'
 set ylabel 'latency of requests ending in the bucket (s)'
 set logscale y
-set key outside right top
+set format y '10^{%L}' # decades, not 0.0000010
+if (slide) { set key below center horizontal } else { set key outside right top }
 set grid
 do for [i=1:nphases] {
     set object i rect from phase_from[i], graph 0 to phase_to[i], graph 1 behind fc rgb '#E8E8E8' fs solid 1.0 noborder

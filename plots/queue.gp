@@ -17,7 +17,7 @@ set yrange [0:*]
 # hide on the top border
 stats ts_data using 'busy' nooutput
 set y2range [0:(STATS_max > 0 ? STATS_max * 1.1 : 1)]
-set key outside right top
+if (slide) { set key below center horizontal } else { set key outside right top }
 set grid
 do for [i=1:nphases] {
     set object i rect from phase_from[i], graph 0 to phase_to[i], graph 1 behind fc rgb '#E8E8E8' fs solid 1.0 noborder

@@ -1,7 +1,8 @@
 # A sweep (sweep.csv): one metric over one key (line with 95 % error bars)
 # or two keys (heat map, the first key across, the second up). Or (summary
-# = 1) a comparison's summary (summary.csv): a bar per variant of four
-# metrics, with 95 % error bars (the _hw columns) when it has replications.
+# = 1) a comparison's summary (summary.csv): a horizontal bar per variant
+# of four metrics, with 95 % error bars (the _hw columns) when it has
+# replications, its value right of the bar.
 # Variables set by retrystorm (and the look, see plot.c): out, term, title,
 # metric, key1, key2 ('' for one key), xs, ys (the keys' values; ys ['']
 # for one key), nys (0 for one key); summary, variants and reps.
@@ -13,13 +14,18 @@ if (summary) {
     palette = '#000000 #E69F00 #56B4E9 #009E73 #0072B2 #D55E00 #CC79A7 #F0E442 #999999'
     if (style_palette ne '') { palette = style_palette }
     set multiplot layout 2,2 title (title_given ? title : sprintf('%s: variants compared%s', title, reps > 1 ? sprintf(' (mean and 95%% interval over %d replications)', reps) : '')) noenhanced
-    set xtics () noenhanced rotate by -30
-    do for [i=1:n] { set xtics add (legends[i] i) }
-    set xrange [0.4:n + 0.6]
+    # horizontal bars: a variant per row, its name left of the axis (never
+    # rotated, never cut), its value right of its bar on the row's own line
+    # (values never collide); x room for the value, the first at the top
+    set ytics () noenhanced
+    do for [i=1:n] { set ytics add (legends[i] i) }
+    # gnuplot's svg terminal guesses text widths low (about 0.45 em a
+    # character); a browser's font is wider: room for 0.7 em
+    maxlen = 0
+    do for [i=1:n] { maxlen = strlen(legends[i]) > maxlen ? strlen(legends[i]) : maxlen }
+    if (term eq 'svg') { set lmargin maxlen * 1.6 + 2 }
     set style fill solid 0.7 border -1
-    set boxwidth 0.7
-    set offsets 0,0,graph 0.12,0
-    set grid y
+    set grid x
     set key off
     array ms[4] = ['amplification', 'recovery_s', 'lat_p99', 'ok_share']
     array ml[4] = ['attempts per request', 'time to recover (s)', 'p99 latency (s)', 'share ok']
@@ -31,14 +37,17 @@ if (summary) {
     late(i) = is(i) && (strcol('recovered') eq '' || column('recovered') < 1) ? i : NaN
     said(r) = r == 0 ? 'never' : sprintf('%.0f%% of runs', 100 * r)
     do for [j=1:4] {
-        set ylabel ml[j]
-        set yrange [0:*]
-        if (j == 4) { set yrange [0:1.1] }
-        plot for [i=1:n] 'summary.csv' using (is(i) ? i : NaN):(column(ms[j])):(hw(ms[j])) \
-             with boxerrorbars lc rgb word(palette, (i - 1) % 9 + 1), \
-             for [i=1:n] '' using (has(i, ms[j]) ? i : NaN):(top(i, ms[j])):(txt(i, ms[j])) with labels offset 0,0.7, \
-             for [i=1:n] '' using (j == 2 ? late(i) : NaN):(0):(strcol('recovered') eq '' ? 'no phase' : said(column('recovered'))) with labels offset 0,0.7, \
-             0 lc rgb '#000000' notitle
+        set xlabel ml[j]
+        set xrange [*:*]; set yrange [*:*] # stats reads within the axes' ranges
+        stats 'summary.csv' using (strcol(ms[j]) ne '' ? column(ms[j]) + hw(ms[j]) : 0) nooutput
+        set xrange [0:(STATS_max > 0 ? STATS_max * 1.3 : 1)]
+        set yrange [n + 0.6:0.4]
+        if (j == 4) { set xrange [0:1.3]; set xtics 0, 0.25, 1 } else { set xtics autofreq }
+        plot for [i=1:n] 'summary.csv' using (is(i) ? column(ms[j]) / 2 : NaN):(i):(column(ms[j]) / 2):(0.35) \
+             with boxxyerror lc rgb word(palette, (i - 1) % 9 + 1), \
+             for [i=1:n] '' using (is(i) ? column(ms[j]) : NaN):(i):(hw(ms[j])) with xerrorbars pt -1 lc rgb '#000000', \
+             for [i=1:n] '' using (has(i, ms[j]) ? top(i, ms[j]) : NaN):(i):(txt(i, ms[j])) with labels left offset 0.5,0, \
+             for [i=1:n] '' using (j == 2 ? 0 : NaN):(late(i)):(strcol('recovered') eq '' ? 'no phase' : said(column('recovered'))) with labels left offset 0.5,0
     }
     unset multiplot
 } else {

@@ -177,6 +177,67 @@ frames=$(LC_ALL=C grep -obUaP '\x21\xF9\x04' "$tmp/look/load.gif" | wc -l)
 "$bin" plot "$tmp/cmp" --animate > /dev/null 2>&1 || fail "plot --animate of a comparison"
 [ "$(head -c 6 "$tmp/cmp/compare.gif")" = GIF89a ] || fail "compare.gif is not a GIF89a"
 ls -a "$tmp/look" "$tmp/cmp" | grep -q '\.tmp' && fail "temporary files left by the look"
+# Slides (issue 33). --animate draws the GIF only: no PNG or SVG is drawn
+# again; a directory with no load over time (a map) is refused, exit 2.
+rm -f "$tmp/look/"*.png "$tmp/look/"*.svg "$tmp/look/load.gif"
+"$bin" plot "$tmp/look" --animate > "$tmp/anim2.log" 2>&1 || { cat "$tmp/anim2.log"; fail "plot --animate (the GIF only)"; }
+grep -q '1 animated GIF in' "$tmp/anim2.log" || { cat "$tmp/anim2.log"; fail "plot --animate does not say it drew one GIF"; }
+[ -s "$tmp/look/load.gif" ] || fail "plot --animate drew no load.gif"
+ls "$tmp/look" | grep -qE '\.(png|svg)$' && fail "plot --animate drew $(ls "$tmp/look" | grep -E '\.(png|svg)$' | tr '\n' ' ')"
+ls -l --time-style=+%s "$tmp/map" > "$tmp/map-before.ls"
+expect 2 "--animate: .*/map has no load over time to animate" -- "$bin" plot "$tmp/map" --animate
+ls -l --time-style=+%s "$tmp/map" | cmp -s - "$tmp/map-before.ls" || fail "a refused plot --animate changed the map's directory"
+# A GIF's axes are its PNG's, and a latency CDF's x axis spans its data:
+# a gnuplot in front of the real one appends to each script a line that
+# prints the figure's kind, terminal and axis ranges as drawn (GPVAL_*: of
+# the last panel, compare's goodput).
+mkdir "$tmp/axes"
+cat > "$tmp/axes/gnuplot" <<'END'
+#!/bin/sh
+[ -x "$REAL_GNUPLOT" ] && ! [ "$REAL_GNUPLOT" -ef "$0" ] || { echo "no real gnuplot behind the wrapper" >&2; exit 127; }
+cat > "$AXES_DIR/script"
+kind=other
+grep -q '^# Load over time' "$AXES_DIR/script" && kind=load
+grep -q '^# A comparison (compare' "$AXES_DIR/script" && kind=compare
+grep -q '^# End-to-end latency CDF' "$AXES_DIR/script" && kind=cdf
+{ cat "$AXES_DIR/script"; printf '\nset print "%s" append\nprint sprintf("%s %%s %%.6g %%.6g %%.6g %%.6g", GPVAL_TERM, GPVAL_X_MIN, GPVAL_X_MAX, GPVAL_Y_MIN, GPVAL_Y_MAX)\n' "$AXES_DIR/log" "$kind"; } |
+  "$REAL_GNUPLOT" "$@"
+END
+chmod +x "$tmp/axes/gnuplot"
+real_gnuplot=$(command -v gnuplot) # found before the wrapper is first in PATH
+axes() { PATH="$tmp/axes:$PATH" AXES_DIR="$tmp/axes" REAL_GNUPLOT="$real_gnuplot" "$bin" plot "$@" > /dev/null 2>&1 || fail "plot $* (reporting axes)"; }
+axes "$tmp/cmp" --style slide
+axes "$tmp/cmp" --style slide --animate
+axes "$tmp/look" --style slide
+axes "$tmp/look" --style slide --animate
+for kind in compare load; do
+  png=$(awk -v k="$kind" '$1 == k && $2 == "pngcairo" { $2 = ""; print; exit }' "$tmp/axes/log")
+  gif=$(awk -v k="$kind" '$1 == k && $2 == "gif" { $2 = ""; print; exit }' "$tmp/axes/log")
+  [ -n "$png" ] && [ "$png" = "$gif" ] || fail "$kind: the GIF's axes ($gif) are not the PNG's ($png)"
+done
+# the CDF: from the decade of the least first percentile (at least 1 ns)
+# to the decade above the greatest latency
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+         $c["outcome"] == "all" && $c["quantile"] >= 0.01 && $c["latency_s"] >= 1e-9 && (lo == "" || $c["latency_s"] < lo) { lo = $c["latency_s"] }
+         $c["latency_s"] > hi { hi = $c["latency_s"] }
+         END { print lo, hi }' "$tmp/cmp/latency.csv" > "$tmp/axes/data"
+read -r lo hi < "$tmp/axes/data"
+awk -v lo="$lo" -v hi="$hi" '$1 == "cdf" && $2 == "pngcairo" { found = 1; ok = $3 <= lo && $3 > lo / 10 && $4 >= hi && $4 < hi * 10 }
+     END { exit !(found && ok) }' "$tmp/axes/log" ||
+  fail "compare_cdf's x axis ($(awk '$1 == "cdf" && $2 == "pngcairo" { print $3, $4; exit }' "$tmp/axes/log")) does not span its data, $lo to $hi, to whole decades"
+# compare_summary of the 7-variant jitter comparison, default and slide:
+# every text within the canvas, no two overlapping (svg_labels.py)
+"$bin" compare jitter --set run.duration=50s --set run.bucket=1s --vary layer.app.backoff=none,constant,linear,exponential,full,equal,decorrelated \
+  -o "$tmp/j7" --plot > "$tmp/j7.log" 2>&1 || { cat "$tmp/j7.log"; fail "compare jitter, 7 variants"; }
+python3 "$(dirname "$0")/svg_labels.py" "$tmp/j7/compare_summary.svg" || fail "compare_summary.svg: texts collide or leave the canvas"
+"$bin" plot "$tmp/j7" --style slide > /dev/null 2>&1 || fail "plot --style slide, 7 variants"
+python3 "$(dirname "$0")/svg_labels.py" "$tmp/j7/compare_summary.svg" || fail "compare_summary.svg (slide): texts collide or leave the canvas"
+# Shading covers the whole plot height on any y axis (log ones too): every
+# phase rectangle of every script spans graph 0 to graph 1 in y.
+for gp in "$(dirname "$0")"/../plots/*.gp; do
+  grep -E 'set object .* rect ' "$gp" | grep -vE 'rect from [^,]+, graph 0 to [^,]+, graph 1 ' |
+    sed "s|^|$(basename "$gp"): a rectangle not from graph 0 to graph 1 in y: |" | grep . && fail "$(basename "$gp") shades in data units of y"
+done
 
 # plot on a directory with nothing to draw is a clear error
 mkdir "$tmp/emptyd"

@@ -716,7 +716,11 @@ static int plot_and_say_drawn(const char *dir, const char *shown, const struct p
         fprintf(stderr, "retrystorm: %s\n", err);
         return n == PLOT_BAD_INPUT ? 2 : 1;
     }
-    fprintf(human, "  %d figures (PNG and SVG%s) in %s/\n", n, st && st->animate ? ", an animated GIF" : "", shown);
+    if (st && st->animate)
+        fprintf(human, "  %d animated GIF%s in %s/ (the PNGs and SVGs: plot without --animate)\n", n,
+                n == 1 ? "" : "s", shown);
+    else
+        fprintf(human, "  %d figures (PNG and SVG) in %s/\n", n, shown);
     return 0;
 }
 

@@ -177,10 +177,12 @@ static const struct command_help commands[] = {
      "--size WxH       pixels, 320x240 to 7680x4320 (default 1200x900)\n"
      "--font-scale F   0.5 to 4 (default 1)\n"
      "--style slide    1920x1080, large type, thick lines, a colour-blind-safe palette\n"
-     "--animate        also an animated GIF of the load building up\n"
+     "--animate        only the animated GIF of the load building up (load.gif or\n"
+     "                 compare.gif), on the same axes as its PNG; no PNG or SVG\n"
      "\n"
      "examples:\n"
      "  retrystorm plot out/storm\n"
+     "  retrystorm plot out/jitter-compare --style slide\n"
      "  retrystorm plot out/jitter-compare --style slide --animate\n"},
     {"check", "validate a scenario and report every problem at once",
      "usage: retrystorm check SCENARIO [--set ...] [--strict]\n"

@@ -332,7 +332,8 @@ static int sb_title(struct sbuf *b, const char *title)
 
 /* The look's variables: fig_width(x) and fig_height(y) (a figure's size,
  * x and y its own), font_scale, line_scale, style_palette ('': the
- * script's own). */
+ * script's own) and slide (1 for --style slide: legends under the plot,
+ * not in a column beside it). */
 static void put_style(struct sbuf *b, const struct plot_style *st)
 {
     unsigned w = st->width, h = st->height;
@@ -343,8 +344,8 @@ static void put_style(struct sbuf *b, const struct plot_style *st)
         fs = st->slide ? 1.75 : 1.0;
     sb_printf(b, "fig_w = %u\nfig_h = %u\nfig_width(x) = fig_w > 0 ? fig_w : x\n"
                  "fig_height(y) = fig_h > 0 ? fig_h : y\nfont_scale = %.4g\nline_scale = %g\n"
-                 "style_palette = '%s'\n", w, h, fs, st->slide ? 2.0 : 1.0,
-              st->slide ? SLIDE_PALETTE : "");
+                 "style_palette = '%s'\nslide = %d\n", w, h, fs, st->slide ? 2.0 : 1.0,
+              st->slide ? SLIDE_PALETTE : "", st->slide ? 1 : 0);
 }
 
 /* ---- the context and its errors ---- */
@@ -1352,13 +1353,22 @@ static int draw(struct ctx *c, const char *script_name, const char *name, const 
     return rc;
 }
 
-/* Both formats of one figure (and for the figure of a run's or a
- * comparison's load, with --animate, the animated GIF). */
+/* The figures that animate: a run's and a comparison's load. */
+static bool animated(const char *name)
+{
+    return strcmp(name, "load") == 0 || strcmp(name, "compare") == 0;
+}
+
+/* One figure: its PNG and SVG; or, with --animate, only the animated GIF
+ * of an animated figure and nothing of the others (the PNGs are drawn by
+ * a plot without --animate: one pass each, never both). */
 static int draw_both(struct ctx *c, const char *script_name, const char *name, const struct sbuf *extra)
 {
     int rc = 0;
-    bool gif = c->style->animate && (strcmp(name, "load") == 0 || strcmp(name, "compare") == 0);
-    for (size_t t = 0; t < (gif ? 3u : 2u) && rc == 0; t++)
+    bool animate = c->style->animate;
+    if (animate && !animated(name))
+        return 0;
+    for (size_t t = animate ? 2u : 0u; t < (animate ? 3u : 2u) && rc == 0; t++)
         rc = stopped(c) ? fail(c, PLOT_STOPPED, "interrupted before drawing %s/%s.%s", c->dir, name,
                                terms[t])
                         : draw(c, script_name, name, terms[t], extra);
@@ -1906,6 +1916,9 @@ int plot_dir_drawn(const char *dir, const struct plot_style *st, volatile sig_at
     int rc = common_vars(&c);
     if (rc == 0)
         rc = dispatch(&c);
+    if (rc == 0 && c.style->animate && c.written == 0)
+        rc = fail(&c, PLOT_BAD_INPUT, "--animate: %s has no load over time to animate (a run's "
+                  "load.gif or a comparison's compare.gif); plot it without --animate", dir);
     close(c.dfd);
     free(c.vars.p);
     return rc < 0 ? rc : c.written;

@@ -25,8 +25,9 @@
  * plot_dir_drawn names each file it installs (figrec.h records them).
  * Phases (from DIR/scenario.ini) are shaded and
  * labelled on time plots. A struct plot_style (plot's options) sets the
- * look of every figure (size, type, lines, palette, title) and asks for
- * an animated GIF of the load (load.gif, compare.gif).
+ * look of every figure (size, type, lines, palette, title; on a slide the
+ * legends under the plots) or asks for only the animated GIF of the load
+ * (load.gif, compare.gif), on the same axes as its PNG.
  *
  * What DIR holds is hostile: result directories are shared between people,
  * and reading one must never execute anything. So:
@@ -113,7 +114,7 @@ struct plot_style {
     unsigned width, height;         /* pixels, 0: the figure's own (slide: 1920x1080) */
     double font_scale;              /* 0: 1 (slide: 1.75) */
     bool slide;                     /* 1920x1080, large type, thick lines, high-contrast palette */
-    bool animate;                   /* also an animated GIF of the load building up */
+    bool animate;                   /* only the animated GIF of the load building up */
     const char *labels[LABELS_MAX]; /* --label VARIANT=TEXT (labels.h), nlabels of them; outlive the call */
     size_t nlabels;
 };
@@ -128,9 +129,10 @@ struct plot_style {
 int plot_style_option(struct plot_style *st, const char *option, const char *value, char *err,
                       size_t errsz);
 
-/* Draws every figure DIR supports in the look st (NULL: the default).
- * Returns the number of files written, or one of the PLOT_ codes above
- * with a message in err. stop may be NULL; when *stop becomes non-zero,
+/* Draws every figure DIR supports in the look st (NULL: the default);
+ * with st->animate only the animated GIFs, and PLOT_BAD_INPUT (nothing
+ * written) when DIR has no load over time to animate. Returns the number
+ * of files written, or one of the PLOT_ codes above with a message in err. stop may be NULL; when *stop becomes non-zero,
  * plot_dir kills gnuplot's process group and returns PLOT_STOPPED within
  * about 0.1 s. */
 int plot_dir_styled(const char *dir, const struct plot_style *st, volatile sig_atomic_t *stop,
