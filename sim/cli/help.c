@@ -247,6 +247,8 @@ int help_print(FILE *f, const char *topic)
               f);
         return 0;
     }
+    if (strcmp(topic, "--help") == 0 || strcmp(topic, "-h") == 0)
+        topic = "help"; /* help --help: help's own help, as COMMAND --help */
     if (strcmp(topic, "metrics") == 0) {
         help_list_metrics(f);
         return 0;
