@@ -70,6 +70,7 @@ expect 2 "strom: cannot open: No such file or directory; did you mean the built-
 expect 2 "unknown option '--sed'; did you mean '--set'" -- "$bin" run storm --sed 3 -o "$tmp/refused"
 expect 2 "unknown option '--rep'; did you mean '--reps'" -- "$bin" compare storm --rep 3 -o "$tmp/refused"
 expect 2 "list prestes: no such list; did you mean 'presets'" -- "$bin" list prestes
+expect 2 "^retrystorm: list takes at most one word \('--frobnicate' is one too many; retrystorm help list\)$" -- "$bin" list presets --frobnicate
 tshort=(--set run.duration=70s --grid layer.app.attempts=1..2)
 expect 2 "objective okshare: no such metric; did you mean 'ok_share'" -- "$bin" tune storm "${tshort[@]}" --objective max:okshare -o "$tmp/refused"
 expect 2 "constraint p99: no such metric; did you mean 'lat_p99'" -- "$bin" tune storm "${tshort[@]}" --objective max:ok_share --constraint 'p99<=1s' -o "$tmp/refused"
