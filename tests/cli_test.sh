@@ -59,6 +59,7 @@ expect 2 "^retrystorm: plot: --style slides: expected slide \(1920x1080, large t
 expect 0 'rate=700_s ' -- "$bin" compare storm --set run.duration=70s --vary load.rate=600/s..800/s+100/s -o "$tmp/vary-rate"
 expect 2 "^retrystorm: --grid load\.rate=600/s\.\.1/ms: A is in '/s' and B in '/ms': write both in the same unit \(e\.g\. 600/s\.\.1000/s\+100/s\)$" -- "$bin" sweep storm --grid load.rate=600/s..1/ms -o "$tmp/refused"
 expect 2 "^retrystorm: --grid load\.rate=600/s\.\.1000/s\+1/m: the step after '\+' must be a plain number or in A's unit '/s'$" -- "$bin" tune storm --grid load.rate=600/s..1000/s+1/m --objective max:ok_share -o "$tmp/refused"
+expect 2 "^retrystorm: map: --load load\.rate=600/s\.\.1/ms: A is in '/s' and B in '/ms': write both in the same unit \(e\.g\. 600/s\.\.1000/s\+100/s\)$" -- "$bin" map storm --load load.rate=600/s..1/ms --trigger phase.spike.rate=x1..x2 -o "$tmp/refused"
 expect 0 '^retrystorm run: ' -- "$bin" storm --help
 expect 0 '^retrystorm run: ' -- "$bin" run storm --set layer.app.attempts=1 --help
 expect 0 'compare +run variants' -- "$bin" help
