@@ -40,12 +40,26 @@ expect 2 "run does not take --strict \(check does" -- "$bin" run storm --strict 
 grep -q '^error: service server: utilisation 1\.00 per replica .*over capacity before any trigger$' "$tmp/lint.err" || fail "run did not print the lint: $(cat "$tmp/lint.err")"
 "$bin" run storm --set run.duration=70s --quiet -o "$tmp/lint-run" --force > /dev/null 2> "$tmp/lint.err" || fail "run --quiet"
 [ -s "$tmp/lint.err" ] && fail "run --quiet printed: $(head -3 "$tmp/lint.err")"
-# Help everywhere (exit 0): each command's options and examples.
-for c in run compare sweep merge tune plot check list serve hysteresis map margin; do
+# Help everywhere (exit 0): each command help lists, its options and
+# examples (help's own has none), by help CMD, CMD --help and CMD -h.
+cmds=$("$bin" help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { exit }')
+[ "$(wc -w <<<"$cmds")" -ge 13 ] || fail "help lists only: $cmds"
+for c in $cmds; do
   expect 0 "^retrystorm $c: " -- "$bin" "$c" --help
-  expect 0 'examples?:' -- "$bin" help "$c"
+  [ "$c" = help ] || expect 0 'examples?:' -- "$bin" help "$c"
   expect 0 "usage: retrystorm .*$c|usage: retrystorm \[run\]" -- "$bin" "$c" -h
 done
+expect 0 '^retrystorm help: ' -- "$bin" help --help
+expect 0 '^retrystorm help: ' -- "$bin" help -h
+expect 0 '^retrystorm help: ' -- "$bin" help help
+expect 0 'usage: retrystorm COMMAND' -- "$bin" --help
+expect 2 "^retrystorm: plot: --style slides: expected slide \(1920x1080, large type, thick lines\) or default; did you mean 'slide'\?$" -- "$bin" plot "$tmp" --style slides
+# Ranges with units (sweep, tune, compare --vary share the parser): one unit
+# for A, B and the step; another unit is refused, naming both, and nothing is written.
+expect 0 'rate=700_s ' -- "$bin" compare storm --set run.duration=70s --vary load.rate=600/s..800/s+100/s -o "$tmp/vary-rate"
+expect 2 "^retrystorm: --grid load\.rate=600/s\.\.1/ms: A is in '/s' and B in '/ms': write both in the same unit \(e\.g\. 600/s\.\.1000/s\+100/s\)$" -- "$bin" sweep storm --grid load.rate=600/s..1/ms -o "$tmp/refused"
+expect 2 "^retrystorm: --grid load\.rate=600/s\.\.1000/s\+1/m: the step after '\+' must be a plain number or in A's unit '/s'$" -- "$bin" tune storm --grid load.rate=600/s..1000/s+1/m --objective max:ok_share -o "$tmp/refused"
+expect 2 "^retrystorm: map: --load load\.rate=600/s\.\.1/ms: A is in '/s' and B in '/ms': write both in the same unit \(e\.g\. 600/s\.\.1000/s\+100/s\)$" -- "$bin" map storm --load load.rate=600/s..1/ms --trigger phase.spike.rate=x1..x2 -o "$tmp/refused"
 expect 0 '^retrystorm run: ' -- "$bin" storm --help
 expect 0 '^retrystorm run: ' -- "$bin" run storm --set layer.app.attempts=1 --help
 expect 0 'compare +run variants' -- "$bin" help
@@ -57,6 +71,7 @@ expect 2 "strom: cannot open: No such file or directory; did you mean the built-
 expect 2 "unknown option '--sed'; did you mean '--set'" -- "$bin" run storm --sed 3 -o "$tmp/refused"
 expect 2 "unknown option '--rep'; did you mean '--reps'" -- "$bin" compare storm --rep 3 -o "$tmp/refused"
 expect 2 "list prestes: no such list; did you mean 'presets'" -- "$bin" list prestes
+expect 2 "^retrystorm: list takes at most one word \('--frobnicate' is one too many; retrystorm help list\)$" -- "$bin" list presets --frobnicate
 tshort=(--set run.duration=70s --grid layer.app.attempts=1..2)
 expect 2 "objective okshare: no such metric; did you mean 'ok_share'" -- "$bin" tune storm "${tshort[@]}" --objective max:okshare -o "$tmp/refused"
 expect 2 "constraint p99: no such metric; did you mean 'lat_p99'" -- "$bin" tune storm "${tshort[@]}" --objective max:ok_share --constraint 'p99<=1s' -o "$tmp/refused"

@@ -39,6 +39,45 @@ static void grids(void **state)
     }
 }
 
+/* Ranges of rates and durations: A, B and an additive step in one unit,
+ * the values carrying it; mismatched units refused, naming both. */
+static void grids_with_units(void **state)
+{
+    (void)state;
+    char key[128], v[64][128], err[512];
+    assert_int_equal(exp_expand_axis("load.rate=600/s..1000/s+100/s", key, sizeof key, v, 64, err, sizeof err), 5);
+    assert_string_equal(key, "load.rate");
+    assert_string_equal(v[0], "600/s");
+    assert_string_equal(v[1], "700/s");
+    assert_string_equal(v[4], "1000/s");
+    assert_int_equal(exp_expand_axis("load.rate=600/s..1000/s+100", key, sizeof key, v, 64, err, sizeof err), 5);
+    assert_string_equal(v[3], "900/s");
+    assert_int_equal(exp_expand_axis("load.rate=30/m..120/m*2", key, sizeof key, v, 64, err, sizeof err), 3);
+    assert_string_equal(v[2], "120/m");
+    assert_int_equal(exp_expand_axis("load.rate=5/s..7/s", key, sizeof key, v, 64, err, sizeof err), 3);
+    assert_string_equal(v[2], "7/s");
+    assert_int_equal(exp_expand_axis("layer.app.timeout=100ms..300ms+100ms", key, sizeof key, v, 64, err, sizeof err), 3);
+    assert_string_equal(v[1], "200ms");
+    assert_int_equal(exp_expand_axis("run.duration=1s..2s+0.5s", key, sizeof key, v, 64, err, sizeof err), 3);
+    assert_string_equal(v[1], "1.5s");
+    static const struct {
+        const char *text, *msg;
+    } bad[] = {
+        {"load.rate=600/s..1/ms", "--grid load.rate=600/s..1/ms: A is in '/s' and B in '/ms': write both in the same unit (e.g. 600/s..1000/s+100/s)"},
+        {"load.rate=600/s..1000", "--grid load.rate=600/s..1000: A is in '/s' and B in 'no unit': write both in the same unit (e.g. 600/s..1000/s+100/s)"},
+        {"load.rate=600/s..1000/s+100/m", "--grid load.rate=600/s..1000/s+100/m: the step after '+' must be a plain number or in A's unit '/s'"},
+        {"load.rate=600/s..1000/s*2/s", "--grid load.rate=600/s..1000/s*2/s: the step after '*' must be a plain number"},
+        {"load.rate=600/x..1000/x", "--grid load.rate=600/x..1000/x: a range is A..B, A..B+STEP or A..B*FACTOR with numbers in the same unit (e.g. 1..5, 50ms..800ms*2, 600/s..1000/s+100/s)"},
+        {"layer.app.timeout=1s..2ms", "--grid layer.app.timeout=1s..2ms: A is in 's' and B in 'ms': write both in the same unit (e.g. 600/s..1000/s+100/s)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = '\0';
+        if (exp_expand_axis(bad[i].text, key, sizeof key, v, 64, err, sizeof err) != 0)
+            fail_msg("'%s' was accepted", bad[i].text);
+        assert_string_equal(err, bad[i].msg);
+    }
+}
+
 /* M/M/1 at ρ = 0.5 (λ = 50/s, 1/μ = 10 ms): W = 1/(μ − λ) = 20 ms. 200
  * independent experiments (seeds 1..200) of 5 replications of 40 s each;
  * the 95 % Student-t interval of the mean response time should cover
@@ -92,6 +131,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(grids),
+        cmocka_unit_test(grids_with_units),
         cmocka_unit_test(intervals_cover_the_truth),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "scenario.h"
+#include "scenario_int.h"
 
 /* A valid scenario; each case appends lines to it or overrides a key. */
 #define BASE "[run]\nname = t\n[load]\nrate = 100/s\n[server]\nservice = exp(10ms)\n"
@@ -54,6 +55,50 @@ static void each_bad_input_has_its_message(void **state)
         scenario_diag_fini(&d);
     }
     assert_int_equal(failures, 0);
+}
+
+/* The sections an unknown section's message lists are the parser's:
+ * each listed one is accepted (NAME where, and only where, it needs one),
+ * and every kind of scn_sect_names is listed once. */
+static void unknown_section_lists_every_section(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    struct scenario_diag d = {0};
+    assert_true(scenario_load_text(&sc, BASE "[nosuch]\n", "bad.ini", NULL, 0, &d) > 0);
+    const char *list = strstr(d.msg[0], "allowed: ");
+    assert_non_null(list);
+    char items[512];
+    snprintf(items, sizeof items, "%s", list + strlen("allowed: "));
+    scenario_diag_fini(&d);
+    unsigned n = 0;
+    for (char *p = strchr(items, '['); p != NULL; p = strchr(p + 1, '[')) {
+        char *end = strchr(p, ']'), head[64], text[256];
+        assert_non_null(end);
+        snprintf(head, sizeof head, "%.*s", (int)(end - p - 1), p + 1);
+        char *sp = strchr(head, ' ');
+        bool named = sp != NULL && strcmp(sp, " NAME") == 0;
+        if (sp)
+            *sp = '\0';
+        /* the header is accepted with its name (other problems, such as a
+         * phase with no start, are the section's keys', not its name's) */
+        snprintf(text, sizeof text, BASE "[%s%s]\n", head, named ? " n1" : "");
+        scenario_load_text(&sc, text, "ok.ini", NULL, 0, &d);
+        for (size_t i = 0; i < d.n; i++)
+            if (strstr(d.msg[i], "section [") != NULL)
+                fail_msg("[%s%s] was refused: %s", head, named ? " n1" : "", d.msg[i]);
+        scenario_diag_fini(&d);
+        snprintf(text, sizeof text, BASE "[%s%s]\n", head, named ? "" : " n1");
+        assert_true(scenario_load_text(&sc, text, "bad.ini", NULL, 0, &d) > 0); /* refused the other way */
+        assert_non_null(strstr(d.msg[0], named ? "needs a name" : "takes no name"));
+        scenario_diag_fini(&d);
+        bool known = false;
+        for (int k = 0; k < S_NKINDS; k++)
+            known = known || (strcmp(head, scn_sect_names[k]) == 0 && scn_sect_named((enum sect_kind)k) == named);
+        assert_true(known);
+        n++;
+    }
+    assert_int_equal(n, S_NKINDS);
 }
 
 static void base_is_valid_and_every_problem_is_reported(void **state)
@@ -392,6 +437,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(each_bad_input_has_its_message),
+        cmocka_unit_test(unknown_section_lists_every_section),
         cmocka_unit_test(base_is_valid_and_every_problem_is_reported),
         cmocka_unit_test(effective_scenario_round_trips),
         cmocka_unit_test(service_graph_is_resolved),

@@ -197,6 +197,11 @@ static int cmd_list_presets(void)
 
 static int cmd_list(int argc, char **argv)
 {
+    if (argc > 3) {
+        fprintf(stderr, "retrystorm: list takes at most one word ('%s' is one too many; retrystorm help list)\n",
+                argv[3]);
+        return 2;
+    }
     if (argc >= 3 && strcmp(argv[2], "presets") == 0)
         return cmd_list_presets();
     if (argc >= 3 && strcmp(argv[2], "metrics") == 0) {

@@ -87,8 +87,10 @@ static const struct command_help commands[] = {
      "Reads every shard's jobs.csv (as hostile input) and writes OUT/sweep.csv, byte for byte\n"
      "what one machine would have written.\n"
      "\n"
-     "example:\n"
-     "  retrystorm merge part1 part2 part3 part4 -o sweep\n"},
+     "examples:\n"
+     "  retrystorm sweep storm --grid layer.app.attempts=1..4 --shard 1/2 -o shard1\n"
+     "  retrystorm sweep storm --grid layer.app.attempts=1..4 --shard 2/2 -o shard2\n"
+     "  retrystorm merge shard1 shard2 -o sweep\n"},
     {"tune", "search a grid for the best parameters under constraints",
      "usage: retrystorm tune SCENARIO --grid ... --objective max:METRIC|min:METRIC...\n"
      "                  [--constraint 'METRIC<=VALUE'...] [--reps N] [-j N] [-o DIR]\n"
@@ -199,7 +201,8 @@ static const struct command_help commands[] = {
      "\n"
      "examples:\n"
      "  retrystorm check my.ini\n"
-     "  retrystorm check cascade --strict\n"},
+     "  retrystorm check cascade --strict\n"
+     "  # exits: 2 (its lint warnings are errors under --strict)\n"},
     {"list", "list the built-in scenarios, the library presets, the metrics or the keys",
      "usage: retrystorm list [presets|metrics|keys]\n"
      "\n"
@@ -207,7 +210,7 @@ static const struct command_help commands[] = {
      "  retrystorm list\n"
      "  retrystorm list presets\n"
      "  retrystorm list metrics\n"
-     "  retrystorm list keys      (every --set key and what it allows)\n"},
+     "  retrystorm list keys      # every --set key and what it allows\n"},
     {"serve", "a local web page for live demonstrations",
      "usage: retrystorm serve [--bind ADDR] [--port N] [--jobs N] [--max-seconds S] [--max-memory SIZE]\n"
      "\n"
@@ -219,7 +222,7 @@ static const struct command_help commands[] = {
      "                  512 MB for what is in flight, and waits while others hold it)\n"
      "\n"
      "examples:\n"
-     "  retrystorm serve              then open http://127.0.0.1:8080/\n"
+     "  retrystorm serve              # then open http://127.0.0.1:8080/\n"
      "  retrystorm serve --port 0\n"},
     {"help", "help on a command, or on the metrics",
      "usage: retrystorm help [COMMAND|metrics]\n"
@@ -259,6 +262,8 @@ int help_print(FILE *f, const char *topic)
               f);
         return 0;
     }
+    if (strcmp(topic, "--help") == 0 || strcmp(topic, "-h") == 0)
+        topic = "help"; /* help --help: help's own help, as COMMAND --help */
     if (strcmp(topic, "metrics") == 0) {
         help_list_metrics(f);
         return 0;

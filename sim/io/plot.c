@@ -265,7 +265,11 @@ static int take_style_value(struct plot_style *st, const char *option, const cha
     } else if (strcmp(v, "slide") == 0 || strcmp(v, "default") == 0) { /* --style */
         st->slide = strcmp(v, "slide") == 0;
     } else {
-        snprintf(err, errsz, "--style %.40s: expected slide (1920x1080, large type, thick lines) or default", v);
+        static const char *const styles[] = {"slide", "default", NULL};
+        char s[64];
+        scenario_suggest(v, styles, s, sizeof s);
+        snprintf(err, errsz, "--style %.40s: expected slide (1920x1080, large type, thick lines) or default%s%s", v,
+                 s[0] ? "; " : "", s);
         return PLOT_BAD_INPUT;
     }
     return 1;

@@ -81,6 +81,13 @@ size_t scenario_edit_distance(const char *a, const char *b);
  * away (the first of equals); NULL otherwise. For every "did you mean". */
 const char *scenario_nearest(const char *word, const char *const *names);
 
+/* The "did you mean" of word among the NULL-terminated names, into out
+ * (empty when there is none): "did you mean one of A, B, ...?" when word
+ * (2 or more characters) begins several names, else "did you mean 'N'?"
+ * for the nearest (scenario_nearest) or the one name it begins. Returns
+ * out. O(names · |word| · |name|). */
+char *scenario_suggest(const char *word, const char *const *names, char *out, size_t size);
+
 /* Prints every scenario key, one per line: its --set name (section.key, or
  * section.NAME.key for a named section) and what it allows. O(keys). */
 void scenario_print_keys(FILE *f);

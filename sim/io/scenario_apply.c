@@ -311,8 +311,9 @@ static bool key_unknown(enum sect_kind kind, const struct entry *e)
 /* An unknown section, with a suggestion when one is close. */
 static void unknown_section(struct apply_ctx *ac, const struct entry *e)
 {
-    char w[400], head[96];
+    char w[400], head[96], allowed[160];
     const char *best = NULL;
+    scn_sections_allowed(allowed, sizeof allowed);
     size_t bestd = 3;
     snprintf(head, sizeof head, "%s", e->section);
     char *sp = strchr(head, ' ');
@@ -326,11 +327,11 @@ static void unknown_section(struct apply_ctx *ac, const struct entry *e)
         }
     }
     if (best)
-        scn_diag_add(ac->diag, "%s: unknown section [%s] (did you mean [%s%s]?); allowed: " SECTIONS_ALLOWED,
-                     scn_where(e, w, sizeof w), e->section, best, sp ? " ..." : "");
+        scn_diag_add(ac->diag, "%s: unknown section [%s] (did you mean [%s%s]?); allowed: %s",
+                     scn_where(e, w, sizeof w), e->section, best, sp ? " ..." : "", allowed);
     else
-        scn_diag_add(ac->diag, "%s: unknown section [%s]; allowed: " SECTIONS_ALLOWED,
-                     scn_where(e, w, sizeof w), e->section);
+        scn_diag_add(ac->diag, "%s: unknown section [%s]; allowed: %s", scn_where(e, w, sizeof w), e->section,
+                     allowed);
 }
 
 /* An unknown key, with a suggestion when one is close, and the list. */
@@ -381,7 +382,7 @@ void scn_apply_entry(struct apply_ctx *ac, const struct entry *e, bool first_in_
     char w[400], name[96];
     enum sect_kind kind;
     bool known = split_section(e->section, &kind, name, sizeof name);
-    bool named = known && (kind == S_PHASE || kind == S_LAYER || kind == S_SERVICE || kind == S_CACHE);
+    bool named = known && scn_sect_named(kind);
     if (!first_in_section && (!known || (named && !scn_valid_name(name)) || (!named && name[0])))
         return;
     if ((!known || key_unknown(kind, e)) && scn_diag_skip(ac->diag))

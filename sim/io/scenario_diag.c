@@ -105,6 +105,31 @@ const char *scenario_nearest(const char *word, const char *const *names)
     return best;
 }
 
+char *scenario_suggest(const char *word, const char *const *names, char *out, size_t size)
+{
+    size_t len = strlen(word), n = 0, used = 0;
+    const char *first = NULL;
+    out[0] = '\0';
+    for (size_t i = 0; len >= 2 && names[i] != NULL; i++)
+        if (strncmp(word, names[i], len) == 0 && strcmp(word, names[i]) != 0)
+            first = n++ ? first : names[i];
+    const char *near = scenario_nearest(word, names);
+    if (n < 2) {
+        const char *one = near ? near : first;
+        if (one != NULL)
+            snprintf(out, size, "did you mean '%s'?", one);
+        return out;
+    }
+    for (size_t i = 0; names[i] != NULL && used < size; i++)
+        if (strncmp(word, names[i], len) == 0 && strcmp(word, names[i]) != 0) {
+            int w = snprintf(out + used, size - used, "%s%s", used ? ", " : "did you mean one of ", names[i]);
+            used += w > 0 ? (size_t)w : 0;
+        }
+    if (used < size)
+        snprintf(out + used, size - used, "?");
+    return out;
+}
+
 size_t scenario_edit_distance(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);

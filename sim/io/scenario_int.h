@@ -52,7 +52,6 @@ const char *scn_where(const struct entry *e, char *buf, size_t size);
 
 /* [server] and [service NAME] share the S_SERVER keys; [server] is [service server]. */
 enum sect_kind { S_RUN, S_LOAD, S_SERVER, S_HERD, S_PHASE, S_LAYER, S_SERVICE, S_CACHE, S_NKINDS };
-#define SECTIONS_ALLOWED "[run] [load] [server] [service NAME] [cache NAME] [phase NAME] [layer NAME]"
 
 enum key_type {
     T_NAME, T_DURATION, T_TIMEOUT, T_SEED, T_RATE, T_UINT, T_DIST, T_QUEUE, T_BACKOFF, T_MULT,
@@ -104,6 +103,11 @@ void scn_apply_value(struct apply_ctx *ac, const struct entry *e, const struct k
 const struct key_desc *scn_find_key(enum sect_kind k, const char *key);
 void scn_list_keys(enum sect_kind k, char *buf, size_t size);
 const char *scn_suggest_key(enum sect_kind k, const char *key);
+/* Whether sections of kind k take a name ([layer NAME]); O(1). */
+bool scn_sect_named(enum sect_kind k);
+/* Every section the parser knows, for messages, from scn_sect_names and
+ * scn_sect_named: "[run] [load] ... [cache NAME]", into buf. O(kinds). */
+void scn_sections_allowed(char *buf, size_t size);
 
 /* ---- applying entries (scenario_apply.c) ---- */
 

@@ -214,13 +214,28 @@ void scn_list_keys(enum sect_kind k, char *buf, size_t size)
 #define KIND_NAMES_MAX 64 /* more kinds than any of the three has */
 static void kind_names(enum key_type t, char *buf, size_t size);
 
+/* Every section kind, in the order of list keys and of messages. */
+static const enum sect_kind sect_order[S_NKINDS] = {S_RUN, S_LOAD, S_SERVER, S_SERVICE, S_HERD, S_PHASE, S_LAYER, S_CACHE};
+
+bool scn_sect_named(enum sect_kind k) { return k == S_PHASE || k == S_LAYER || k == S_SERVICE || k == S_CACHE; }
+
+void scn_sections_allowed(char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t o = 0; o < S_NKINDS && used < size; o++) {
+        int w = snprintf(buf + used, size - used, "%s[%s%s]", used ? " " : "", scn_sect_names[sect_order[o]],
+                         scn_sect_named(sect_order[o]) ? " NAME" : "");
+        used += w > 0 ? (size_t)w : 0;
+    }
+}
+
 void scenario_print_keys(FILE *f)
 {
     /* [service NAME] takes [server]'s keys; the graph keys only there */
-    static const enum sect_kind order[] = {S_RUN, S_LOAD, S_SERVER, S_SERVICE, S_HERD, S_PHASE, S_LAYER, S_CACHE};
-    for (size_t o = 0; o < sizeof order / sizeof order[0]; o++) {
-        enum sect_kind k = order[o];
-        bool named = k == S_PHASE || k == S_LAYER || k == S_SERVICE || k == S_CACHE;
+    for (size_t o = 0; o < S_NKINDS; o++) {
+        enum sect_kind k = sect_order[o];
+        bool named = scn_sect_named(k);
         for (size_t i = 0; i < NKEYS; i++) {
             if (scn_keys[i].sect != key_kind(k))
                 continue;
@@ -273,13 +288,13 @@ static void bad(struct apply_ctx *ac, const struct entry *e, const char *allowed
                  e->key, e->value, allowed);
 }
 
-/* allowed, then "; did you mean 'NAME'?" when one of the names
- * (NULL-terminated) is near v (scenario_nearest), into out. */
+/* allowed, then "; did you mean ...?" when v is near one of the names
+ * (NULL-terminated) or begins some (scenario_suggest), into out. */
 static void with_suggestion(const char *allowed, const char *v, const char *const *names, char *out, size_t size)
 {
-    const char *best = scenario_nearest(v, names);
-    if (best != NULL)
-        snprintf(out, size, "%s; did you mean '%s'?", allowed, best);
+    char s[400];
+    if (scenario_suggest(v, names, s, sizeof s)[0] != '\0')
+        snprintf(out, size, "%s; %s", allowed, s);
     else
         snprintf(out, size, "%s", allowed);
 }
@@ -429,7 +444,7 @@ static enum parsed p_enum(const struct value_in *in)
     while (in->kd->names[n] != NULL)
         n++;
     if (!parse_enum(in->v, in->kd->names, n, &x)) {
-        char allowed[600];
+        char allowed[1000];
         with_suggestion(in->kd->allowed, in->v, in->kd->names, allowed, sizeof allowed);
         bad(in->ac, in->e, allowed);
         return V_SAID;
@@ -486,7 +501,7 @@ static enum parsed p_kind(const struct value_in *in)
     const struct budget_kind *bu = in->kd->type == T_BUDGET ? budget_find(in->v) : NULL;
     const struct breaker_kind *br = in->kd->type == T_BREAKER ? breaker_find(in->v) : NULL;
     if (bo == NULL && bu == NULL && br == NULL) {
-        char allowed[600], msg[700];
+        char allowed[600], msg[1100];
         const char *names[KIND_NAMES_MAX + 1];
         kind_list(in->kd->type, names, KIND_NAMES_MAX);
         kind_names(in->kd->type, allowed, sizeof allowed);

@@ -33,20 +33,94 @@
 
 /* ---- grids ---- */
 
-/* A number with an optional duration unit: 50ms, 2, 0.5s. The unit (if
- * any) is returned so that generated values carry it. */
+/* A number with an optional unit: 2, 50ms, 0.5s (a duration) or 600/s,
+ * 30/m (a rate). The unit (if any) is returned so that generated values
+ * carry it; a unit that is neither a duration's nor a rate's is refused. */
 static bool parse_num_unit(const char *s, double *v, char *unit, size_t usz)
 {
     char *end;
     errno = 0;
     *v = strtod(s, &end);
-    if (end == s || errno == ERANGE || !isfinite(*v))
+    if (end == s || errno == ERANGE || !isfinite(*v) || strlen(end) >= usz)
         return false;
     snprintf(unit, usz, "%s", end);
     if (*unit == '\0')
         return true;
     rs_time t;
-    return units_parse_duration(s, &t); /* a known unit */
+    double r;
+    return *unit == '/' ? units_parse_rate(s, &r) : units_parse_duration(s, &t);
+}
+
+/* The values of a range A..B, A..B+S or A..B*F (vals: the text after
+ * KEY=, dots: its ".."), each carrying A's unit. A, B and an additive step
+ * share one unit (a plain step is in that unit too); a factor is plain.
+ * Returns the count, or 0 with a message naming text in err. */
+static size_t expand_range(const char *text, const char *vals, const char *dots, char out[][128], size_t max,
+                           char *err, size_t errsz)
+{
+    char a[64], b[64], ua[16], ub[16], us[16];
+    snprintf(a, sizeof a, "%.*s", (int)(dots - vals), vals);
+    const char *rest = dots + 2;
+    const char *op = strpbrk(rest, "*+");
+    snprintf(b, sizeof b, "%.*s", (int)(op ? op - rest : (long)strlen(rest)), rest);
+    double lo, hi, step = 1;
+    char kind = op ? *op : '+';
+    if (!parse_num_unit(a, &lo, ua, sizeof ua) || !parse_num_unit(b, &hi, ub, sizeof ub)) {
+        snprintf(err, errsz, "--grid %s: a range is A..B, A..B+STEP or A..B*FACTOR with numbers in the same unit (e.g. 1..5, 50ms..800ms*2, 600/s..1000/s+100/s)", text);
+        return 0;
+    }
+    if (strcmp(ua, ub) != 0) {
+        snprintf(err, errsz, "--grid %s: A is in '%s' and B in '%s': write both in the same unit (e.g. 600/s..1000/s+100/s)",
+                 text, ua[0] ? ua : "no unit", ub[0] ? ub : "no unit");
+        return 0;
+    }
+    bool step_ok = op && parse_num_unit(op + 1, &step, us, sizeof us) &&
+                   (us[0] == '\0' || (kind == '+' && strcmp(us, ua) == 0));
+    if (op && !step_ok) {
+        if (kind == '+' && ua[0] != '\0')
+            snprintf(err, errsz, "--grid %s: the step after '+' must be a plain number or in A's unit '%s'", text, ua);
+        else
+            snprintf(err, errsz, "--grid %s: the step after '%c' must be a plain number", text, kind);
+        return 0;
+    }
+    if (hi < lo || (kind == '+' && !(step > 0)) || (kind == '*' && !(step > 1)) || (kind == '*' && !(lo > 0))) {
+        snprintf(err, errsz, "--grid %s: the range does not end (need A <= B, a step > 0, or a factor > 1 from A > 0)", text);
+        return 0;
+    }
+    size_t n = 0;
+    for (double x = lo; x <= hi * (1 + 1e-12); x = kind == '*' ? x * step : x + step) {
+        if (n == max) {
+            snprintf(err, errsz, "--grid %s: more than %zu values", text, max);
+            return 0;
+        }
+        snprintf(out[n++], 128, "%.12g%s", x, ua);
+    }
+    return n;
+}
+
+/* The values of a list V1,V2,... (vals: the text after KEY=). */
+static size_t expand_list(const char *text, const char *vals, char out[][128], size_t max, char *err, size_t errsz)
+{
+    char buf[8192];
+    size_t n = 0;
+    snprintf(buf, sizeof buf, "%s", vals);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (n == max) {
+            snprintf(err, errsz, "--grid %s: more than %zu values", text, max);
+            return 0;
+        }
+        if (strlen(tok) > 127) {
+            snprintf(err, errsz, "--grid %.60s...: the value %.40s... is longer than 127 bytes", text, tok);
+            return 0;
+        }
+        snprintf(out[n++], 128, "%s", tok);
+    }
+    if (n == 0 || strstr(vals, ",,") || vals[strlen(vals) - 1] == ',' || vals[0] == ',') {
+        snprintf(err, errsz, "--grid %s: an empty value in the list", text);
+        return 0;
+    }
+    return n;
 }
 
 size_t exp_expand_axis(const char *text, char *key, size_t keysz, char out[][128], size_t max,
@@ -64,56 +138,7 @@ size_t exp_expand_axis(const char *text, char *key, size_t keysz, char out[][128
     snprintf(key, keysz, "%.*s", (int)(eq - text), text);
     const char *vals = eq + 1;
     const char *dots = strstr(vals, "..");
-    size_t n = 0;
-    if (dots == NULL) {
-        char buf[8192];
-        snprintf(buf, sizeof buf, "%s", vals);
-        char *save = NULL;
-        for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-            if (n == max) {
-                snprintf(err, errsz, "--grid %s: more than %zu values", text, max);
-                return 0;
-            }
-            if (strlen(tok) > 127) {
-                snprintf(err, errsz, "--grid %.60s...: the value %.40s... is longer than 127 bytes", text, tok);
-                return 0;
-            }
-            snprintf(out[n++], 128, "%s", tok);
-        }
-        if (n == 0 || strstr(vals, ",,") || vals[strlen(vals) - 1] == ',' || vals[0] == ',') {
-            snprintf(err, errsz, "--grid %s: an empty value in the list", text);
-            return 0;
-        }
-        return n;
-    }
-    char a[64], b[64], ua[16], ub[16];
-    snprintf(a, sizeof a, "%.*s", (int)(dots - vals), vals);
-    const char *rest = dots + 2;
-    const char *op = strpbrk(rest, "*+");
-    snprintf(b, sizeof b, "%.*s", (int)(op ? op - rest : (long)strlen(rest)), rest);
-    double lo, hi, step = 1;
-    char kind = op ? *op : '+';
-    if (!parse_num_unit(a, &lo, ua, sizeof ua) || !parse_num_unit(b, &hi, ub, sizeof ub) ||
-        strcmp(ua, ub) != 0) {
-        snprintf(err, errsz, "--grid %s: a range is A..B, A..B+STEP or A..B*FACTOR with numbers in the same unit (e.g. 1..5, 50ms..800ms*2)", text);
-        return 0;
-    }
-    if (op && (!parse_num_unit(op + 1, &step, ub, sizeof ub) || ub[0] != '\0')) {
-        snprintf(err, errsz, "--grid %s: the step after '%c' must be a plain number", text, kind);
-        return 0;
-    }
-    if (hi < lo || (kind == '+' && !(step > 0)) || (kind == '*' && !(step > 1)) || (kind == '*' && !(lo > 0))) {
-        snprintf(err, errsz, "--grid %s: the range does not end (need A <= B, a step > 0, or a factor > 1 from A > 0)", text);
-        return 0;
-    }
-    for (double x = lo; x <= hi * (1 + 1e-12); x = kind == '*' ? x * step : x + step) {
-        if (n == max) {
-            snprintf(err, errsz, "--grid %s: more than %zu values", text, max);
-            return 0;
-        }
-        snprintf(out[n++], 128, "%.12g%s", x, ua);
-    }
-    return n;
+    return dots ? expand_range(text, vals, dots, out, max, err, errsz) : expand_list(text, vals, out, max, err, errsz);
 }
 
 /* ---- results ---- */
