@@ -33,7 +33,7 @@ function status(c,   code) {
     if (skipblock != "")
         return "skip:" skipblock
     code = c; sub(/[ \t]+#.*$/, "", code)
-    if (code ~ / \[|\.\.\.|\| -|(^|[^A-Za-z0-9_$])[A-Z][A-Z_]{2,}([^A-Za-z0-9_]|$)/)
+    if (code ~ / \[|\.\.\.|\| -|(^|[^A-Za-z0-9_$])[A-Z][A-Z_][A-Z_]+([^A-Za-z0-9_]|$)/)
         return "skip:a synopsis, not an example"
     if (code ~ /^retrystorm serve( |$)/)
         return "skip:serve blocks until stopped"
