@@ -22,7 +22,7 @@ set datafile separator ','
 palette = '#000000 #E69F00 #56B4E9 #009E73 #0072B2 #D55E00 #CC79A7 #F0E442 #999999'
 if (style_palette ne '') { palette = style_palette } # --style slide
 set xlabel 'simulated time (s)'
-if (slide) { set key below center horizontal noenhanced } else { set key outside right top noenhanced }
+if (slide) { set key below center horizontal noenhanced invert } else { set key outside right top noenhanced invert }
 set grid
 set lmargin 12
 do for [i=1:nphases] {

@@ -17,8 +17,8 @@ set datafile missing NaN # the other services' rows: skipped, lines not broken
 # legend under them; else stacked, the legend beside the first
 wide = fig_width(1200) > 1.3 * fig_height(1100)
 lw = 0
-do for [i=1:|variants|] { lw = strlen(variants[i]) > lw ? strlen(variants[i]) : lw }
-if (wide) { set multiplot layout 1,3 title sprintf('%s: service %s, variants compared on the same seed', title, service) noenhanced margins 0.1,0.98,0.22,0.9 spacing 0.1,0 } else { set multiplot layout 3,1 title sprintf('%s: service %s, variants compared on the same seed', title, service) noenhanced; set lmargin 12; set rmargin lw + 10 }
+do for [i=1:|legends|] { lw = strlen(legends[i]) > lw ? strlen(legends[i]) : lw }
+if (wide) { set multiplot layout 1,3 title (title_given ? sprintf('%s: service %s', title, service) : sprintf('%s: service %s, variants compared on the same seed', title, service)) noenhanced margins 0.1,0.98,0.22,0.9 spacing 0.1,0 } else { set multiplot layout 3,1 title (title_given ? sprintf('%s: service %s', title, service) : sprintf('%s: service %s, variants compared on the same seed', title, service)) noenhanced; set lmargin 12; set rmargin lw + 10 }
 set xlabel 'simulated time (s)'
 if (wide) { set key at screen 0.5, screen 0.02 center bottom horizontal noenhanced invert } else { set key outside right top box noenhanced invert }
 set grid
@@ -35,10 +35,10 @@ lwv(i) = 1.5 + (i - 1 < 3 ? i - 1 : 3) * 1.8
 block(i) = sprintf('$svc_%d', i)
 at(col) = strcol('service') eq service && column('replica') == 0 ? column(col) : NaN
 set ylabel 'arrivals/s (load)'
-plot for [i=|variants|:1:-1] block(i) using 't':(at('arrivals')) with lines lw lwv(i) lc rgb lc(i) title variants[i]
+plot for [i=|variants|:1:-1] block(i) using 't':(at('arrivals')) with lines lw lwv(i) lc rgb lc(i) title legends[i]
 unset key # one legend: the variants are the same in every panel
 set ylabel 'queue length (mean)'
-plot for [i=|variants|:1:-1] block(i) using 't':(at('queue_len')) with lines lw lwv(i) lc rgb lc(i) title variants[i]
+plot for [i=|variants|:1:-1] block(i) using 't':(at('queue_len')) with lines lw lwv(i) lc rgb lc(i) title legends[i]
 set ylabel 'workers held (mean)'
-plot for [i=|variants|:1:-1] block(i) using 't':(at('busy')) with lines lw lwv(i) lc rgb lc(i) title variants[i]
+plot for [i=|variants|:1:-1] block(i) using 't':(at('busy')) with lines lw lwv(i) lc rgb lc(i) title legends[i]
 unset multiplot

@@ -7,7 +7,7 @@
 if (term eq 'svg') { set terminal svg size fig_width(1200),fig_height(800) dynamic enhanced font 'Sans,12' fontscale font_scale linewidth line_scale } else { set terminal pngcairo size fig_width(1200),fig_height(800) enhanced font 'Sans,12' fontscale font_scale linewidth line_scale }
 set output out
 set datafile separator ','
-set title sprintf('%s: goodput against offered load, ramped up and back down', title) noenhanced
+set title (title_given ? title : sprintf('%s: goodput against offered load, ramped up and back down', title)) noenhanced
 set xlabel 'offered load (requests/s, the ramp)'
 set ylabel 'goodput (ok outcomes/s)'
 set grid

@@ -6,7 +6,7 @@
 if (term eq 'svg') { set terminal svg size fig_width(1200),fig_height(600) dynamic enhanced font 'Sans,12' fontscale font_scale linewidth line_scale } else { set terminal pngcairo size fig_width(1200),fig_height(600) enhanced font 'Sans,12' fontscale font_scale linewidth line_scale }
 set output out
 set datafile separator ','
-set title sprintf('%s: latency over time', title) noenhanced
+set title (title_given ? title : sprintf('%s: latency over time', title)) noenhanced
 set xlabel 'simulated time (s)'
 set ylabel 'latency of requests ending in the bucket (s)'
 set logscale y

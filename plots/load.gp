@@ -16,7 +16,7 @@ if (term eq 'svg') { set terminal svg size fig_width(1200),fig_height(600) dynam
 if (term eq 'gif') { set terminal gif animate delay int(600 / frames) loop 0 size fig_width(1200),fig_height(600) font 'Sans,12' fontscale font_scale linewidth line_scale }
 set output out
 set datafile separator ','
-set title sprintf('%s: load over time', title) noenhanced
+set title (title_given ? title : sprintf('%s: load over time', title)) noenhanced
 set xlabel 'simulated time (s)'
 set ylabel 'per second'
 if (slide) { set key below center horizontal noenhanced } else { set key outside right top noenhanced }

@@ -9,7 +9,7 @@
 if (term eq 'svg') { set terminal svg size fig_width(1200),fig_height(900) dynamic enhanced font 'Sans,12' fontscale font_scale linewidth line_scale } else { set terminal pngcairo size fig_width(1200),fig_height(900) enhanced font 'Sans,12' fontscale font_scale linewidth line_scale }
 set output out
 set datafile separator ','
-set title sprintf('%s: recovery share by load and trigger (boundary at %g)', title, level) noenhanced
+set title (title_given ? title : sprintf('%s: recovery share by load and trigger (boundary at %g)', title, level)) noenhanced
 set xlabel xkey noenhanced
 set ylabel ykey noenhanced
 set cblabel 'share of runs that recover' noenhanced

@@ -12,7 +12,7 @@ set output out
 set datafile separator ','
 palette = '#000000 #E69F00 #56B4E9 #009E73 #D55E00 #CC79A7 #0072B2'
 if (style_palette ne '') { palette = style_palette } # --style slide
-set multiplot layout 1,2 title sprintf('%s: optimistic concurrency, base 5 ms, cap 2 s (mean and 95%% interval)', title) noenhanced
+set multiplot layout 1,2 title (title_given ? title : sprintf('%s: optimistic concurrency, base 5 ms, cap 2 s (mean and 95%% interval)', title)) noenhanced
 set xlabel 'clients'
 set xtics 40
 set key off # one legend, right of the second panel; panels of equal width

@@ -6,7 +6,7 @@
 if (term eq 'svg') { set terminal svg size fig_width(1200),fig_height(600) dynamic enhanced font 'Sans,12' fontscale font_scale linewidth line_scale } else { set terminal pngcairo size fig_width(1200),fig_height(600) enhanced font 'Sans,12' fontscale font_scale linewidth line_scale }
 set output out
 set datafile separator ','
-set title sprintf('%s: queue and work in progress', title) noenhanced
+set title (title_given ? title : sprintf('%s: queue and work in progress', title)) noenhanced
 set xlabel 'simulated time (s)'
 set ylabel 'requests (time average over the bucket)'
 set y2label 'busy workers'

@@ -47,7 +47,7 @@ if (summary) {
              with boxxyerror lc rgb word(palette, (i - 1) % 9 + 1), \
              for [i=1:n] '' using (is(i) ? column(ms[j]) : NaN):(i):(hw(ms[j])) with xerrorbars pt -1 lc rgb '#000000', \
              for [i=1:n] '' using (has(i, ms[j]) ? top(i, ms[j]) : NaN):(i):(txt(i, ms[j])) with labels left offset 0.5,0, \
-             for [i=1:n] '' using (j == 2 ? 0 : NaN):(late(i)):(strcol('recovered') eq '' ? 'no phase' : said(column('recovered'))) with labels left offset 0.5,0
+             for [i=1:n] '' using (j == 2 ? 0 : NaN):(late(i)):(strcol('recovered') ne '' ? said(column('recovered')) : strcol('undetermined') ne '' && column('undetermined') > 0 ? 'undetermined' : 'no trigger') with labels left offset 0.5,0
     }
     unset multiplot
 } else {
@@ -57,7 +57,7 @@ if (summary) {
     set xrange [-0.5:nx - 0.5]
     set xlabel key1 noenhanced
     if (key2 eq '') {
-        set title sprintf('%s: %s (mean and 95%% interval over replications)', title, metric) noenhanced
+        set title (title_given ? title : sprintf('%s: %s (mean and 95%% interval over replications)', title, metric)) noenhanced
         set ylabel metric noenhanced
         set grid
         set key off
@@ -70,7 +70,7 @@ if (summary) {
         do for [j=1:ny] { set ytics add (ys[j] j - 1) }
         set yrange [-0.5:ny - 0.5]
         set ylabel key2 noenhanced
-        set title sprintf('%s: %s (mean over replications)', title, metric) noenhanced
+        set title (title_given ? title : sprintf('%s: %s (mean over replications)', title, metric)) noenhanced
         set palette defined (0 '#FDE725', 0.5 '#21918C', 1 '#440154')
         set cblabel metric noenhanced
         set style textbox opaque fc rgb '#FFFFFF' noborder

@@ -15,7 +15,7 @@ ny = nys > 0 ? nys : 1
 wide = fig_width(1200) > 1.3 * fig_height(1000)
 lw = strlen(key2) + 12
 do for [j=1:|ys|] { lw = strlen(ys[j]) + strlen(key2) + 3 > lw ? strlen(ys[j]) + strlen(key2) + 3 : lw }
-head = sprintf('%s: service %s over %s (mean and 95%% interval over replications)', title, service, key1)
+head = (title_given ? sprintf('%s: service %s', title, service) : sprintf('%s: service %s over %s (mean and 95%% interval over replications)', title, service, key1))
 if (wide) { set multiplot layout 1,3 title head noenhanced margins 0.1,0.98,0.22,0.9 spacing 0.1,0 } else { set multiplot layout 3,1 title head noenhanced; set lmargin 12; set rmargin (nys > 0 ? lw + 10 : 4) }
 set xtics () noenhanced
 do for [i=1:nx] { set xtics add (xs[i] i - 1) }

@@ -216,6 +216,7 @@ grep -q 'p99 ms' "$tmp/tab.txt" || fail "run --reps does not give latencies in m
 grep -q '^  \.\.\. 2 more (all in sweep.csv)$' "$tmp/tab.txt" || fail "a 12-point sweep does not say it left 2 out: $(cat "$tmp/tab.txt")"
 [ "$(grep -c '^  attempts=' "$tmp/tab.txt")" = 10 ] || fail "a 12-point sweep does not show 10 rows"
 expect 2 "--sort okshare: no such metric; did you mean 'ok_share'" -- "$bin" sweep storm --grid layer.app.attempts=1..2 --sort okshare -o "$tmp/refused"
+expect 2 "--sort queue: names 2 of the keys varied \(service.backend.queue, service.api.queue\); give more of the key$" -- "$bin" sweep fanout --grid service.backend.queue=16,64 --grid service.api.queue=16,unbounded --sort queue -o "$tmp/refused"
 expect 2 "--sort max:: expected max:METRIC" -- "$bin" compare storm --vary layer.app.attempts=1,2 --sort max: -o "$tmp/refused"
 [ -e "$tmp/refused" ] && fail "a refused --sort wrote its output directory"
 # Options: a value missing at the end of the line is a message, never a

@@ -74,6 +74,17 @@ for s in edge api db; do
   for v in api-db.attempts=1 api-db.attempts=3; do grep -q ">$v<" "$c/compare_service_$s.svg" || fail "compare_service_$s.svg: no $v"; done
 done
 [ "$(ls "$c" | grep -c '^compare_service_')" = 6 ] || fail "not one figure per service and format"
+# plot --label: kept in labels.csv, drawn in every figure of the comparison
+# (the per-service ones too), and carried to a rerun that names none, so the
+# figures drawn with it are kept; a rerun with another --label removes them
+"$bin" plot "$c" --label 'api-db.attempts=3=three tries' > /dev/null || fail "plot --label"
+grep -qx 'api-db.attempts=3,three tries' "$c/labels.csv" || fail "plot --label: not kept in labels.csv"
+for s in edge api db; do grep -q '>three tries<' "$c/compare_service_$s.svg" || fail "compare_service_$s.svg: no --label text"; done
+"$bin" compare cascade --set run.duration=45s --vary layer.api-db.attempts=1,3 -o "$c" > /dev/null 2> "$tmp/err" || fail "compare again"
+grep -q '^retrystorm: kept 14 figures drawn by `plot` from the same data' "$tmp/err" || { fail "rerun: plot --label's figures not kept"; cat "$tmp/err"; }
+grep -q '>three tries<' "$c/compare_service_db.svg" || fail "rerun: the kept figure lost its label"
+"$bin" compare cascade --set run.duration=45s --vary layer.api-db.attempts=1,3 --label 'api-db.attempts=3=3' -o "$c" > /dev/null 2> "$tmp/err" || fail "compare --label"
+grep -q '^retrystorm: removed 14 figures drawn by `plot` from the old data' "$tmp/err" || { fail "rerun with another --label: figures not removed"; cat "$tmp/err"; }
 # sweep --plot on the same graph: sweep_service_NAME per service, over the key
 "$bin" sweep cascade --set run.duration=45s --grid layer.api-db.attempts=1,3 -j 1 -o "$tmp/sw" --plot > "$tmp/sw.log" 2>&1 ||
   { cat "$tmp/sw.log"; fail "sweep cascade"; }
@@ -88,7 +99,7 @@ swl=$(ls "$tmp/sw" | grep -E '[.](png|svg)$' | LC_ALL=C sort | paste -sd, | sed 
 "$bin" sweep cascade --set run.duration=45s --grid layer.api-db.attempts=1,3 -j 1 -o "$tmp/sw" > /dev/null 2> "$tmp/err" || fail "sweep again"
 said "retrystorm: removed 12 figures drawn by \`plot --style slide\` with the earlier output ($swl); redraw with: retrystorm plot $tmp/sw --style slide"
 # a variant's directory is read only as itself: a link in its place draws nothing
-rm "$c"/compare_service_*
+rm -f "$c"/compare_service_*
 mv "$c/api-db.attempts=1" "$tmp/elsewhere" && ln -s "$tmp/elsewhere" "$c/api-db.attempts=1"
 "$bin" plot "$c" --force > /dev/null 2>&1 || fail "plot with a linked variant"
 ls "$c" | grep -q '^compare_service_' && fail "a linked variant directory was read"

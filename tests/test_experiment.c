@@ -68,7 +68,7 @@ static void grids_with_units(void **state)
         {"load.rate=600/s..1000/s+100/m", "--grid load.rate=600/s..1000/s+100/m: the step after '+' must be a plain number or in A's unit '/s'"},
         {"load.rate=600/s..1000/s*2/s", "--grid load.rate=600/s..1000/s*2/s: the step after '*' must be a plain number"},
         {"load.rate=600/x..1000/x", "--grid load.rate=600/x..1000/x: a range is A..B, A..B+STEP or A..B*FACTOR with numbers in the same unit (e.g. 1..5, 50ms..800ms*2, 600/s..1000/s+100/s)"},
-        {"layer.app.timeout=1s..2ms", "--grid layer.app.timeout=1s..2ms: A is in 's' and B in 'ms': write both in the same unit (e.g. 600/s..1000/s+100/s)"},
+        {"layer.app.timeout=1s..2ms", "--grid layer.app.timeout=1s..2ms: A is in 's' and B in 'ms': write both in the same unit (e.g. 100ms..800ms*2)"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';

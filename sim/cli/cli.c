@@ -841,14 +841,18 @@ static int load_columns(const struct opts *o, struct scenario *sc, struct summar
 }
 
 /* How many of the --grid or --vary keys `name` names: the key, or a
- * dot-suffix of it (attempts, app.attempts for layer.app.attempts). */
-static size_t sort_keys_named(const struct opts *o, const char *name)
+ * dot-suffix of it (attempts, app.attempts for layer.app.attempts). With
+ * f, each key named is also printed there, ", "-separated. */
+static size_t sort_keys_named(const struct opts *o, const char *name, FILE *f)
 {
     size_t hits = 0, n = strlen(name);
     for (size_t i = 0; i < o->ngrid + o->nvary; i++) {
         const char *a = i < o->ngrid ? o->grid[i] : o->vary[i - o->ngrid], *eq = strchr(a, '=');
         size_t m = eq ? (size_t)(eq - a) : strlen(a);
-        hits += m >= n && strncmp(a + m - n, name, n) == 0 && (m == n || a[m - n - 1] == '.');
+        bool named = m >= n && strncmp(a + m - n, name, n) == 0 && (m == n || a[m - n - 1] == '.');
+        if (named && f != NULL)
+            fprintf(f, "%s%.*s", hits > 0 ? ", " : "", (int)m, a);
+        hits += named;
     }
     return hits;
 }
@@ -858,12 +862,14 @@ static size_t sort_keys_named(const struct opts *o, const char *name)
 static int check_sort(const struct opts *o, const struct summary_cols *cols)
 {
     char err[4600];
-    size_t keys = o->sort ? sort_keys_named(o, o->by.metric) : 0;
+    size_t keys = o->sort ? sort_keys_named(o, o->by.metric, NULL) : 0;
     if (o->sort == NULL || keys == 1 || summary_check_metric(cols, o->by.metric, "--sort", err, sizeof err))
         return 0;
-    if (keys > 1)
-        fprintf(stderr, "retrystorm: --sort %s: names %zu of the keys varied; give more of the key, such as "
-                        "app.attempts or layer.app.attempts\n", o->sort, keys);
+    if (keys > 1) {
+        fprintf(stderr, "retrystorm: --sort %s: names %zu of the keys varied (", o->sort, keys);
+        sort_keys_named(o, o->by.metric, stderr);
+        fprintf(stderr, "); give more of the key\n");
+    }
     else if (o->ngrid + o->nvary > 0)
         fprintf(stderr, "retrystorm: %s; or a key of --grid or --vary (or its last parts)\n", err);
     else

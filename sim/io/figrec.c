@@ -24,9 +24,10 @@
 static const char *const data_files[] = {
     "timeseries.csv", "summary.csv",     "latency.csv",    "attempts.csv", "services.csv", "caches.csv",
     "scenario.ini",   "replications.csv", "experiment.csv", "sweep.csv",    "hysteresis.csv",
-    "thresholds.csv", "map.csv",         "margin.csv",     "boundary.csv", "envelope.csv",
+    "thresholds.csv", "map.csv",         "margin.csv",     "boundary.csv", "envelope.csv", "labels.csv",
 };
 #define NDATA (sizeof data_files / sizeof *data_files)
+#define LABELS_FILE "labels.csv" /* the variants' names (labels.h) */
 #define WALL_COLUMN "wall_s" /* the one column that differs between equal runs */
 #define SUBDIRS_MAX 4096     /* most subdirectories digested (a comparison's variants) */
 
@@ -400,6 +401,18 @@ static int copy_figure(int dfd, const char *name, const char *work)
     return output_file_commit(&of, err, sizeof err);
 }
 
+/* The variants' names (labels.csv, from compare's or plot's --label) are
+ * the user's naming, not the run's data: a rerun that gives none keeps the
+ * old ones, so the figures drawn with them can be kept and their redraw
+ * (whose command names no --label) draws the same legends. */
+static void carry_labels(int dfd, int wfd, const char *work)
+{
+    struct stat st, there;
+    if (fstatat(dfd, LABELS_FILE, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+        fstatat(wfd, LABELS_FILE, &there, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT)
+        copy_figure(dfd, LABELS_FILE, work); /* a failed copy: the figures are not kept, and it is said */
+}
+
 /* Decides row's fate and, when KEPT, puts the figure into work (a second
  * link to the same file, or a copy). */
 static enum fate carry_one(int dfd, int wfd, const char *work, const struct row *row, uint64_t h)
@@ -502,6 +515,8 @@ int figrec_carry(const char *dir, const char *work, const char *shown, char **no
         *note = text;
     }
     enum fate *fate = xalloc(calloc(r.n + 1, sizeof *fate), (r.n + 1) * sizeof *fate);
+    if (rc == 0 && r.n > 0)
+        carry_labels(dfd, wfd, work);
     uint64_t h = rc == 0 && r.n > 0 ? digest_dir(wfd) : 0;
     for (size_t i = 0; i < r.n; i++)
         fate[i] = carry_one(dfd, wfd, work, &r.v[i], h);

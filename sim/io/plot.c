@@ -1522,10 +1522,24 @@ static int compare_set_read(struct ctx *c, struct compare_set *set)
     return rc < 0 ? rc : 0;
 }
 
+/* Keeps plot's --label texts with compare's in DIR/labels.csv, so a later
+ * drawing (the GIF after the PNGs, the redraw a rerun names) and the record
+ * of the figures (figrec's digest reads labels.csv) see the same legends. */
+static int keep_labels(struct ctx *c, const struct labels_map *m)
+{
+    struct output_file of;
+    char err[PATH_MAX + 256];
+    if (output_file_open(&of, c->dir, "labels.csv", err, sizeof err) != 0)
+        return fail(c, PLOT_FAILED, "%s", err);
+    labels_write(of.f, m);
+    return output_file_commit(&of, err, sizeof err) != 0 ? fail(c, PLOT_FAILED, "%s", err) : 0;
+}
+
 /* legends = each variant's text in a legend (labels.h): what labels.csv
- * (compare --label) and then plot's --label gave it, or its label with
- * the backoff none in words. 0 or a PLOT_ code (a malformed labels.csv,
- * a --label that names no variant). */
+ * (compare --label, an earlier plot --label) and then plot's --label gave
+ * it, or its label with the backoff none in words; plot's --label texts
+ * are kept in labels.csv. 0 or a PLOT_ code (a malformed labels.csv, a
+ * --label that names no variant). */
 static int put_legends(struct ctx *c, struct sbuf *b, const struct list *variants)
 {
     struct labels_map *m = calloc(1, sizeof *m);
@@ -1541,6 +1555,8 @@ static int put_legends(struct ctx *c, struct sbuf *b, const struct list *variant
     for (size_t i = 0; i < c->style->nlabels && rc == 0; i++)
         if (labels_take(m, c->style->labels[i], (const char *const *)variants->v, variants->n, why, sizeof why) != 0)
             rc = fail(c, PLOT_BAD_INPUT, "%s", why);
+    if (rc == 0 && c->style->nlabels > 0)
+        rc = keep_labels(c, m);
     for (size_t i = 0; i < variants->n && rc == 0; i++) {
         char legend[PLOT_VALUE_MAX + 64];
         labels_legend(variants->v[i], labels_find(m, variants->v[i]), legend, sizeof legend);
@@ -1653,6 +1669,8 @@ static int compare_services_draw(struct ctx *c, const struct list *variants)
     int rc = comparison_services(c, variants, &names, &data);
     if (rc == 0 && sb_array(&data, "variants", variants) != 0)
         rc = PLOT_FAILED;
+    if (rc == 0)
+        rc = put_legends(c, &data, variants);
     for (size_t i = 0; i < names.n && rc == 0; i++) {
         struct sbuf extra = {0};
         char name[64], png[72];

@@ -70,8 +70,9 @@ static size_t expand_range(const char *text, const char *vals, const char *dots,
         return 0;
     }
     if (strcmp(ua, ub) != 0) {
-        snprintf(err, errsz, "--grid %s: A is in '%s' and B in '%s': write both in the same unit (e.g. 600/s..1000/s+100/s)",
-                 text, ua[0] ? ua : "no unit", ub[0] ? ub : "no unit");
+        bool rate = ua[0] == '/' || ub[0] == '/'; /* the example in the kind of unit given */
+        snprintf(err, errsz, "--grid %s: A is in '%s' and B in '%s': write both in the same unit (e.g. %s)", text,
+                 ua[0] ? ua : "no unit", ub[0] ? ub : "no unit", rate ? "600/s..1000/s+100/s" : "100ms..800ms*2");
         return 0;
     }
     bool step_ok = op && parse_num_unit(op + 1, &step, us, sizeof us) &&
